@@ -1,0 +1,37 @@
+/** Every reason the server or the client gives for refusing something, defined once. */
+export const REFUSAL_CODES = {
+	bad_frame: "The frame is not valid JSON or not a known frame shape.",
+	too_large: "The frame is larger than allowed.",
+	rate_limited: "Too many frames; slow down.",
+	unknown_object: "No such object.",
+	unsupported_version: "This version of the object is not supported.",
+	bad_input: "The object's input does not match its contract.",
+	forbidden: "Your access does not allow this.",
+	not_found: "Not found.",
+	unknown_handle: "No object is open under this handle.",
+	handle_in_use: "This handle is already open.",
+	unknown_method: "No such method.",
+	bad_args: "The arguments do not match the method's contract.",
+	bad_state: "The object's state does not match its contract.",
+	conflict: "The request conflicts with the current state.",
+	busy: "The object is busy.",
+	unavailable: "Not available right now.",
+	internal: "Internal error.",
+} as const;
+
+export type RefusalCode = keyof typeof REFUSAL_CODES;
+
+/** The one error type objects throw; the host turns it into a refusal frame and never leaks anything else. */
+export class ProtocolError extends Error {
+	readonly code: RefusalCode;
+	constructor(code: RefusalCode, message: string = REFUSAL_CODES[code]) {
+		super(message);
+		this.name = "ProtocolError";
+		this.code = code;
+	}
+}
+
+export function toProtocolError(error: unknown): ProtocolError {
+	if (error instanceof ProtocolError) return error;
+	return new ProtocolError("internal");
+}

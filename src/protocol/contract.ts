@@ -1,0 +1,70 @@
+import type { Type } from "arktype";
+import type { Role } from "./roles.ts";
+
+/** A method: what it takes and what it returns, both validated. */
+export interface MethodSpec<Args = unknown, Result = unknown> {
+	readonly args: Type<Args>;
+	readonly result: Type<Result>;
+}
+
+/** What one role sees and may call; `null` in a contract's variants means the role may not open the object. */
+export interface VariantSpec<State = unknown, M extends string = string> {
+	readonly state: Type<State>;
+	readonly methods: readonly M[];
+}
+
+export interface ContractSpec<
+	Input = unknown,
+	State = unknown,
+	Methods extends Record<string, MethodSpec> = Record<string, MethodSpec>,
+> {
+	/** The object's name, e.g. `chat`. */
+	readonly name: string;
+	/** The version this build speaks. */
+	readonly version: number;
+	/** Older versions this build still accepts from clients (their frames must be compatible). */
+	readonly accepts?: readonly number[];
+	readonly input: Type<Input>;
+	readonly methods: Methods;
+	readonly variants: { readonly [R in Role]: VariantSpec<State, Extract<keyof Methods, string>> | null };
+}
+
+export type Contract<
+	Input = unknown,
+	State = unknown,
+	Methods extends Record<string, MethodSpec> = Record<string, MethodSpec>,
+> = ContractSpec<Input, State, Methods>;
+
+export type InputOf<C> = C extends Contract<infer I, unknown, Record<string, MethodSpec>> ? I : never;
+export type StateOf<C> = C extends Contract<unknown, infer S, Record<string, MethodSpec>> ? S : never;
+export type MethodsOf<C> = C extends Contract<unknown, unknown, infer M> ? M : never;
+export type ArgsOf<C, K extends keyof MethodsOf<C>> = MethodsOf<C>[K] extends MethodSpec<infer A, unknown> ? A : never;
+export type ResultOf<C, K extends keyof MethodsOf<C>> =
+	MethodsOf<C>[K] extends MethodSpec<unknown, infer R> ? R : never;
+
+export function method<Args, Result>(args: Type<Args>, result: Type<Result>): MethodSpec<Args, Result> {
+	return { args, result };
+}
+
+export function defineContract<Input, State, Methods extends Record<string, MethodSpec>>(
+	spec: ContractSpec<Input, State, Methods>,
+): Contract<Input, State, Methods> {
+	for (const variant of Object.values(spec.variants) as (VariantSpec | null)[]) {
+		for (const name of variant?.methods ?? []) {
+			if (!Object.hasOwn(spec.methods, name)) throw new Error(`${spec.name}: variant names unknown method ${name}`);
+		}
+	}
+	return Object.freeze(spec);
+}
+
+export function acceptsVersion(contract: Contract, version: number): boolean {
+	return version === contract.version || (contract.accepts ?? []).includes(version);
+}
+
+export function variantFor(contract: Contract, role: Role): VariantSpec | null {
+	return contract.variants[role];
+}
+
+export function mayCall(contract: Contract, role: Role, name: string): boolean {
+	return variantFor(contract, role)?.methods.includes(name) ?? false;
+}

@@ -1,0 +1,16 @@
+import { type } from "arktype";
+
+/**
+ * Who is calling. `deviceOwner`: this device's launcher with the device token. `owner`: signed in with an
+ * owner link. `full` and `view`: guests admitted by a share link to one session.
+ */
+export const ROLES = ["deviceOwner", "owner", "full", "view"] as const;
+export type Role = (typeof ROLES)[number];
+export const Role = type.enumerated(...ROLES);
+
+export const OWNER_ROLES: readonly Role[] = ["deviceOwner", "owner"];
+export const PARTICIPANT_ROLES: readonly Role[] = ["deviceOwner", "owner", "full"];
+
+export function isOwnerRole(role: Role): boolean {
+	return role === "deviceOwner" || role === "owner";
+}

@@ -1,0 +1,304 @@
+import { type } from "arktype";
+import { ProtocolError, type RefusalCode, toProtocolError } from "../../protocol/codes.ts";
+import { acceptsVersion, type Contract, mayCall, variantFor } from "../../protocol/contract.ts";
+import { type ClientFrame, MAX_FRAME_BYTES, PROTOCOL_VERSION, parseClientFrame } from "../../protocol/frames.ts";
+import type { LiveState } from "./live-state.ts";
+import type { Principal } from "./principal.ts";
+
+export interface CallContext {
+	readonly principal: Principal;
+	/** Unique per connection; lets an object tell two tabs of one person apart. */
+	readonly connectionId: string;
+}
+
+/** What an implementation hands back for one open handle. */
+export interface OpenedObject {
+	readonly state: LiveState<unknown>;
+	call(method: string, args: unknown, ctx: CallContext): unknown | Promise<unknown>;
+	/** The handle closed (by the client, the server or a disconnect). */
+	release?(): void;
+}
+
+export interface ObjectImpl {
+	open(input: unknown, ctx: CallContext): OpenedObject | Promise<OpenedObject>;
+}
+
+interface Served {
+	readonly contract: Contract;
+	readonly impl: ObjectImpl;
+}
+
+export interface ConnectionLimits {
+	maxFrameBytes: number;
+	maxHandles: number;
+	/** Token bucket: frames per second and burst. */
+	framesPerSecond: number;
+	burst: number;
+}
+
+const DEFAULT_LIMITS: ConnectionLimits = {
+	maxFrameBytes: MAX_FRAME_BYTES,
+	maxHandles: 256,
+	framesPerSecond: 200,
+	burst: 400,
+};
+
+/** The registry of served contracts; one per server. */
+export class ObjectHost {
+	#served = new Map<string, Served>();
+	#connections = new Set<Connection>();
+	#nextConnection = 1;
+
+	serve<C extends Contract>(contract: C, impl: ObjectImpl): void {
+		if (this.#served.has(contract.name)) throw new Error(`object ${contract.name} is served twice`);
+		this.#served.set(contract.name, { contract, impl });
+	}
+
+	lookup(name: string): Served | undefined {
+		return this.#served.get(name);
+	}
+
+	contracts(): Contract[] {
+		return [...this.#served.values()].map((s) => s.contract);
+	}
+
+	connect(principal: Principal, send: (text: string) => void, limits: Partial<ConnectionLimits> = {}): Connection {
+		const connection = new Connection(
+			this,
+			principal,
+			send,
+			{ ...DEFAULT_LIMITS, ...limits },
+			`c${this.#nextConnection++}`,
+			() => this.#connections.delete(connection),
+		);
+		this.#connections.add(connection);
+		return connection;
+	}
+
+	/** Re-evaluates every connection of principals matching `filter` (e.g. a guest demoted or removed). */
+	reprincipal(filter: (p: Principal) => boolean, next: (p: Principal) => Principal | null): void {
+		for (const connection of this.#connections) {
+			if (filter(connection.principal)) connection.setPrincipal(next(connection.principal));
+		}
+	}
+}
+
+interface OpenHandle {
+	readonly served: Served;
+	readonly object: OpenedObject;
+	readonly unsubscribe: () => void;
+}
+
+/** One client's frames: open, call and close objects, each checked against its contract and the principal. */
+export class Connection {
+	#host: ObjectHost;
+	#principal: Principal;
+	#send: (text: string) => void;
+	#limits: ConnectionLimits;
+	#handles = new Map<number, OpenHandle>();
+	#opening = new Set<number>();
+	#tokens: number;
+	#lastRefill = performance.now();
+	#closed = false;
+	#onClose: () => void;
+	readonly id: string;
+
+	constructor(
+		host: ObjectHost,
+		principal: Principal,
+		send: (text: string) => void,
+		limits: ConnectionLimits,
+		id: string,
+		onClose: () => void,
+	) {
+		this.#host = host;
+		this.#principal = principal;
+		this.#send = send;
+		this.#limits = limits;
+		this.#tokens = limits.burst;
+		this.id = id;
+		this.#onClose = onClose;
+		this.#emit({ t: "hello", protocol: PROTOCOL_VERSION, role: principal.role, name: principal.name });
+	}
+
+	get principal(): Principal {
+		return this.#principal;
+	}
+
+	get openHandles(): number {
+		return this.#handles.size;
+	}
+
+	/** Feeds one text frame from the client. Never throws; a bad frame is answered with `refused`. */
+	receive(text: string): Promise<void> {
+		if (this.#closed) return Promise.resolve();
+		if (!this.#takeToken()) {
+			this.#refuse("rate_limited", "too many frames; this one was dropped");
+			return Promise.resolve();
+		}
+		const parsed = parseClientFrame(text, this.#limits.maxFrameBytes);
+		if (!parsed.ok) {
+			this.#refuse(parsed.code, parsed.message);
+			return Promise.resolve();
+		}
+		return this.#dispatch(parsed.frame);
+	}
+
+	/** The principal changed (demoted, removed): handles the new role may not hold are closed. */
+	setPrincipal(next: Principal | null): void {
+		if (next === null) {
+			this.close();
+			return;
+		}
+		this.#principal = next;
+		for (const [h, handle] of this.#handles) {
+			if (variantFor(handle.served.contract, next.role) === null) {
+				this.#release(h);
+				this.#emit({ t: "closed", h, code: "forbidden", message: "your access no longer includes this object" });
+			}
+		}
+	}
+
+	close(): void {
+		if (this.#closed) return;
+		this.#closed = true;
+		for (const h of [...this.#handles.keys()]) this.#release(h);
+		this.#onClose();
+	}
+
+	#ctx(): CallContext {
+		return { principal: this.#principal, connectionId: this.id };
+	}
+
+	#takeToken(): boolean {
+		const now = performance.now();
+		this.#tokens = Math.min(
+			this.#limits.burst,
+			this.#tokens + ((now - this.#lastRefill) / 1000) * this.#limits.framesPerSecond,
+		);
+		this.#lastRefill = now;
+		if (this.#tokens < 1) return false;
+		this.#tokens -= 1;
+		return true;
+	}
+
+	async #dispatch(frame: ClientFrame): Promise<void> {
+		switch (frame.t) {
+			case "open":
+				return this.#open(frame.h, frame.object, frame.version, frame.input);
+			case "call":
+				return this.#call(frame.h, frame.id, frame.method, frame.args);
+			case "close":
+				if (!this.#handles.has(frame.h))
+					return this.#refuse("unknown_handle", `handle ${frame.h} is not open`, frame.h);
+				this.#release(frame.h);
+				return;
+		}
+	}
+
+	async #open(h: number, name: string, version: number, input: unknown): Promise<void> {
+		if (this.#handles.has(h) || this.#opening.has(h)) return this.#refuse("handle_in_use", `handle ${h} is in use`, h);
+		if (this.#handles.size + this.#opening.size >= this.#limits.maxHandles) {
+			return this.#refuse("rate_limited", "too many open objects", h);
+		}
+		const served = this.#host.lookup(name);
+		if (!served) return this.#refuse("unknown_object", `no object named ${name}`, h);
+		const { contract, impl } = served;
+		if (!acceptsVersion(contract, version)) {
+			return this.#refuse("unsupported_version", `${name} speaks version ${contract.version}, not ${version}`, h);
+		}
+		const variant = variantFor(contract, this.#principal.role);
+		if (!variant) return this.#refuse("forbidden", `your access does not include ${name}`, h);
+		const checked = contract.input(input);
+		if (checked instanceof type.errors) return this.#refuse("bad_input", checked.summary.slice(0, 500), h);
+		this.#opening.add(h);
+		let object: OpenedObject;
+		try {
+			object = await impl.open(checked, this.#ctx());
+		} catch (error) {
+			this.#opening.delete(h);
+			const e = toProtocolError(error);
+			if (e.code === "internal") console.error(`open ${name} failed:`, error);
+			return this.#refuse(e.code, e.message, h);
+		}
+		this.#opening.delete(h);
+		if (this.#closed) {
+			object.release?.();
+			return;
+		}
+		const prefix = `{"t":"patch","h":${h},"ops":`;
+		const { state, unsubscribe } = object.state.subscribe((opsJson) => this.#sendText(`${prefix}${opsJson}}`));
+		this.#handles.set(h, { served, object, unsubscribe });
+		const stateCheck = variant.state(state);
+		if (stateCheck instanceof type.errors) {
+			console.error(`${name}: server state does not match its contract: ${stateCheck.summary}`);
+			this.#release(h);
+			return this.#refuse("bad_state", "the server's state did not match its contract", h);
+		}
+		this.#emit({ t: "snapshot", h, version: contract.version, role: this.#principal.role, state });
+	}
+
+	async #call(h: number, id: number, name: string, args: unknown): Promise<void> {
+		const handle = this.#handles.get(h);
+		if (!handle) return this.#fail(h, id, "unknown_handle", `handle ${h} is not open`);
+		const { contract } = handle.served;
+		const spec = Object.hasOwn(contract.methods, name) ? contract.methods[name] : undefined;
+		if (!spec) return this.#fail(h, id, "unknown_method", `${contract.name} has no method ${name}`);
+		if (!mayCall(contract, this.#principal.role, name)) {
+			return this.#fail(h, id, "forbidden", `your access does not allow ${contract.name}.${name}`);
+		}
+		const checked = spec.args(args);
+		if (checked instanceof type.errors) return this.#fail(h, id, "bad_args", checked.summary.slice(0, 500));
+		let value: unknown;
+		try {
+			value = await handle.object.call(name, checked, this.#ctx());
+		} catch (error) {
+			const e = toProtocolError(error);
+			if (e.code === "internal") console.error(`${contract.name}.${name} failed:`, error);
+			return this.#fail(h, id, e.code, e.message);
+		}
+		const resultCheck = spec.result(value === undefined ? null : value);
+		if (resultCheck instanceof type.errors) {
+			console.error(`${contract.name}.${name}: result does not match its contract: ${resultCheck.summary}`);
+			return this.#fail(h, id, "internal", "the server's answer did not match its contract");
+		}
+		if (this.#handles.get(h) !== handle) return;
+		this.#emit({ t: "result", h, id, ok: true, value: value === undefined ? null : value });
+	}
+
+	#release(h: number): void {
+		const handle = this.#handles.get(h);
+		if (!handle) return;
+		this.#handles.delete(h);
+		handle.unsubscribe();
+		try {
+			handle.object.release?.();
+		} catch (error) {
+			console.error(`release of ${handle.served.contract.name} failed:`, error);
+		}
+	}
+
+	#fail(h: number, id: number, code: RefusalCode, message: string): void {
+		this.#emit({ t: "result", h, id, ok: false, code, message: message.slice(0, 2000) });
+	}
+
+	#refuse(code: RefusalCode, message: string, h?: number): void {
+		this.#emit({ t: "refused", ...(h === undefined ? {} : { h }), code, message: message.slice(0, 2000) });
+	}
+
+	#emit(frame: object): void {
+		this.#sendText(JSON.stringify(frame));
+	}
+
+	#sendText(text: string): void {
+		if (this.#closed) return;
+		try {
+			this.#send(text);
+		} catch (error) {
+			console.error("send failed; closing the connection:", error);
+			this.close();
+		}
+	}
+}
+
+export { ProtocolError };
