@@ -23,6 +23,11 @@ export interface ObjectImpl {
 	open(input: unknown, ctx: CallContext): OpenedObject | Promise<OpenedObject>;
 }
 
+export interface Transport {
+	send(text: string): void;
+	close?(): void;
+}
+
 interface Served {
 	readonly contract: Contract;
 	readonly impl: ObjectImpl;
@@ -62,14 +67,18 @@ export class ObjectHost {
 		return [...this.#served.values()].map((s) => s.contract);
 	}
 
-	connect(principal: Principal, send: (text: string) => void, limits: Partial<ConnectionLimits> = {}): Connection {
+	/** `transport.close` is called when the server ends the connection (e.g. the principal was signed out). */
+	connect(principal: Principal, transport: Transport, limits: Partial<ConnectionLimits> = {}): Connection {
 		const connection = new Connection(
 			this,
 			principal,
-			send,
+			transport.send,
 			{ ...DEFAULT_LIMITS, ...limits },
 			`c${this.#nextConnection++}`,
-			() => this.#connections.delete(connection),
+			() => {
+				this.#connections.delete(connection);
+				transport.close?.();
+			},
 		);
 		this.#connections.add(connection);
 		return connection;

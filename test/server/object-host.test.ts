@@ -1,0 +1,215 @@
+import { describe, expect, test } from "bun:test";
+import { type } from "arktype";
+import { ProtocolError } from "../../src/protocol/codes.ts";
+import { defineContract, method } from "../../src/protocol/contract.ts";
+import { ObjectClient } from "../../src/protocol/object-client.ts";
+import { ObjectHost } from "../../src/server/objects/host.ts";
+import { LiveState } from "../../src/server/objects/live-state.ts";
+import type { Principal } from "../../src/server/objects/principal.ts";
+
+const CounterState = type({ count: "number.integer", log: "string" });
+const counter = defineContract({
+	name: "counter",
+	version: 2,
+	accepts: [1],
+	input: type({ name: "string" }),
+	methods: {
+		add: method(type({ by: "1 <= number.integer <= 10" }), type({ count: "number.integer" })),
+		fail: method(type("null"), type("null")),
+	},
+	variants: {
+		deviceOwner: { state: CounterState, methods: ["add", "fail"] },
+		owner: { state: CounterState, methods: ["add", "fail"] },
+		full: { state: CounterState, methods: ["add"] },
+		view: { state: CounterState, methods: [] },
+	},
+});
+const secret = defineContract({
+	name: "secret",
+	version: 1,
+	input: type({}),
+	methods: {},
+	variants: { deviceOwner: { state: type({}), methods: [] }, owner: null, full: null, view: null },
+});
+
+function setup() {
+	const host = new ObjectHost();
+	const live = new LiveState({ count: 0, log: "" });
+	host.serve(counter, {
+		open: () => ({
+			state: live,
+			call(name, args) {
+				if (name === "fail") throw new Error("boom: internal detail");
+				const by = (args as { by: number }).by;
+				live.update([
+					{ op: "set", path: ["count"], value: live.state.count + by },
+					{ op: "append", path: ["log"], text: `+${by}` },
+				]);
+				return { count: live.state.count };
+			},
+		}),
+	});
+	host.serve(secret, { open: () => ({ state: new LiveState({}), call: () => null }) });
+	return { host, live };
+}
+
+function wire(host: ObjectHost, principal: Principal) {
+	const sent: unknown[] = [];
+	const problems: string[] = [];
+	const client = new ObjectClient({ onProtocolError: (m) => problems.push(m) });
+	const connection = host.connect(principal, {
+		send: (text) => {
+			sent.push(JSON.parse(text));
+			client.receive(text);
+		},
+	});
+	client.attach((text) => void connection.receive(text));
+	return { client, connection, sent, problems };
+}
+
+const owner: Principal = { role: "owner", id: "owner:1", name: "owner" };
+const viewer: Principal = { role: "view", id: "guest:1", name: "Ann", session: "s" };
+const full: Principal = { role: "full", id: "guest:2", name: "Bo", session: "s" };
+
+const flush = () => new Promise((r) => setTimeout(r, 0));
+
+describe("object host and client", () => {
+	test("open gives a snapshot; calls patch every replica", async () => {
+		const { host } = setup();
+		const a = wire(host, owner);
+		const b = wire(host, full);
+		const ra = a.client.open(counter, { name: "x" });
+		const rb = b.client.open(counter, { name: "x" });
+		await Promise.all([ra.ready, rb.ready]);
+		expect(await ra.call("add", { by: 2 })).toEqual({ count: 2 });
+		expect(await rb.call("add", { by: 3 })).toEqual({ count: 5 });
+		await flush();
+		expect(ra.state).toEqual({ count: 5, log: "+2+3" });
+		expect(rb.state).toEqual({ count: 5, log: "+2+3" });
+		expect(a.client.hello).toEqual({ role: "owner", name: "owner" });
+	});
+
+	test("an older declared version is accepted, an unknown one refused", async () => {
+		const { host } = setup();
+		const { connection, sent } = wire(host, owner);
+		await connection.receive(JSON.stringify({ t: "open", h: 1, object: "counter", version: 1, input: { name: "x" } }));
+		await connection.receive(JSON.stringify({ t: "open", h: 2, object: "counter", version: 3, input: { name: "x" } }));
+		expect(sent).toContainEqual(expect.objectContaining({ t: "snapshot", h: 1, version: 2 }));
+		expect(sent).toContainEqual(expect.objectContaining({ t: "refused", h: 2, code: "unsupported_version" }));
+	});
+
+	test("hostile frames are refused, change nothing, and the connection survives", async () => {
+		const { host, live } = setup();
+		const { connection, sent, client } = wire(host, owner);
+		const ref = client.open(counter, { name: "x" });
+		await ref.ready;
+		const hostile = [
+			"not json",
+			"{}",
+			"[1,2,3]",
+			JSON.stringify({ t: "call", h: 1, id: 1, method: "add", args: { by: "2" } }),
+			JSON.stringify({ t: "call", h: 1, id: 2, method: "add", args: { by: 1000 } }),
+			JSON.stringify({ t: "call", h: 1, id: 3, method: "nope", args: null }),
+			JSON.stringify({ t: "call", h: 1, id: 4, method: "__proto__", args: null }),
+			JSON.stringify({ t: "call", h: 1, id: 5, method: "constructor", args: null }),
+			JSON.stringify({ t: "call", h: 99, id: 6, method: "add", args: { by: 1 } }),
+			JSON.stringify({ t: "open", h: 2, object: "nothing", version: 1, input: {} }),
+			JSON.stringify({ t: "open", h: 3, object: "counter", version: 2, input: { name: 5 } }),
+			JSON.stringify({ t: "open", h: 1, object: "counter", version: 2, input: { name: "again" } }),
+			JSON.stringify({ t: "open", h: -1, object: "counter", version: 2, input: { name: "x" } }),
+			JSON.stringify({ t: "call", h: 1, id: 7, method: "add", args: { by: 1 }, extra: "x".repeat(2 * 1024 * 1024) }),
+		];
+		for (const frame of hostile) await connection.receive(frame);
+		const answers = sent.filter((f) => (f as { t: string }).t === "refused" || (f as { ok?: boolean }).ok === false);
+		expect(answers.length).toBe(hostile.length);
+		expect(answers.map((f) => (f as { code: string }).code)).toEqual([
+			"bad_frame",
+			"bad_frame",
+			"bad_frame",
+			"bad_args",
+			"bad_args",
+			"unknown_method",
+			"bad_frame",
+			"unknown_method",
+			"unknown_handle",
+			"unknown_object",
+			"bad_input",
+			"handle_in_use",
+			"bad_frame",
+			"too_large",
+		]);
+		expect(live.state).toEqual({ count: 0, log: "" });
+		expect(await ref.call("add", { by: 1 })).toEqual({ count: 1 });
+	});
+
+	test("internal errors reach the client as a bare code, never their text", async () => {
+		const { host } = setup();
+		const { client } = wire(host, owner);
+		const ref = client.open(counter, { name: "x" });
+		await ref.ready;
+		const error = await ref.call("fail", null).catch((e) => e);
+		expect(error).toBeInstanceOf(ProtocolError);
+		expect(error.code).toBe("internal");
+		expect(error.message).not.toContain("boom");
+	});
+
+	test("roles: a viewer sees the state but may call nothing; owner-only objects refuse guests", async () => {
+		const { host, live } = setup();
+		const { client } = wire(host, viewer);
+		const ref = client.open(counter, { name: "x" });
+		await ref.ready;
+		expect(ref.state).toEqual({ count: 0, log: "" });
+		const error = await ref.call("add", { by: 1 }).catch((e) => e);
+		expect(error.code).toBe("forbidden");
+		expect(live.state.count).toBe(0);
+		const hidden = client.open(secret, {});
+		expect(await hidden.ready.catch((e) => e.code)).toBe("forbidden");
+	});
+
+	test("a demoted principal loses objects its new role may not hold, at once", async () => {
+		const { host } = setup();
+		const { client, connection } = wire(host, { role: "deviceOwner", id: "device", name: "owner" });
+		const ref = client.open(secret, {});
+		const kept = client.open(counter, { name: "x" });
+		await Promise.all([ref.ready, kept.ready]);
+		host.reprincipal(
+			(p) => p.id === "device",
+			() => viewer,
+		);
+		expect(ref.status.kind).toBe("refused");
+		expect(kept.status.kind).toBe("live");
+		expect(connection.principal.role).toBe("view");
+		expect((await kept.call("add", { by: 1 }).catch((e) => e)).code).toBe("forbidden");
+	});
+
+	test("the client refuses server frames that break the contract and keeps its state", async () => {
+		const problems: string[] = [];
+		const client = new ObjectClient({ onProtocolError: (m) => problems.push(m) });
+		const sent: string[] = [];
+		client.attach((t) => sent.push(t));
+		const ref = client.open(counter, { name: "x" });
+		client.receive(JSON.stringify({ t: "snapshot", h: ref.h, version: 2, role: "owner", state: { count: "x" } }));
+		expect(ref.state).toBeUndefined();
+		client.receive(
+			JSON.stringify({ t: "snapshot", h: ref.h, version: 2, role: "owner", state: { count: 1, log: "" } }),
+		);
+		expect(ref.state).toEqual({ count: 1, log: "" });
+		client.receive(JSON.stringify({ t: "patch", h: ref.h, ops: [{ op: "set", path: ["count"], value: "many" }] }));
+		client.receive(JSON.stringify({ t: "patch", h: ref.h, ops: [{ op: "append", path: ["count"], text: "1" }] }));
+		client.receive(JSON.stringify({ t: "patch", h: ref.h, ops: [{ op: "set", path: ["__proto__"], value: {} }] }));
+		client.receive("{ nope");
+		expect(ref.state).toEqual({ count: 1, log: "" });
+		expect(problems.length).toBe(5);
+		client.receive(JSON.stringify({ t: "patch", h: ref.h, ops: [{ op: "append", path: ["log"], text: "ok" }] }));
+		expect(ref.state).toEqual({ count: 1, log: "ok" });
+	});
+
+	test("a flood is rate limited without closing the connection", async () => {
+		const { host } = setup();
+		const { connection, sent } = wire(host, owner);
+		for (let i = 0; i < 1000; i++) await connection.receive("{}");
+		const codes = sent.map((f) => (f as { code?: string }).code);
+		expect(codes).toContain("rate_limited");
+		expect(codes.filter((c) => c === "bad_frame").length).toBeLessThan(1000);
+	});
+});
