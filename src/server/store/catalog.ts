@@ -1,0 +1,207 @@
+import type { Database, Statement } from "bun:sqlite";
+import { join } from "node:path";
+import { ensurePrivateDir } from "./data-dir.ts";
+import { StoreClosedError, StoreCorruptError, StoreError } from "./errors.ts";
+import { ColumnReader, type Migration, MonotonicClock, openPrivateDatabase } from "./sqlite.ts";
+
+/** One session in the catalog. Times are ms since the epoch. */
+export interface SessionRecord {
+	readonly id: string;
+	readonly title: string;
+	readonly cwd: string;
+	/** Where the session's tools run: `local` is the server's own machine. */
+	readonly env: string;
+	/** `provider/id`, or null for the server's default model. */
+	readonly model: string | null;
+	readonly thinkingLevel: string | null;
+	readonly pinned: boolean;
+	readonly archived: boolean;
+	readonly createdAt: number;
+	readonly updatedAt: number;
+	/** The session this one was forked or cloned from. */
+	readonly parent: string | null;
+}
+export type SessionRow = SessionRecord;
+
+export interface CreateSessionInput {
+	readonly cwd: string;
+	readonly env?: string;
+	readonly title?: string;
+	readonly parent?: string | null;
+	readonly model?: string | null;
+	readonly thinkingLevel?: string | null;
+}
+
+export type SessionPatch = Partial<
+	Pick<SessionRecord, "title" | "pinned" | "archived" | "model" | "thinkingLevel" | "cwd" | "env">
+>;
+
+export interface CatalogOptions {
+	/** Told about rows `list` had to skip because they are damaged. Defaults to console.error. */
+	readonly onCorrupt?: (error: StoreCorruptError) => void;
+}
+
+export const DEFAULT_ENV = "local";
+
+interface Row {
+	id: unknown;
+	title: unknown;
+	cwd: unknown;
+	env: unknown;
+	model: unknown;
+	thinking_level: unknown;
+	pinned: unknown;
+	archived: unknown;
+	created_at: unknown;
+	updated_at: unknown;
+	parent: unknown;
+}
+
+const MIGRATIONS: readonly Migration[] = [
+	(db) =>
+		db.exec(`CREATE TABLE sessions (
+			id TEXT PRIMARY KEY,
+			title TEXT NOT NULL,
+			cwd TEXT NOT NULL,
+			env TEXT NOT NULL,
+			model TEXT,
+			thinking_level TEXT,
+			pinned INTEGER NOT NULL DEFAULT 0,
+			archived INTEGER NOT NULL DEFAULT 0,
+			created_at INTEGER NOT NULL,
+			updated_at INTEGER NOT NULL,
+			parent TEXT
+		) STRICT;
+		CREATE INDEX sessions_by_updated ON sessions (updated_at DESC);`),
+];
+
+const COLUMNS = "id, title, cwd, env, model, thinking_level, pinned, archived, created_at, updated_at, parent";
+
+/** The list of sessions: `<data>/catalog.sqlite`. */
+export class Catalog {
+	#db: Database;
+	#clock: MonotonicClock;
+	#onCorrupt: (error: StoreCorruptError) => void;
+	#closed = false;
+	#insert: Statement<Row>;
+	#get: Statement<Row>;
+	#listAll: Statement<Row>;
+	#listByArchived: Statement<Row>;
+	#touch: Statement;
+
+	private constructor(db: Database, options: CatalogOptions) {
+		this.#db = db;
+		this.#onCorrupt = options.onCorrupt ?? ((error) => console.error(error.message));
+		const newest = db.query<{ t: number | null }, []>("SELECT MAX(updated_at) AS t FROM sessions").get()?.t;
+		this.#clock = new MonotonicClock(typeof newest === "number" ? newest : 0);
+		this.#insert = db.query(`INSERT INTO sessions (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, 0, 0, ?, ?, ?) RETURNING *`);
+		this.#get = db.query(`SELECT ${COLUMNS} FROM sessions WHERE id = ?`);
+		this.#listAll = db.query(`SELECT ${COLUMNS} FROM sessions ORDER BY updated_at DESC, id`);
+		this.#listByArchived = db.query(`SELECT ${COLUMNS} FROM sessions WHERE archived = ? ORDER BY updated_at DESC, id`);
+		this.#touch = db.query("UPDATE sessions SET updated_at = ? WHERE id = ?");
+	}
+
+	static open(dataDir: string, options: CatalogOptions = {}): Catalog {
+		ensurePrivateDir(dataDir);
+		return new Catalog(openPrivateDatabase(join(dataDir, "catalog.sqlite"), MIGRATIONS), options);
+	}
+
+	create(input: CreateSessionInput): SessionRecord {
+		this.#live();
+		const now = this.#clock.now();
+		const row = this.#insert.get(
+			crypto.randomUUID(),
+			input.title ?? "",
+			input.cwd,
+			input.env ?? DEFAULT_ENV,
+			input.model ?? null,
+			input.thinkingLevel ?? null,
+			now,
+			now,
+			input.parent ?? null,
+		);
+		return decode(row!);
+	}
+
+	/** The session, or undefined when there is none; a damaged row throws StoreCorruptError. */
+	get(id: string): SessionRecord | undefined {
+		this.#live();
+		const row = this.#get.get(id);
+		return row ? decode(row) : undefined;
+	}
+
+	/** Newest first. `archived` selects one scope; leave it out for both. Damaged rows are skipped and reported. */
+	list(filter: { archived?: boolean } = {}): SessionRecord[] {
+		this.#live();
+		const rows =
+			filter.archived === undefined ? this.#listAll.all() : this.#listByArchived.all(filter.archived ? 1 : 0);
+		const out: SessionRecord[] = [];
+		for (const row of rows) {
+			try {
+				out.push(decode(row));
+			} catch (error) {
+				if (!(error instanceof StoreCorruptError)) throw error;
+				this.#onCorrupt(error);
+			}
+		}
+		return out;
+	}
+
+	/** Changes the given fields and bumps `updatedAt`; throws StoreError when there is no such session. */
+	update(id: string, patch: SessionPatch): SessionRecord {
+		this.#live();
+		const sets: string[] = [];
+		const values: (string | number | null)[] = [];
+		const set = (column: string, value: string | number | null) => {
+			sets.push(`${column} = ?`);
+			values.push(value);
+		};
+		if (patch.title !== undefined) set("title", patch.title);
+		if (patch.cwd !== undefined) set("cwd", patch.cwd);
+		if (patch.env !== undefined) set("env", patch.env);
+		if (patch.model !== undefined) set("model", patch.model);
+		if (patch.thinkingLevel !== undefined) set("thinking_level", patch.thinkingLevel);
+		if (patch.pinned !== undefined) set("pinned", patch.pinned ? 1 : 0);
+		if (patch.archived !== undefined) set("archived", patch.archived ? 1 : 0);
+		set("updated_at", this.#clock.now());
+		// The column list varies with the patch; the handful of shapes stay in bun:sqlite's statement cache.
+		const row = this.#db
+			.query<Row, (string | number | null)[]>(`UPDATE sessions SET ${sets.join(", ")} WHERE id = ? RETURNING *`)
+			.get(...values, id);
+		if (!row) throw new StoreError(`no session ${id}`);
+		return decode(row);
+	}
+
+	/** Marks activity: bumps `updatedAt` so the session sorts first. Returns false when there is no such session. */
+	touch(id: string): boolean {
+		this.#live();
+		return this.#touch.run(this.#clock.now(), id).changes > 0;
+	}
+
+	close(): void {
+		if (this.#closed) return;
+		this.#closed = true;
+		this.#db.close();
+	}
+
+	#live(): void {
+		if (this.#closed) throw new StoreClosedError("the catalog is closed");
+	}
+}
+
+function decode(row: Row): SessionRecord {
+	const read = new ColumnReader(`catalog row ${typeof row.id === "string" ? row.id : "?"}`);
+	return {
+		id: read.text(row.id, "id"),
+		title: read.text(row.title, "title"),
+		cwd: read.text(row.cwd, "cwd"),
+		env: read.text(row.env, "env"),
+		model: read.optionalText(row.model, "model"),
+		thinkingLevel: read.optionalText(row.thinking_level, "thinking_level"),
+		pinned: read.flag(row.pinned, "pinned"),
+		archived: read.flag(row.archived, "archived"),
+		createdAt: read.integer(row.created_at, "created_at"),
+		updatedAt: read.integer(row.updated_at, "updated_at"),
+		parent: read.optionalText(row.parent, "parent"),
+	};
+}

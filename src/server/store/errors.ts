@@ -1,0 +1,29 @@
+/** Base class of everything the store throws on purpose, so callers can tell our errors from bugs. */
+export class StoreError extends Error {
+	override name = "StoreError";
+}
+
+/** A file could not be opened as a store: not a database, made by a newer p2, unreadable. */
+export class StoreOpenError extends StoreError {
+	override name = "StoreOpenError";
+}
+
+/** A row read back does not have the shape we wrote: the file was damaged or edited by hand. */
+export class StoreCorruptError extends StoreError {
+	override name = "StoreCorruptError";
+}
+
+export class StoreClosedError extends StoreError {
+	override name = "StoreClosedError";
+}
+
+/** A retried request: the row that the first attempt stored is in `existing`, nothing new was written. */
+export class DuplicateRequestError<T> extends StoreError {
+	override name = "DuplicateRequestError";
+	readonly existing: T;
+
+	constructor(message: string, existing: T) {
+		super(message);
+		this.existing = existing;
+	}
+}

@@ -1,0 +1,133 @@
+import { Database } from "bun:sqlite";
+import { existsSync, writeFileSync } from "node:fs";
+import { ensurePrivateFileMode, PRIVATE_FILE_MODE } from "./data-dir.ts";
+import { StoreCorruptError, StoreOpenError } from "./errors.ts";
+
+/** One schema step; step `i` takes `PRAGMA user_version` from `i` to `i + 1`. */
+export type Migration = (db: Database) => void;
+
+/**
+ * Opens (creating when missing) a 0600 SQLite file in WAL mode and brings its schema up to date.
+ *
+ * Durability: `synchronous=NORMAL`. In WAL mode a commit has been written to the -wal file (the OS page cache)
+ * before it returns, so it survives the process being killed at any moment; only a power loss or kernel crash
+ * can roll back the last few commits, and never corrupts the file. `FULL` would add an fsync per commit, which
+ * streamed agent output (one commit per entry) would pay for on every token batch.
+ */
+export function openPrivateDatabase(path: string, migrations: readonly Migration[]): Database {
+	// SQLite gives -wal and -shm the main file's permissions, so creating it 0600 covers all three.
+	if (!existsSync(path)) writeFileSync(path, "", { mode: PRIVATE_FILE_MODE, flag: "a" });
+	let db: Database | undefined;
+	try {
+		ensurePrivateFileMode(path);
+		db = new Database(path, { create: true, readwrite: true });
+		db.exec("PRAGMA busy_timeout=5000");
+		const mode = db.query<{ journal_mode: string }, []>("PRAGMA journal_mode=WAL").get()?.journal_mode;
+		if (mode?.toLowerCase() !== "wal") throw new Error(`WAL mode refused (journal_mode=${mode})`);
+		db.exec("PRAGMA synchronous=NORMAL");
+		migrate(db, migrations);
+		for (const suffix of ["-wal", "-shm"]) if (existsSync(path + suffix)) ensurePrivateFileMode(path + suffix);
+		return db;
+	} catch (error) {
+		db?.close();
+		if (error instanceof StoreOpenError) throw error;
+		throw new StoreOpenError(`cannot open ${path}: ${(error as Error).message}`, { cause: error });
+	}
+}
+
+function migrate(db: Database, migrations: readonly Migration[]): void {
+	const version = db.query<{ user_version: number }, []>("PRAGMA user_version").get()?.user_version ?? 0;
+	if (version > migrations.length) {
+		throw new StoreOpenError(`schema version ${version} is newer than this p2 understands (${migrations.length})`);
+	}
+	if (version === migrations.length) return;
+	db.transaction(() => {
+		for (let step = version; step < migrations.length; step++) migrations[step]!(db);
+		db.exec(`PRAGMA user_version=${migrations.length}`);
+	}).immediate();
+}
+
+/** Parses a JSON column written by us; a damaged value becomes a StoreCorruptError naming the row. */
+export function parseJsonColumn(text: string, where: string): unknown {
+	try {
+		return JSON.parse(text);
+	} catch (error) {
+		throw new StoreCorruptError(`${where}: invalid JSON (${(error as Error).message})`);
+	}
+}
+
+/** Serializes a value for a JSON column; values JSON cannot represent are refused rather than stored as garbage. */
+export function toJsonColumn(value: unknown, what: string): string {
+	let text: string | undefined;
+	try {
+		text = JSON.stringify(value);
+	} catch (error) {
+		throw new TypeError(`${what} is not JSON-serializable: ${(error as Error).message}`);
+	}
+	if (text === undefined) throw new TypeError(`${what} is not JSON-serializable`);
+	return text;
+}
+
+/** A monotonic millisecond clock: never goes backwards and never repeats, so "newest first" is a total order. */
+export class MonotonicClock {
+	#last: number;
+
+	constructor(last = 0) {
+		this.#last = last;
+	}
+
+	now(): number {
+		this.#last = Math.max(Date.now(), this.#last + 1);
+		return this.#last;
+	}
+}
+
+/** Typed reads of one row's columns; a value of the wrong type throws a StoreCorruptError naming row and column. */
+export class ColumnReader {
+	readonly where: string;
+
+	constructor(where: string) {
+		this.where = where;
+	}
+
+	text(value: unknown, column: string): string {
+		if (typeof value !== "string") throw new StoreCorruptError(`${this.where}: ${column} is not text`);
+		return value;
+	}
+
+	optionalText(value: unknown, column: string): string | null {
+		return value === null ? null : this.text(value, column);
+	}
+
+	integer(value: unknown, column: string): number {
+		if (typeof value !== "number" || !Number.isSafeInteger(value)) {
+			throw new StoreCorruptError(`${this.where}: ${column} is not an integer`);
+		}
+		return value;
+	}
+
+	optionalInteger(value: unknown, column: string): number | null {
+		return value === null ? null : this.integer(value, column);
+	}
+
+	flag(value: unknown, column: string): boolean {
+		if (value !== 0 && value !== 1) throw new StoreCorruptError(`${this.where}: ${column} is not 0 or 1`);
+		return value === 1;
+	}
+
+	oneOf<const T extends string>(value: unknown, column: string, allowed: readonly T[]): T {
+		const text = this.text(value, column);
+		if (!(allowed as readonly string[]).includes(text)) {
+			throw new StoreCorruptError(`${this.where}: ${column} is not one of ${allowed.join(", ")}`);
+		}
+		return text as T;
+	}
+
+	json(value: unknown, column: string): unknown {
+		return parseJsonColumn(this.text(value, column), `${this.where}: ${column}`);
+	}
+
+	optionalJson(value: unknown, column: string): unknown {
+		return value === null ? null : this.json(value, column);
+	}
+}
