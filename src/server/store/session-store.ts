@@ -191,7 +191,6 @@ export class SessionStore {
 	#recovered: readonly RecoveredRun[] = [];
 	#insertEntry: Query<never>;
 	#byRequest: Query<EntryRecord>;
-	#bySeq: Query<EntryRecord>;
 	#latest: Query<EntryRecord>;
 	#before: Query<EntryRecord>;
 	#after: Query<EntryRecord>;
@@ -218,7 +217,6 @@ export class SessionStore {
 			"INSERT INTO entries (conversation, kind, data, author, request_id, run_id, at) VALUES (?, ?, ?, ?, ?, ?, ?)",
 		);
 		this.#byRequest = db.query(`SELECT ${ENTRY} FROM entries WHERE conversation = ? AND request_id = ?`);
-		this.#bySeq = db.query(`SELECT ${ENTRY} FROM entries WHERE seq = ?`);
 		this.#latest = db.query(`SELECT ${ENTRY} FROM entries WHERE conversation = ? ORDER BY seq DESC LIMIT ?`);
 		this.#before = db.query(
 			`SELECT ${ENTRY} FROM entries WHERE conversation = ? AND seq < ? ORDER BY seq DESC LIMIT ?`,
@@ -446,8 +444,17 @@ export class SessionStore {
 		const runId = input.runId ?? null;
 		const at = input.at ?? Date.now();
 		const { lastInsertRowid } = this.#insertEntry.run(conversation, input.kind, data, author, requestId, runId, at);
-		// Hand back what a later read would return, not the caller's (mutable) objects.
-		return this.#decodeEntry(this.#bySeq.get(Number(lastInsertRowid))!);
+		// Parsing what was stored hands back what a later read returns, not the caller's (mutable) objects.
+		return {
+			seq: Number(lastInsertRowid),
+			conversation,
+			kind: input.kind,
+			data: JSON.parse(data),
+			author: author === null ? null : JSON.parse(author),
+			requestId,
+			runId,
+			at,
+		};
 	}
 
 	/** Runs left `running` by a crash become `interrupted`, each with one entry, in one transaction. */
