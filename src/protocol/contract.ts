@@ -35,12 +35,17 @@ export type Contract<
 	Methods extends Record<string, MethodSpec> = Record<string, MethodSpec>,
 > = ContractSpec<Input, State, Methods>;
 
-export type InputOf<C> = C extends Contract<infer I, unknown, Record<string, MethodSpec>> ? I : never;
-export type StateOf<C> = C extends Contract<unknown, infer S, Record<string, MethodSpec>> ? S : never;
-export type MethodsOf<C> = C extends Contract<unknown, unknown, infer M> ? M : never;
-export type ArgsOf<C, K extends keyof MethodsOf<C>> = MethodsOf<C>[K] extends MethodSpec<infer A, unknown> ? A : never;
-export type ResultOf<C, K extends keyof MethodsOf<C>> =
-	MethodsOf<C>[K] extends MethodSpec<unknown, infer R> ? R : never;
+/** Any contract, whatever its types; arktype's `Type` is invariant, so `Contract<unknown, …>` would not do. */
+// biome-ignore lint/suspicious/noExplicitAny: the widest contract type is only used where types are erased (the host).
+export type AnyContract = ContractSpec<any, any, any>;
+
+// biome-ignore-start lint/suspicious/noExplicitAny: inference over invariant arktype types needs the wide positions.
+export type InputOf<C> = C extends ContractSpec<infer I, any, any> ? I : never;
+export type StateOf<C> = C extends ContractSpec<any, infer S, any> ? S : never;
+export type MethodsOf<C> = C extends ContractSpec<any, any, infer M> ? M : never;
+export type ArgsOf<C, K extends keyof MethodsOf<C>> = MethodsOf<C>[K] extends MethodSpec<infer A, any> ? A : never;
+export type ResultOf<C, K extends keyof MethodsOf<C>> = MethodsOf<C>[K] extends MethodSpec<any, infer R> ? R : never;
+// biome-ignore-end lint/suspicious/noExplicitAny: see above.
 
 export function method<Args, Result>(args: Type<Args>, result: Type<Result>): MethodSpec<Args, Result> {
 	return { args, result };
@@ -57,14 +62,14 @@ export function defineContract<Input, State, Methods extends Record<string, Meth
 	return Object.freeze(spec);
 }
 
-export function acceptsVersion(contract: Contract, version: number): boolean {
+export function acceptsVersion(contract: AnyContract, version: number): boolean {
 	return version === contract.version || (contract.accepts ?? []).includes(version);
 }
 
-export function variantFor(contract: Contract, role: Role): VariantSpec | null {
+export function variantFor(contract: AnyContract, role: Role): VariantSpec | null {
 	return contract.variants[role];
 }
 
-export function mayCall(contract: Contract, role: Role, name: string): boolean {
+export function mayCall(contract: AnyContract, role: Role, name: string): boolean {
 	return variantFor(contract, role)?.methods.includes(name) ?? false;
 }

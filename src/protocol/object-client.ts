@@ -1,6 +1,6 @@
 import { type } from "arktype";
 import { ProtocolError, type RefusalCode } from "./codes.ts";
-import type { ArgsOf, Contract, InputOf, MethodsOf, ResultOf, StateOf } from "./contract.ts";
+import type { AnyContract, ArgsOf, InputOf, MethodsOf, ResultOf, StateOf } from "./contract.ts";
 import { parseServerFrame, type ServerFrame } from "./frames.ts";
 import { applyPatch, onlyAppends, PatchError } from "./patch.ts";
 import type { Role } from "./roles.ts";
@@ -11,7 +11,7 @@ export type RefStatus =
 	| { kind: "refused"; code: RefusalCode; message: string }
 	| { kind: "closed" };
 
-type Listener<S> = (state: S, ref: ObjectRef<Contract>) => void;
+type Listener<S> = (state: S, ref: ObjectRef<AnyContract>) => void;
 
 interface Pending {
 	resolve(value: unknown): void;
@@ -20,7 +20,7 @@ interface Pending {
 }
 
 /** A client-side replica of one server object: its state, its status and its methods. */
-export class ObjectRef<C extends Contract> {
+export class ObjectRef<C extends AnyContract> {
 	readonly contract: C;
 	readonly input: InputOf<C>;
 	#client: ObjectClient;
@@ -81,7 +81,7 @@ export class ObjectRef<C extends Contract> {
 	/** @internal */
 	setState(state: StateOf<C>): void {
 		this.#state = state;
-		for (const l of this.#listeners) l(state, this as unknown as ObjectRef<Contract>);
+		for (const l of this.#listeners) l(state, this as unknown as ObjectRef<AnyContract>);
 	}
 
 	/** @internal */
@@ -108,7 +108,7 @@ export interface ObjectClientOptions {
  */
 export class ObjectClient {
 	#send: ((text: string) => void) | undefined;
-	#refs = new Map<number, ObjectRef<Contract>>();
+	#refs = new Map<number, ObjectRef<AnyContract>>();
 	#pending = new Map<number, Pending & { h: number }>();
 	#nextHandle = 1;
 	#nextCall = 1;
@@ -142,15 +142,15 @@ export class ObjectClient {
 		return this.#send !== undefined;
 	}
 
-	open<C extends Contract>(contract: C, input: InputOf<C>): ObjectRef<C> {
+	open<C extends AnyContract>(contract: C, input: InputOf<C>): ObjectRef<C> {
 		const ref = new ObjectRef(this, contract, input);
 		ref.h = this.#nextHandle++;
-		this.#refs.set(ref.h, ref as unknown as ObjectRef<Contract>);
-		if (this.#send) this.#sendOpen(ref as unknown as ObjectRef<Contract>);
+		this.#refs.set(ref.h, ref as unknown as ObjectRef<AnyContract>);
+		if (this.#send) this.#sendOpen(ref as unknown as ObjectRef<AnyContract>);
 		return ref;
 	}
 
-	closeRef(ref: ObjectRef<Contract>): void {
+	closeRef(ref: ObjectRef<AnyContract>): void {
 		if (this.#refs.get(ref.h) !== ref) return;
 		this.#refs.delete(ref.h);
 		if (ref.status.kind === "live") this.#send?.(JSON.stringify({ t: "close", h: ref.h }));
@@ -163,7 +163,7 @@ export class ObjectClient {
 		}
 	}
 
-	call(ref: ObjectRef<Contract>, method: string, args: unknown): Promise<unknown> {
+	call(ref: ObjectRef<AnyContract>, method: string, args: unknown): Promise<unknown> {
 		const spec = Object.hasOwn(ref.contract.methods, method) ? ref.contract.methods[method] : undefined;
 		if (!spec) return Promise.reject(new ProtocolError("unknown_method", `${ref.contract.name} has no ${method}`));
 		if (!this.#send || ref.status.kind !== "live") {
@@ -183,7 +183,7 @@ export class ObjectClient {
 		this.#take(parsed.frame);
 	}
 
-	#sendOpen(ref: ObjectRef<Contract>): void {
+	#sendOpen(ref: ObjectRef<AnyContract>): void {
 		const { name, version } = ref.contract;
 		ref.setStatus({ kind: "connecting" });
 		this.#send?.(JSON.stringify({ t: "open", h: ref.h, object: name, version, input: ref.input }));
@@ -209,7 +209,7 @@ export class ObjectClient {
 			}
 			case "patch": {
 				const ref = this.#refs.get(frame.h);
-				if (!ref || ref.status.kind !== "live") return;
+				if (ref?.status.kind !== "live") return;
 				let next: unknown;
 				try {
 					next = applyPatch(ref.state, frame.ops);
