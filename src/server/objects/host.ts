@@ -1,6 +1,6 @@
 import { type } from "arktype";
 import { ProtocolError, type RefusalCode, toProtocolError } from "../../protocol/codes.ts";
-import { acceptsVersion, type Contract, mayCall, variantFor } from "../../protocol/contract.ts";
+import { type AnyContract, acceptsVersion, mayCall, variantFor } from "../../protocol/contract.ts";
 import { type ClientFrame, MAX_FRAME_BYTES, PROTOCOL_VERSION, parseClientFrame } from "../../protocol/frames.ts";
 import type { LiveState } from "./live-state.ts";
 import type { Principal } from "./principal.ts";
@@ -29,7 +29,7 @@ export interface Transport {
 }
 
 interface Served {
-	readonly contract: Contract;
+	readonly contract: AnyContract;
 	readonly impl: ObjectImpl;
 }
 
@@ -54,7 +54,7 @@ export class ObjectHost {
 	#connections = new Set<Connection>();
 	#nextConnection = 1;
 
-	serve<C extends Contract>(contract: C, impl: ObjectImpl): void {
+	serve<C extends AnyContract>(contract: C, impl: ObjectImpl): void {
 		if (this.#served.has(contract.name)) throw new Error(`object ${contract.name} is served twice`);
 		this.#served.set(contract.name, { contract, impl });
 	}
@@ -63,7 +63,7 @@ export class ObjectHost {
 		return this.#served.get(name);
 	}
 
-	contracts(): Contract[] {
+	contracts(): AnyContract[] {
 		return [...this.#served.values()].map((s) => s.contract);
 	}
 

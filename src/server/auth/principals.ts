@@ -1,0 +1,42 @@
+import { DEVICE_TOKEN_HEADER, OWNER_COOKIE } from "../../protocol/server-info.ts";
+import { DEVICE_OWNER, type Principal } from "../objects/principal.ts";
+import type { OwnerStore } from "./owner-store.ts";
+import { sameSecret } from "./tokens.ts";
+
+export function isLoopback(address: string | undefined): boolean {
+	if (!address) return false;
+	return address === "::1" || address.startsWith("127.") || address.startsWith("::ffff:127.");
+}
+
+export function readCookie(req: Request, name: string): string | undefined {
+	const header = req.headers.get("cookie");
+	if (!header) return undefined;
+	for (const part of header.split(";")) {
+		const eq = part.indexOf("=");
+		if (eq < 0) continue;
+		if (part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
+	}
+	return undefined;
+}
+
+export interface PrincipalSources {
+	readonly deviceToken: string;
+	readonly owners: OwnerStore;
+}
+
+/**
+ * Who a request comes from. The device owner needs both a loopback peer and the device token (a proxy on
+ * loopback carries no token); an owner needs a live owner cookie. Guests arrive with the sharing plugin.
+ */
+export function resolvePrincipal(req: Request, peer: string | undefined, sources: PrincipalSources): Principal | null {
+	const device = req.headers.get(DEVICE_TOKEN_HEADER);
+	if (device !== null) {
+		return isLoopback(peer) && sameSecret(device, sources.deviceToken) ? DEVICE_OWNER : null;
+	}
+	const cookie = readCookie(req, OWNER_COOKIE);
+	if (cookie) {
+		const login = sources.owners.check(cookie);
+		if (login) return { role: "owner", id: `owner:${login.id}`, name: "owner" };
+	}
+	return null;
+}

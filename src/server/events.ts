@@ -1,0 +1,43 @@
+import type { UsageTotals } from "../protocol/common.ts";
+
+/** Server-internal events between plugins, so no plugin imports another. */
+export type ServerEvent =
+	| { type: "session.busy"; session: string; busy: boolean }
+	| { type: "session.activity"; session: string }
+	| {
+			type: "usage.changed";
+			session: string;
+			conversation: string;
+			usage: UsageTotals;
+			/** Input + output + cache tokens of this response: the context size after it. */
+			contextTokens: number;
+			cacheHitRate: number | null;
+	  }
+	| { type: "principal.revoked"; match: (id: string) => boolean };
+
+type Handler<E> = (event: E) => void;
+
+export class EventBus {
+	#handlers = new Map<ServerEvent["type"], Set<Handler<ServerEvent>>>();
+
+	on<T extends ServerEvent["type"]>(type: T, handler: Handler<Extract<ServerEvent, { type: T }>>): () => void {
+		let set = this.#handlers.get(type);
+		if (!set) {
+			set = new Set();
+			this.#handlers.set(type, set);
+		}
+		set.add(handler as Handler<ServerEvent>);
+		const handlers = set;
+		return () => handlers.delete(handler as Handler<ServerEvent>);
+	}
+
+	emit(event: ServerEvent): void {
+		for (const handler of this.#handlers.get(event.type) ?? []) {
+			try {
+				handler(event);
+			} catch (error) {
+				console.error(`event ${event.type} handler failed:`, error);
+			}
+		}
+	}
+}

@@ -1,0 +1,110 @@
+import { parseArgs } from "node:util";
+import { defaultPlugins } from "./plugins.ts";
+import { ServerConfigError, startServer } from "./server.ts";
+import { resolveDataDir } from "./store/data-dir.ts";
+
+const USAGE = `Usage: p2 serve [--host H] [--port N] [--tls-cert FILE --tls-key FILE] [--behind-proxy] [--public-origin URL]
+
+Runs a p2 server on its own and prints a one-time owner link.
+  --host H           address to listen on (default 127.0.0.1); a non-loopback address needs TLS or --behind-proxy
+  --port N           port (default 4300; 0 picks a free one)
+  --tls-cert FILE    TLS certificate (PEM)
+  --tls-key FILE     TLS private key (PEM)
+  --behind-proxy     plain HTTP on a non-loopback address because a TLS proxy is in front
+  --public-origin U  the origin clients use (behind a proxy), e.g. https://p2.example.com
+Data lives in ~/.pi/p2 (P2_DATA_DIR overrides).`;
+
+export class UsageError extends Error {
+	override name = "UsageError";
+}
+
+export function parseServeArgs(argv: string[]) {
+	let values: ReturnType<typeof parse>["values"];
+	function parse() {
+		return parseArgs({
+			args: argv,
+			strict: true,
+			allowPositionals: false,
+			options: {
+				host: { type: "string" },
+				port: { type: "string" },
+				"tls-cert": { type: "string" },
+				"tls-key": { type: "string" },
+				"behind-proxy": { type: "boolean" },
+				"public-origin": { type: "string" },
+				help: { type: "boolean", short: "h" },
+			},
+		});
+	}
+	try {
+		values = parse().values;
+	} catch (error) {
+		throw new UsageError(`p2 serve: ${(error as Error).message}\n\n${USAGE}`);
+	}
+	const port = values.port === undefined ? 4300 : Number(values.port);
+	if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`p2 serve: --port must be 0–65535`);
+	if ((values["tls-cert"] === undefined) !== (values["tls-key"] === undefined)) {
+		throw new UsageError("p2 serve: --tls-cert and --tls-key go together");
+	}
+	if (values["public-origin"] !== undefined) {
+		let url: URL;
+		try {
+			url = new URL(values["public-origin"]);
+		} catch {
+			throw new UsageError("p2 serve: --public-origin must be a URL such as https://p2.example.com");
+		}
+		if (url.origin !== values["public-origin"].replace(/\/$/, "")) {
+			throw new UsageError("p2 serve: --public-origin is an origin only (scheme, host, port)");
+		}
+	}
+	return {
+		help: values.help === true,
+		hostname: values.host ?? "127.0.0.1",
+		port,
+		tls: values["tls-cert"] && values["tls-key"] ? { cert: values["tls-cert"], key: values["tls-key"] } : undefined,
+		behindProxy: values["behind-proxy"] === true,
+		publicOrigin: values["public-origin"]?.replace(/\/$/, ""),
+	};
+}
+
+export async function serveCommand(argv: string[]): Promise<number> {
+	let args: ReturnType<typeof parseServeArgs>;
+	try {
+		args = parseServeArgs(argv);
+	} catch (error) {
+		console.error((error as Error).message);
+		return 2;
+	}
+	if (args.help) {
+		console.log(USAGE);
+		return 0;
+	}
+	try {
+		const server = await startServer({
+			dataDir: resolveDataDir(process.env),
+			hostname: args.hostname,
+			port: args.port,
+			tls: args.tls,
+			behindProxy: args.behindProxy,
+			publicOrigin: args.publicOrigin,
+			plugins: defaultPlugins(),
+			advertise: true,
+		});
+		console.log(`p2 server listening on ${server.origin}`);
+		console.log(`Owner link (one use, valid for 24 hours): ${server.mintOwnerLink()}`);
+		const stop = async () => {
+			await server.stop();
+			process.exit(0);
+		};
+		process.on("SIGINT", stop);
+		process.on("SIGTERM", stop);
+		return await new Promise<number>(() => {});
+	} catch (error) {
+		if (error instanceof ServerConfigError) {
+			console.error(`p2 serve: ${error.message}`);
+			return 2;
+		}
+		console.error(`p2 serve: ${(error as Error).message}`);
+		return 1;
+	}
+}

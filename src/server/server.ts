@@ -1,0 +1,233 @@
+import { existsSync, readFileSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { type } from "arktype";
+import type { Server, ServerWebSocket } from "bun";
+import { BUNDLE_PATH, OWNER_COOKIE, SERVER_INFO_FILE, type ServerInfo, SOCKET_PATH } from "../protocol/server-info.ts";
+import { OwnerStore } from "./auth/owner-store.ts";
+import { isLoopback, readCookie, resolvePrincipal } from "./auth/principals.ts";
+import { newToken, TOKEN_PATTERN } from "./auth/tokens.ts";
+import { json, problem, readBoundedText } from "./http-util.ts";
+import { type Connection, ObjectHost } from "./objects/host.ts";
+import type { Principal } from "./objects/principal.ts";
+import type { ServerContext, ServerPlugin } from "./plugin.ts";
+import { createServices, type ServicesOptions } from "./services.ts";
+import { ensurePrivateDir, writePrivateFile } from "./store/data-dir.ts";
+
+export interface GuestBundle {
+	readonly source: string;
+	readonly hash: string;
+}
+
+export interface ServerOptions extends ServicesOptions {
+	readonly dataDir: string;
+	readonly hostname?: string;
+	readonly port?: number;
+	readonly tls?: { readonly cert: string; readonly key: string };
+	/** Serve plain HTTP on a non-loopback address because a TLS proxy sits in front. */
+	readonly behindProxy?: boolean;
+	/** The origin clients use when it differs from what the Host header says (behind a proxy). */
+	readonly publicOrigin?: string;
+	readonly plugins: readonly ServerPlugin[];
+	readonly bundle?: () => Promise<GuestBundle>;
+	/** Write server.json (port + device token) so this device's launchers can find the server. */
+	readonly advertise?: boolean;
+}
+
+export interface P2Server {
+	readonly origin: string;
+	readonly port: number;
+	readonly deviceToken: string;
+	readonly ctx: ServerContext;
+	mintOwnerLink(): string;
+	stop(): Promise<void>;
+}
+
+const MAX_BUNDLE_BYTES = 8 * 1024 * 1024;
+const MAX_SOCKET_BUFFER = 64 * 1024 * 1024;
+const RedeemBody = type({ token: TOKEN_PATTERN });
+
+interface SocketData {
+	principal: Principal;
+	connection?: Connection;
+}
+
+export class ServerConfigError extends Error {
+	override name = "ServerConfigError";
+}
+
+function isLoopbackHost(hostname: string): boolean {
+	return hostname === "localhost" || isLoopback(hostname) || hostname === "[::1]";
+}
+
+export async function startServer(options: ServerOptions): Promise<P2Server> {
+	const hostname = options.hostname ?? "127.0.0.1";
+	if (!isLoopbackHost(hostname) && !options.tls && !options.behindProxy) {
+		throw new ServerConfigError(
+			`refusing to serve plain HTTP on ${hostname}: pass --tls-cert and --tls-key, or --behind-proxy when a TLS proxy is in front`,
+		);
+	}
+	ensurePrivateDir(options.dataDir);
+	const owners = OwnerStore.open(options.dataDir);
+	const host = new ObjectHost();
+	const services = await createServices(options);
+	const ctx: ServerContext = { ...services, host };
+	for (const plugin of options.plugins) await plugin.register(ctx);
+	const deviceToken = newToken();
+	const scheme = options.tls ? "https" : "http";
+	let bundle: Promise<GuestBundle> | undefined;
+	const loadBundle = () => {
+		bundle ??= (options.bundle ?? (() => Promise.reject(new Error("no guest bundle configured"))))();
+		bundle.catch(() => {
+			bundle = undefined;
+		});
+		return bundle;
+	};
+
+	const expectedOrigin = (req: Request): string =>
+		options.publicOrigin ?? `${scheme}://${req.headers.get("host") ?? `${hostname}:${server.port}`}`;
+	const sameOrigin = (req: Request) => req.headers.get("origin") === expectedOrigin(req);
+	const secureCookie = options.tls !== undefined || options.behindProxy === true;
+
+	const closeOwnerConnections = (match: (p: Principal) => boolean) => host.reprincipal(match, () => null);
+
+	async function handle(req: Request, srv: Server<SocketData>): Promise<Response | undefined> {
+		const url = new URL(req.url);
+		const peer = srv.requestIP(req)?.address;
+		switch (url.pathname) {
+			case SOCKET_PATH: {
+				const principal = resolvePrincipal(req, peer, { deviceToken, owners });
+				if (!principal) return problem(401, "sign in first");
+				const origin = req.headers.get("origin");
+				if (origin !== null && origin !== expectedOrigin(req)) return problem(403, "cross-origin socket refused");
+				if (srv.upgrade(req, { data: { principal } })) return undefined;
+				return problem(400, "expected a WebSocket upgrade");
+			}
+			case BUNDLE_PATH: {
+				if (req.method !== "GET" && req.method !== "HEAD") return problem(405, "GET or HEAD");
+				const principal = resolvePrincipal(req, peer, { deviceToken, owners });
+				if (!principal) return problem(401, "sign in first");
+				if (req.method === "HEAD") return new Response(null, { status: 200, headers: { "cache-control": "no-store" } });
+				const b = await loadBundle();
+				if (b.source.length > MAX_BUNDLE_BYTES) return problem(500, "the guest bundle is too large");
+				if (req.headers.get("if-none-match") === `"${b.hash}"`) return new Response(null, { status: 304 });
+				return new Response(b.source, {
+					headers: { "content-type": "text/javascript", etag: `"${b.hash}"`, "x-p2-bundle-hash": b.hash },
+				});
+			}
+			case "/owner/redeem": {
+				if (req.method !== "POST") return problem(405, "POST");
+				if (!sameOrigin(req)) return problem(403, "cross-origin request refused");
+				const text = await readBoundedText(req, 2048);
+				let body: unknown;
+				try {
+					body = text === null ? null : JSON.parse(text);
+				} catch {
+					body = null;
+				}
+				const parsed = RedeemBody(body);
+				if (parsed instanceof type.errors) return problem(400, "expected {token}");
+				const redeemed = owners.redeem(parsed.token);
+				if (!redeemed) return problem(403, "this owner link is not valid (used, expired or unknown)");
+				const cookie = `${OWNER_COOKIE}=${redeemed.cookie}; HttpOnly; SameSite=Strict; Path=/; Max-Age=31536000${secureCookie ? "; Secure" : ""}`;
+				return json({ role: "owner" }, 200, { "set-cookie": cookie });
+			}
+			case "/owner/check": {
+				const cookie = readCookie(req, OWNER_COOKIE);
+				const login = cookie ? owners.check(cookie) : null;
+				return login ? json({ role: "owner" }) : problem(401, "not signed in");
+			}
+			case "/owner/logout":
+			case "/owner/logout-all": {
+				if (req.method !== "POST") return problem(405, "POST");
+				if (!sameOrigin(req)) return problem(403, "cross-origin request refused");
+				const cookie = readCookie(req, OWNER_COOKIE);
+				const login = cookie ? owners.check(cookie) : null;
+				if (!cookie || !login) return problem(401, "not signed in");
+				if (url.pathname === "/owner/logout") {
+					owners.logout(cookie);
+					closeOwnerConnections((p) => p.id === `owner:${login.id}`);
+				} else {
+					owners.logoutAll();
+					closeOwnerConnections((p) => p.role === "owner");
+				}
+				const clear = `${OWNER_COOKIE}=; HttpOnly; SameSite=Strict; Path=/; Max-Age=0${secureCookie ? "; Secure" : ""}`;
+				return json({ ok: true }, 200, { "set-cookie": clear });
+			}
+		}
+		for (const plugin of options.plugins) {
+			const response = await plugin.route?.(req, ctx);
+			if (response) return response;
+		}
+		return problem(404, "not found");
+	}
+
+	const server: Server<SocketData> = Bun.serve<SocketData>({
+		hostname,
+		port: options.port ?? 0,
+		...(options.tls ? { tls: { cert: Bun.file(options.tls.cert), key: Bun.file(options.tls.key) } } : {}),
+		async fetch(req, srv) {
+			try {
+				return await handle(req, srv);
+			} catch (error) {
+				console.error("request failed:", error);
+				return problem(500, "internal error");
+			}
+		},
+		websocket: {
+			// Larger than a frame may be, so an oversized frame is refused by the protocol and the socket survives.
+			maxPayloadLength: 16 * 1024 * 1024,
+			idleTimeout: 120,
+			sendPings: true,
+			open(ws: ServerWebSocket<SocketData>) {
+				ws.data.connection = host.connect(ws.data.principal, {
+					send(text) {
+						if (ws.getBufferedAmount() > MAX_SOCKET_BUFFER) {
+							ws.close(1008, "client too slow");
+							return;
+						}
+						ws.send(text);
+					},
+					close: () => ws.close(4401, "access ended"),
+				});
+			},
+			message(ws, message) {
+				if (typeof message !== "string") {
+					ws.send(JSON.stringify({ t: "refused", code: "bad_frame", message: "frames are text" }));
+					return;
+				}
+				void ws.data.connection?.receive(message);
+			},
+			close(ws) {
+				ws.data.connection?.close();
+			},
+		},
+	});
+	const origin =
+		options.publicOrigin ?? `${scheme}://${isLoopbackHost(hostname) ? "127.0.0.1" : hostname}:${server.port}`;
+	const infoPath = join(options.dataDir, SERVER_INFO_FILE);
+	if (options.advertise) {
+		const info: ServerInfo = { origin, port: server.port ?? 0, pid: process.pid, deviceToken };
+		writePrivateFile(infoPath, `${JSON.stringify(info)}\n`);
+	}
+
+	return {
+		origin,
+		port: server.port ?? 0,
+		deviceToken,
+		ctx,
+		mintOwnerLink: () => `${origin}/owner#${owners.mintLink()}`,
+		async stop() {
+			server.stop(true);
+			for (const plugin of options.plugins) await plugin.close?.();
+			await services.close();
+			owners.close();
+			if (options.advertise && existsSync(infoPath)) {
+				try {
+					if (JSON.parse(readFileSync(infoPath, "utf8")).deviceToken === deviceToken) rmSync(infoPath);
+				} catch {
+					// Another server replaced it; leave theirs.
+				}
+			}
+		},
+	};
+}

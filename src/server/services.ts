@@ -1,0 +1,51 @@
+import type { RetryPolicy } from "@earendil-works/pi-ai";
+import { loadModelCatalog, type ModelCatalog } from "./agent/models.ts";
+import { EventBus } from "./events.ts";
+import { ServerSettings } from "./settings.ts";
+import { Catalog } from "./store/catalog.ts";
+import { ensurePrivateDir } from "./store/data-dir.ts";
+import { SessionStores } from "./store/session-stores.ts";
+
+export interface ServicesOptions {
+	readonly dataDir: string;
+	/** Where provider credentials are read from; the process environment by default. */
+	readonly env?: Record<string, string | undefined>;
+	/** Automatic retry of transient provider errors (pi's defaults: 3 retries from 2 s). */
+	readonly retry?: RetryPolicy;
+	/** Idle session stores are closed after this long. */
+	readonly storeIdleMs?: number;
+}
+
+/** What every plugin's server part may use. Built once per server. */
+export interface ServerServices {
+	readonly dataDir: string;
+	readonly catalog: Catalog;
+	readonly stores: SessionStores;
+	readonly models: ModelCatalog;
+	readonly settings: ServerSettings;
+	readonly bus: EventBus;
+	readonly retry: RetryPolicy;
+	close(): Promise<void>;
+}
+
+export const DEFAULT_RETRY: RetryPolicy = { enabled: true, maxRetries: 3, baseDelayMs: 2000 };
+
+export async function createServices(options: ServicesOptions): Promise<ServerServices> {
+	ensurePrivateDir(options.dataDir);
+	const catalog = Catalog.open(options.dataDir);
+	const stores = new SessionStores(options.dataDir, { idleMs: options.storeIdleMs });
+	const models = await loadModelCatalog({ dataDir: options.dataDir, env: options.env ?? process.env });
+	return {
+		dataDir: options.dataDir,
+		catalog,
+		stores,
+		models,
+		settings: new ServerSettings(options.dataDir),
+		bus: new EventBus(),
+		retry: options.retry ?? DEFAULT_RETRY,
+		async close() {
+			stores.closeAll();
+			catalog.close();
+		},
+	};
+}
