@@ -1,30 +1,10 @@
 import { type } from "arktype";
+import { Author, ConversationInput, ThinkingLevel, UsageTotals } from "../../protocol/common.ts";
 import { defineContract, method } from "../../protocol/contract.ts";
-import { Role } from "../../protocol/roles.ts";
 
-/** The conversation every session starts with. */
-export const MAIN_CONVERSATION = "main";
-
-export const SessionId = type(/^[0-9a-f-]{36}$/);
-export const ConversationId = type(/^[a-z0-9][a-z0-9._-]{0,63}$/);
-export const ChatInput = type({ session: SessionId, conversation: ConversationId });
-export type ChatInput = typeof ChatInput.infer;
-
-export const ThinkingLevel = type("'off' | 'minimal' | 'low' | 'medium' | 'high' | 'xhigh' | 'max'");
-export type ThinkingLevel = typeof ThinkingLevel.infer;
-
-/** Stamped by the server on everything a person authors; never taken from the client. */
-export const Author = type({ id: "string", name: "string", role: Role });
-export type Author = typeof Author.infer;
-
-export const Usage = type({
-	input: "number",
-	output: "number",
-	cacheRead: "number",
-	cacheWrite: "number",
-	cost: "number",
-});
-export type Usage = typeof Usage.infer;
+export { Author, ConversationInput as ChatInput, MAIN_CONVERSATION, ThinkingLevel } from "../../protocol/common.ts";
+export const Usage = UsageTotals;
+export type Usage = UsageTotals;
 
 export const AssistantPart = type({ type: "'text'", text: "string" }).or({
 	type: "'thinking'",
@@ -165,7 +145,7 @@ const ownerMethods = [...participantMethods, "configure"] as const;
 export const chatContract = defineContract({
 	name: "chat",
 	version: 1,
-	input: ChatInput,
+	input: ConversationInput,
 	methods: {
 		send: method(SendArgs, SendResult),
 		stop: method(type("null | undefined"), StopResult),

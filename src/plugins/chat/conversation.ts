@@ -1,0 +1,538 @@
+import { join } from "node:path";
+import type { Api, AssistantMessage, Model, UserMessage } from "@earendil-works/pi-ai";
+import { clampThinkingLevel, getSupportedThinkingLevels } from "@earendil-works/pi-ai";
+import { ProtocolError } from "../../protocol/codes.ts";
+import { type Author, THINKING_LEVELS, type ThinkingLevel } from "../../protocol/common.ts";
+import type { PatchOp } from "../../protocol/patch.ts";
+import { ConversationEngine, type EngineEvent, type RunOutcome } from "../../server/agent/conversation-engine.ts";
+import { buildSystemPrompt } from "../../server/agent/system-prompt.ts";
+import { createTools } from "../../server/agent/tools/index.ts";
+import { LiveState } from "../../server/objects/live-state.ts";
+import type { Principal } from "../../server/objects/principal.ts";
+import { isOwner } from "../../server/objects/principal.ts";
+import type { ServerContext } from "../../server/plugin.ts";
+import { DuplicateRequestError } from "../../server/store/errors.ts";
+import type { QueuedRow, SessionStore, StoredEntry } from "../../server/store/session-store.ts";
+import type {
+	ChatEntry,
+	ChatState,
+	ModelState,
+	QueuedInput,
+	QueueMode,
+	ConfigureArgs as TConfigureArgs,
+} from "./contract.ts";
+import { toAgentHistory } from "./history.ts";
+import { fitWindow, type StoredData, toView } from "./view.ts";
+
+/** What pi says when nothing can answer; p2 never invents an answer instead. */
+export const NO_MODELS_TEXT =
+	"No models available. Use /login to log into a provider via OAuth or API key, or add a provider to models.json in the server's data directory.";
+
+/** The first window: this many entries at most, and at most this many bytes of them. */
+const WINDOW_ENTRIES = 200;
+const WINDOW_BYTES = 192 * 1024;
+/** The replicated window is trimmed back to this when it grows past WINDOW_ENTRIES during a long session. */
+const WINDOW_KEEP = 150;
+const HISTORY_PAGE = 1000;
+
+type ConfigureArgs = typeof TConfigureArgs.infer;
+
+interface Queued {
+	readonly row: QueuedRow;
+	readonly message: UserMessage;
+}
+
+export function authorOf(principal: Principal): Author {
+	return { id: principal.id, name: principal.name, role: principal.role };
+}
+
+function modelKey(model: Pick<Model<Api>, "provider" | "id">): string {
+	return `${model.provider}/${model.id}`;
+}
+
+export function thinkingLevelsOf(model: Model<Api>): ThinkingLevel[] {
+	if (!model.reasoning) return ["off"];
+	const supported = new Set<string>(getSupportedThinkingLevels(model));
+	supported.add("off");
+	return THINKING_LEVELS.filter((level) => supported.has(level));
+}
+
+export function modelState(model: Model<Api> | undefined): ModelState {
+	if (!model) return null;
+	return {
+		provider: model.provider,
+		id: model.id,
+		name: model.name ?? model.id,
+		contextWindow: model.contextWindow ?? 0,
+		reasoning: model.reasoning === true,
+		thinkingLevels: thinkingLevelsOf(model),
+	};
+}
+
+function asQueuedInput(row: QueuedRow): QueuedInput {
+	return { id: row.id, mode: row.mode, text: row.text, author: row.author as Author, at: row.at };
+}
+
+/**
+ * One conversation on the server: its committed entries (in the session store), the live run, the queue and
+ * the replicated state every client of it shares. Keys arrive as method calls; state leaves as patches.
+ */
+export class Conversation {
+	readonly session: string;
+	readonly id: string;
+	readonly live: LiveState<ChatState>;
+	#ctx: ServerContext;
+	#store: SessionStore;
+	#engine: ConversationEngine | null = null;
+	#run: { id: string; input: UserMessage } | null = null;
+	#runDone: Promise<void> = Promise.resolve();
+	#queue = new Map<string, Queued>();
+	#byMessage = new Map<UserMessage, string>();
+	/** contentIndex of the streaming message → index in live.message.parts. */
+	#parts = new Map<number, number>();
+
+	constructor(ctx: ServerContext, store: SessionStore, session: string, conversation: string) {
+		this.#ctx = ctx;
+		this.#store = store;
+		this.session = session;
+		this.id = conversation;
+		const stored = store.window(conversation, WINDOW_ENTRIES);
+		const window = fitWindow(stored.map(toView), WINDOW_BYTES);
+		const total = store.count(conversation);
+		const model = this.#resolveModel();
+		// Inputs still queued when the server last stopped go back to their authors, never silently run.
+		const returned = store
+			.queued(conversation)
+			.map((row) => ({ id: row.id, authorId: (row.author as Author | null)?.id ?? "", texts: [row.text], at: row.at }));
+		this.live = new LiveState<ChatState>({
+			entries: window.entries,
+			older: window.trimmed || total > window.entries.length,
+			live: null,
+			queue: [],
+			returned,
+			model: modelState(model),
+			thinkingLevel: this.#resolveThinking(model),
+		});
+	}
+
+	get busy(): boolean {
+		return this.#run !== null;
+	}
+
+	/** Resolves when the current run (if any) has ended. */
+	idle(): Promise<void> {
+		return this.#runDone;
+	}
+
+	send(
+		args: { text: string; mode: QueueMode; requestId: string },
+		principal: Principal,
+	): "started" | "queued" | "duplicate" {
+		if (this.#store.byRequestId(this.id, args.requestId)) return "duplicate";
+		const author = authorOf(principal);
+		if (this.#run) {
+			const id = crypto.randomUUID();
+			let row: QueuedRow;
+			try {
+				row = this.#store.enqueue(this.id, { id, mode: args.mode, text: args.text, author, requestId: args.requestId });
+			} catch (error) {
+				if (error instanceof DuplicateRequestError) return "duplicate";
+				throw error;
+			}
+			const message: UserMessage = { role: "user", content: args.text, timestamp: row.at };
+			this.#queue.set(id, { row, message });
+			this.#byMessage.set(message, id);
+			if (args.mode === "steer") this.#engine?.steer(message);
+			else this.#engine?.followUp(message);
+			this.#update([{ op: "push", path: ["queue"], items: [asQueuedInput(row)] }]);
+			return "queued";
+		}
+		const model = this.#resolveModel();
+		if (!model) throw new ProtocolError("unavailable", NO_MODELS_TEXT);
+		const engine = this.#ensureEngine(model);
+		let entry: StoredEntry;
+		try {
+			entry = this.#store.append(this.id, {
+				kind: "user",
+				data: { kind: "user", text: args.text } satisfies StoredData,
+				author,
+				requestId: args.requestId,
+			});
+		} catch (error) {
+			if (error instanceof DuplicateRequestError) return "duplicate";
+			throw error;
+		}
+		this.#nameSessionAfter(args.text);
+		this.#startRun(engine, { role: "user", content: args.text, timestamp: entry.at }, entry);
+		return "started";
+	}
+
+	/** Aborts the run. The caller's own queued texts come back to them; others' go back to their authors. */
+	stop(principal: Principal): { stopped: boolean; texts: string[] } {
+		const mine: string[] = [];
+		const theirs: string[] = [];
+		for (const [id, q] of this.#queue) ((q.row.author as Author).id === principal.id ? mine : theirs).push(id);
+		const texts = this.#store.withdraw(mine).map((row) => row.text);
+		const returned = theirs.flatMap((id) => {
+			const q = this.#queue.get(id);
+			if (!q) return [];
+			return [{ id, authorId: (q.row.author as Author).id, texts: [q.row.text], at: Date.now() }];
+		});
+		this.#queue.clear();
+		this.#byMessage.clear();
+		const ops: PatchOp[] = [{ op: "set", path: ["queue"], value: [] }];
+		for (const r of returned) ops.push({ op: "push", path: ["returned"], items: [r] });
+		this.#update(ops);
+		const stopped = this.#run !== null;
+		if (this.#run) this.#engine?.abort();
+		return { stopped, texts };
+	}
+
+	dequeue(id: string, principal: Principal): { text: string | null } {
+		const q = this.#queue.get(id);
+		if (!q) return { text: null };
+		if ((q.row.author as Author).id !== principal.id && !isOwner(principal)) {
+			throw new ProtocolError("forbidden", "only its author or an owner may take back a queued message");
+		}
+		const [row] = this.#store.withdraw([id]);
+		this.#forget([id]);
+		return { text: row?.text ?? null };
+	}
+
+	/** pi's Alt+Up: the caller's queued messages back into their editor; others' stay queued. */
+	dequeueOwn(principal: Principal): { restored: string[]; skipped: number } {
+		const mine = [...this.#queue.values()].filter((q) => (q.row.author as Author).id === principal.id);
+		const rows = this.#store.withdraw(mine.map((q) => q.row.id));
+		this.#forget(mine.map((q) => q.row.id));
+		return { restored: rows.map((r) => r.text), skipped: this.#queue.size };
+	}
+
+	ackReturned(id: string, principal: Principal): null {
+		const index = this.live.state.returned.findIndex((r) => r.id === id);
+		const item = this.live.state.returned[index];
+		if (!item) return null;
+		if (item.authorId !== principal.id && !isOwner(principal)) {
+			throw new ProtocolError("forbidden", "these texts belong to someone else");
+		}
+		this.#store.withdraw([id]);
+		this.#update([{ op: "splice", path: ["returned"], start: index, remove: 1, items: [] }]);
+		return null;
+	}
+
+	configure(args: ConfigureArgs): ModelState {
+		let model = this.#resolveModel();
+		if (args.model) {
+			const found = this.#ctx.models.find(args.model.provider, args.model.id);
+			if (!found) throw new ProtocolError("not_found", `no usable model ${args.model.provider}/${args.model.id}`);
+			model = found;
+		}
+		if (!model) throw new ProtocolError("unavailable", NO_MODELS_TEXT);
+		const wanted = args.thinkingLevel ?? this.live.state.thinkingLevel;
+		const level = model.reasoning ? (clampThinkingLevel(model, wanted) as ThinkingLevel) : "off";
+		this.#ctx.catalog.update(this.session, { model: modelKey(model), thinkingLevel: level });
+		this.#ctx.bus.emit({ type: "session.activity", session: this.session });
+		this.#engine?.setModel(model, level);
+		const state = modelState(model);
+		this.#update([
+			{ op: "set", path: ["model"], value: state },
+			{ op: "set", path: ["thinkingLevel"], value: level },
+		]);
+		return state;
+	}
+
+	page(beforeSeq: number, limit: number): { entries: ChatEntry[]; more: boolean } {
+		const page = this.#store.page(this.id, { beforeSeq, limit });
+		return { entries: page.entries.map(toView), more: page.more };
+	}
+
+	/** Aborts any run and waits for it, e.g. at shutdown. */
+	async shutdown(): Promise<void> {
+		this.#engine?.abort();
+		await this.#runDone;
+	}
+
+	// --- runs ---
+
+	#startRun(engine: ConversationEngine, input: UserMessage, entry: StoredEntry): void {
+		const runId = crypto.randomUUID();
+		this.#store.beginRun(this.id, runId);
+		this.#run = { id: runId, input };
+		this.#update([
+			{ op: "push", path: ["entries"], items: [toView(entry)] },
+			{ op: "set", path: ["live"], value: { runId, startedAt: Date.now(), message: null, tools: [], retry: null } },
+		]);
+		this.#trimWindow();
+		this.#ctx.catalog.touch(this.session);
+		this.#ctx.bus.emit({ type: "session.busy", session: this.session, busy: true });
+		this.#runDone = engine.run(input).then(
+			(outcome) => this.#endRun(runId, outcome),
+			(error) => {
+				console.error("run failed:", error);
+				this.#endRun(runId, "error");
+			},
+		);
+	}
+
+	#endRun(runId: string, outcome: RunOutcome): void {
+		this.#store.endRun(runId, outcome);
+		this.#run = null;
+		this.#update([{ op: "set", path: ["live"], value: null }]);
+		this.#ctx.bus.emit({ type: "session.busy", session: this.session, busy: false });
+		// pi keeps going while anything is queued (e.g. the run ended on an error before a follow-up was taken).
+		if (outcome === "aborted" || this.#queue.size === 0 || !this.#engine) return;
+		const [first, ...rest] = [...this.#queue.values()];
+		if (!first) return;
+		this.#queue.delete(first.row.id);
+		this.#byMessage.delete(first.message);
+		this.#store.markDelivered(first.row.id);
+		const entry = this.#store.append(this.id, {
+			kind: "user",
+			data: { kind: "user", text: first.row.text } satisfies StoredData,
+			author: first.row.author,
+			requestId: first.row.requestId,
+		});
+		this.#update([{ op: "splice", path: ["queue"], start: 0, remove: 1, items: [] }]);
+		this.#engine.requeue(
+			rest.filter((q) => q.row.mode === "steer").map((q) => q.message),
+			rest.filter((q) => q.row.mode === "followUp").map((q) => q.message),
+		);
+		this.#startRun(this.#engine, first.message, entry);
+	}
+
+	#ensureEngine(model: Model<Api>): ConversationEngine {
+		if (this.#engine) return this.#engine;
+		const record = this.#ctx.catalog.get(this.session);
+		if (!record) throw new ProtocolError("not_found", "the session is gone");
+		const tools = createTools({ cwd: record.cwd, spillDir: join(this.#ctx.dataDir, "spill", this.session) });
+		this.#engine = new ConversationEngine({
+			model,
+			thinkingLevel: this.live.state.thinkingLevel,
+			systemPrompt: buildSystemPrompt({ cwd: record.cwd, toolNames: tools.map((t) => t.name) }),
+			tools,
+			history: toAgentHistory(this.#allEntries()),
+			streamFn: this.#ctx.models.streamFn,
+			retry: this.#ctx.retry,
+			sessionId: this.session,
+			onEvent: (event) => this.#onEngine(event),
+		});
+		return this.#engine;
+	}
+
+	#allEntries(): StoredEntry[] {
+		const all: StoredEntry[] = [];
+		let after = 0;
+		for (;;) {
+			const page = this.#store.since(this.id, after, HISTORY_PAGE);
+			all.push(...page.entries);
+			const last = page.entries[page.entries.length - 1];
+			if (!page.more || !last) return all;
+			after = last.seq;
+		}
+	}
+
+	#onEngine(event: EngineEvent): void {
+		const run = this.#run;
+		if (!run) return;
+		switch (event.type) {
+			case "assistant_start":
+				this.#parts.clear();
+				this.#update([{ op: "set", path: ["live", "message"], value: { parts: [], toolCalls: [] } }]);
+				return;
+			case "part_start": {
+				const parts = this.live.state.live?.message?.parts;
+				if (!parts) return;
+				this.#parts.set(event.index, parts.length);
+				const value =
+					event.kind === "text" ? { type: "text", text: "" } : { type: "thinking", text: "", redacted: false };
+				this.#update([{ op: "push", path: ["live", "message", "parts"], items: [value] }]);
+				return;
+			}
+			case "part_delta": {
+				const index = this.#parts.get(event.index);
+				if (index === undefined || event.delta === "") return;
+				this.#update([{ op: "append", path: ["live", "message", "parts", index, "text"], text: event.delta }]);
+				return;
+			}
+			case "tool_call":
+				if (!this.live.state.live?.message) return;
+				this.#update([{ op: "push", path: ["live", "message", "toolCalls"], items: [event.id] }]);
+				return;
+			case "assistant_end":
+				if (event.retrying) {
+					this.#update([{ op: "set", path: ["live", "message"], value: null }]);
+					return;
+				}
+				this.#commit({ kind: "assistant", message: event.message }, run.id, [
+					{ op: "set", path: ["live", "message"], value: null },
+				]);
+				this.#reportUsage(event.message);
+				return;
+			case "user_delivered": {
+				if (event.message === run.input) return;
+				const id = this.#byMessage.get(event.message);
+				const q = id === undefined ? undefined : this.#queue.get(id);
+				if (!q || id === undefined) return;
+				this.#queue.delete(id);
+				this.#byMessage.delete(event.message);
+				this.#store.markDelivered(id);
+				const index = this.live.state.queue.findIndex((item) => item.id === id);
+				const entry = this.#store.append(this.id, {
+					kind: "user",
+					data: { kind: "user", text: q.row.text } satisfies StoredData,
+					author: q.row.author,
+					requestId: q.row.requestId,
+					runId: run.id,
+				});
+				this.#update([
+					...(index >= 0 ? [{ op: "splice", path: ["queue"], start: index, remove: 1, items: [] } as PatchOp] : []),
+					{ op: "push", path: ["entries"], items: [toView(entry)] },
+				]);
+				this.#trimWindow();
+				return;
+			}
+			case "tool_start":
+				this.#update([
+					{
+						op: "push",
+						path: ["live", "tools"],
+						items: [{ id: event.id, name: event.name, args: event.args, output: "", startedAt: Date.now() }],
+					},
+				]);
+				return;
+			case "tool_update": {
+				const tools = this.live.state.live?.tools ?? [];
+				const index = tools.findIndex((t) => t.id === event.id);
+				const tool = tools[index];
+				if (!tool || tool.output === event.output) return;
+				const op: PatchOp = event.output.startsWith(tool.output)
+					? { op: "append", path: ["live", "tools", index, "output"], text: event.output.slice(tool.output.length) }
+					: { op: "set", path: ["live", "tools", index, "output"], value: event.output };
+				this.#update([op]);
+				return;
+			}
+			case "tool_end": {
+				const index = (this.live.state.live?.tools ?? []).findIndex((t) => t.id === event.id);
+				this.#commit(
+					{
+						kind: "tool",
+						callId: event.id,
+						name: event.name,
+						args: event.args,
+						result: {
+							content: event.result.content,
+							details: event.result.details ?? null,
+							isError: event.result.isError,
+						},
+						durationMs: event.durationMs,
+					},
+					run.id,
+					index >= 0 ? [{ op: "splice", path: ["live", "tools"], start: index, remove: 1, items: [] }] : [],
+				);
+				return;
+			}
+			case "retry_scheduled":
+				this.#update([
+					{
+						op: "set",
+						path: ["live", "retry"],
+						value: {
+							attempt: event.attempt,
+							maxAttempts: event.maxAttempts,
+							until: Date.now() + event.delayMs,
+							error: event.error,
+						},
+					},
+				]);
+				return;
+			case "retry_cleared":
+				if (this.live.state.live) this.#update([{ op: "set", path: ["live", "retry"], value: null }]);
+				return;
+		}
+	}
+
+	/** Stores an entry first, then shows it: what clients see is always already durable. */
+	#commit(data: StoredData, runId: string, extra: PatchOp[]): void {
+		const entry = this.#store.append(this.id, { kind: data.kind, data, runId });
+		this.#update([...extra, { op: "push", path: ["entries"], items: [toView(entry)] }]);
+		this.#trimWindow();
+	}
+
+	#reportUsage(message: AssistantMessage): void {
+		const u = message.usage;
+		if (!u) return;
+		const totalInput = u.input + u.cacheRead + u.cacheWrite;
+		this.#ctx.bus.emit({
+			type: "usage.changed",
+			session: this.session,
+			conversation: this.id,
+			usage: {
+				input: u.input,
+				output: u.output,
+				cacheRead: u.cacheRead,
+				cacheWrite: u.cacheWrite,
+				cost: u.cost?.total ?? 0,
+			},
+			contextTokens: totalInput + u.output,
+			cacheHitRate: totalInput > 0 ? u.cacheRead / totalInput : null,
+		});
+	}
+
+	#forget(ids: readonly string[]): void {
+		const ops: PatchOp[] = [];
+		for (const id of ids) {
+			const q = this.#queue.get(id);
+			if (!q) continue;
+			this.#queue.delete(id);
+			this.#byMessage.delete(q.message);
+		}
+		ops.push({ op: "set", path: ["queue"], value: [...this.#queue.values()].map((q) => asQueuedInput(q.row)) });
+		this.#update(ops);
+		const rest = [...this.#queue.values()];
+		this.#engine?.requeue(
+			rest.filter((q) => q.row.mode === "steer").map((q) => q.message),
+			rest.filter((q) => q.row.mode === "followUp").map((q) => q.message),
+		);
+	}
+
+	/** Keeps the replicated window bounded: clients page older entries from the store. */
+	#trimWindow(): void {
+		const count = this.live.state.entries.length;
+		if (count <= WINDOW_ENTRIES) return;
+		this.#update([
+			{ op: "splice", path: ["entries"], start: 0, remove: count - WINDOW_KEEP, items: [] },
+			{ op: "set", path: ["older"], value: true },
+		]);
+	}
+
+	#update(ops: PatchOp[]): void {
+		this.live.update(ops);
+	}
+
+	#nameSessionAfter(text: string): void {
+		const record = this.#ctx.catalog.get(this.session);
+		if (record?.title !== "") return;
+		const title = text.replace(/\s+/g, " ").trim().slice(0, 80);
+		if (title === "") return;
+		this.#ctx.catalog.update(this.session, { title });
+		this.#ctx.bus.emit({ type: "session.activity", session: this.session });
+	}
+
+	#resolveModel(): Model<Api> | undefined {
+		const { models, settings } = this.#ctx;
+		const record = this.#ctx.catalog.get(this.session);
+		const [provider, ...rest] = (record?.model ?? "").split("/");
+		const chosen = provider && rest.length ? models.find(provider, rest.join("/")) : undefined;
+		if (chosen) return chosen;
+		const fallback = settings.value.defaultModel;
+		return (fallback && models.find(fallback.provider, fallback.id)) || models.usable()[0];
+	}
+
+	#resolveThinking(model: Model<Api> | undefined): ThinkingLevel {
+		if (!model?.reasoning) return "off";
+		const record = this.#ctx.catalog.get(this.session);
+		const wanted = (record?.thinkingLevel ??
+			this.#ctx.settings.value.defaultThinkingLevel ??
+			"medium") as ThinkingLevel;
+		return clampThinkingLevel(model, wanted) as ThinkingLevel;
+	}
+}

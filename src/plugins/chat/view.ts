@@ -1,0 +1,147 @@
+import type { AssistantMessage, ImageContent, TextContent } from "@earendil-works/pi-ai";
+import type { AssistantPart, Author, ChatEntry, ToolResult, Usage } from "./contract.ts";
+
+/** What the chat plugin stores per entry kind (the `data` column); assistant entries keep pi-ai's full message. */
+export type StoredData =
+	| { kind: "user"; text: string; images?: ImageContent[] }
+	| { kind: "assistant"; message: AssistantMessage }
+	| {
+			kind: "tool";
+			callId: string;
+			name: string;
+			args: Record<string, unknown>;
+			result: { content: (TextContent | ImageContent)[]; details: unknown; isError: boolean };
+			durationMs: number | null;
+	  }
+	| { kind: "error"; message: string }
+	| { kind: "interrupted"; runId?: string };
+
+export interface StoredRow {
+	readonly seq: number;
+	readonly at: number;
+	readonly kind: string;
+	readonly data: unknown;
+	readonly author: unknown;
+}
+
+export const INTERRUPTED_TEXT = "The server stopped while this run was in progress; it was interrupted.";
+
+function usageOf(message: AssistantMessage): Usage | null {
+	const u = message.usage;
+	if (!u) return null;
+	return {
+		input: u.input,
+		output: u.output,
+		cacheRead: u.cacheRead,
+		cacheWrite: u.cacheWrite,
+		cost: u.cost?.total ?? 0,
+	};
+}
+
+export function assistantParts(message: Pick<AssistantMessage, "content">): AssistantPart[] {
+	const parts: AssistantPart[] = [];
+	for (const block of message.content) {
+		if (block.type === "text") parts.push({ type: "text", text: block.text });
+		else if (block.type === "thinking")
+			parts.push({ type: "thinking", text: block.thinking, redacted: block.redacted === true });
+	}
+	return parts;
+}
+
+function stopReason(message: AssistantMessage): "stop" | "length" | "toolUse" | "error" | "aborted" {
+	switch (message.stopReason) {
+		case "length":
+		case "toolUse":
+		case "error":
+		case "aborted":
+			return message.stopReason;
+		default:
+			return "stop";
+	}
+}
+
+export function textOf(content: readonly (TextContent | ImageContent)[]): string {
+	return content
+		.filter((c): c is TextContent => c.type === "text")
+		.map((c) => c.text)
+		.join("\n");
+}
+
+function plainDetails(details: unknown): Record<string, unknown> | null {
+	if (typeof details !== "object" || details === null || Array.isArray(details)) return null;
+	return details as Record<string, unknown>;
+}
+
+const UNKNOWN_AUTHOR: Author = { id: "unknown", name: "unknown", role: "view" };
+
+/** Turns a stored row into what clients see. Unknown or damaged rows become an error entry, never a crash. */
+export function toView(row: StoredRow): ChatEntry {
+	const base = { seq: row.seq, at: row.at };
+	const data = row.data as StoredData;
+	try {
+		switch (row.kind) {
+			case "user":
+				if (data.kind !== "user") break;
+				return {
+					...base,
+					kind: "user",
+					text: data.text,
+					author: (row.author as Author | null) ?? UNKNOWN_AUTHOR,
+					images: data.images?.length ?? 0,
+				};
+			case "assistant": {
+				if (data.kind !== "assistant") break;
+				const m = data.message;
+				return {
+					...base,
+					kind: "assistant",
+					parts: assistantParts(m),
+					toolCalls: m.content.flatMap((c) => (c.type === "toolCall" ? [c.id] : [])),
+					stopReason: stopReason(m),
+					...(m.errorMessage ? { error: m.errorMessage } : {}),
+					provider: m.provider,
+					model: m.model,
+					usage: usageOf(m),
+				};
+			}
+			case "tool": {
+				if (data.kind !== "tool") break;
+				const result: ToolResult = {
+					text: textOf(data.result.content),
+					isError: data.result.isError,
+					details: plainDetails(data.result.details),
+				};
+				return {
+					...base,
+					kind: "tool",
+					callId: data.callId,
+					name: data.name,
+					args: data.args,
+					result,
+					durationMs: data.durationMs,
+				};
+			}
+			case "error":
+				if (data.kind !== "error") break;
+				return { ...base, kind: "error", message: data.message };
+			case "interrupted":
+				return { ...base, kind: "interrupted", message: INTERRUPTED_TEXT };
+		}
+	} catch {
+		// Fall through to the damaged-entry notice.
+	}
+	return { ...base, kind: "error", message: `entry ${row.seq} could not be read` };
+}
+
+/** Picks the newest entries that fit `budget` bytes (at least one), so the first window stays small. */
+export function fitWindow(entries: readonly ChatEntry[], budget: number): { entries: ChatEntry[]; trimmed: boolean } {
+	let bytes = 0;
+	let start = entries.length;
+	while (start > 0) {
+		const size = JSON.stringify(entries[start - 1]).length;
+		if (bytes + size > budget && start < entries.length) break;
+		bytes += size;
+		start--;
+	}
+	return { entries: entries.slice(start), trimmed: start > 0 };
+}

@@ -1,0 +1,42 @@
+import { type } from "arktype";
+import { ThinkingLevel } from "../../protocol/common.ts";
+import { defineContract, method } from "../../protocol/contract.ts";
+
+export const ModelInfo = type({
+	provider: "string",
+	id: "string",
+	name: "string",
+	contextWindow: "number",
+	maxTokens: "number",
+	reasoning: "boolean",
+	thinkingLevels: ThinkingLevel.array(),
+	input: "string[]",
+});
+export type ModelInfo = typeof ModelInfo.infer;
+
+export const ModelRef = type({ provider: "string", id: "string" });
+
+export const ModelsState = type({
+	models: ModelInfo.array(),
+	default: ModelRef.or("null"),
+	defaultThinkingLevel: ThinkingLevel,
+	/** Problems with the server's model configuration (e.g. a bad models.json), for the owner to fix. */
+	problems: "string[]",
+});
+export type ModelsState = typeof ModelsState.infer;
+
+export const SetDefaultArgs = type({ provider: "string", id: "string", "thinkingLevel?": ThinkingLevel });
+
+const owner = { state: ModelsState, methods: ["setDefault", "reload"] as const };
+
+/** The catalog of usable models and the defaults for new sessions. Owner only: guests never see it. */
+export const modelsContract = defineContract({
+	name: "models",
+	version: 1,
+	input: type({}),
+	methods: {
+		setDefault: method(SetDefaultArgs, ModelsState),
+		reload: method(type("null | undefined"), ModelsState),
+	},
+	variants: { deviceOwner: owner, owner, full: null, view: null },
+});

@@ -1,0 +1,83 @@
+import type { Api, Model } from "@earendil-works/pi-ai";
+import { clampThinkingLevel, getSupportedThinkingLevels } from "@earendil-works/pi-ai";
+import { ProtocolError } from "../../protocol/codes.ts";
+import { THINKING_LEVELS, type ThinkingLevel } from "../../protocol/common.ts";
+import { LiveState } from "../../server/objects/live-state.ts";
+import type { ServerContext, ServerPlugin } from "../../server/plugin.ts";
+import { type ModelInfo, type ModelsState, modelsContract, type SetDefaultArgs } from "./contract.ts";
+
+function levels(model: Model<Api>): ThinkingLevel[] {
+	if (!model.reasoning) return ["off"];
+	const supported = new Set<string>(getSupportedThinkingLevels(model));
+	supported.add("off");
+	return THINKING_LEVELS.filter((level) => supported.has(level));
+}
+
+function info(model: Model<Api>): ModelInfo {
+	return {
+		provider: model.provider,
+		id: model.id,
+		name: model.name ?? model.id,
+		contextWindow: model.contextWindow ?? 0,
+		maxTokens: model.maxTokens ?? 0,
+		reasoning: model.reasoning === true,
+		thinkingLevels: levels(model),
+		input: [...(model.input ?? ["text"])],
+	};
+}
+
+function snapshot(ctx: ServerContext): ModelsState {
+	const usable = ctx.models.usable();
+	const chosen = ctx.settings.value.defaultModel;
+	const model = (chosen && ctx.models.find(chosen.provider, chosen.id)) || usable[0];
+	const problems = [...ctx.models.problems()];
+	if (ctx.settings.problem) problems.push(ctx.settings.problem);
+	return {
+		models: usable.map(info),
+		default: model ? { provider: model.provider, id: model.id } : null,
+		defaultThinkingLevel: ctx.settings.value.defaultThinkingLevel ?? "medium",
+		problems,
+	};
+}
+
+/** The owner's model catalog and the defaults for new conversations. */
+export const modelsPlugin: ServerPlugin = {
+	name: "models",
+	register(ctx) {
+		const live = new LiveState<ModelsState>(snapshot(ctx));
+		const publish = () => {
+			const next = snapshot(ctx);
+			live.update([{ op: "set", path: [], value: next }]);
+			return next;
+		};
+		ctx.host.serve(modelsContract, {
+			open() {
+				return {
+					state: live,
+					async call(method, args) {
+						if (method === "reload") {
+							await ctx.models.reload();
+							return publish();
+						}
+						if (method === "setDefault") {
+							const a = args as typeof SetDefaultArgs.infer;
+							const model = ctx.models.find(a.provider, a.id);
+							if (!model) throw new ProtocolError("not_found", `no usable model ${a.provider}/${a.id}`);
+							const level = a.thinkingLevel
+								? model.reasoning
+									? (clampThinkingLevel(model, a.thinkingLevel) as ThinkingLevel)
+									: "off"
+								: undefined;
+							ctx.settings.update({
+								defaultModel: { provider: model.provider, id: model.id },
+								...(level ? { defaultThinkingLevel: level } : {}),
+							});
+							return publish();
+						}
+						throw new ProtocolError("unknown_method");
+					},
+				};
+			},
+		});
+	},
+};

@@ -1,0 +1,143 @@
+import { statSync } from "node:fs";
+import { isAbsolute } from "node:path";
+import { ProtocolError } from "../../protocol/codes.ts";
+import { LiveState } from "../../server/objects/live-state.ts";
+import { isOwner, type Principal } from "../../server/objects/principal.ts";
+import type { ServerContext, ServerPlugin } from "../../server/plugin.ts";
+import type { SessionRecord } from "../../server/store/catalog.ts";
+import {
+	type CreateArgs,
+	type IdArgs,
+	type PinArgs,
+	type RenameArgs,
+	type SessionRow,
+	type SessionsState,
+	sessionsContract,
+} from "./contract.ts";
+
+function checkDirectory(cwd: string): void {
+	if (!isAbsolute(cwd)) throw new ProtocolError("bad_args", "cwd must be an absolute path on the server");
+	let isDir = false;
+	try {
+		isDir = statSync(cwd).isDirectory();
+	} catch {
+		isDir = false;
+	}
+	if (!isDir) throw new ProtocolError("bad_args", `no such directory on the server: ${cwd}`);
+}
+
+/** Serves the session catalog: one replica for owners, one per guest-visible session. */
+class SessionsObject {
+	#ctx: ServerContext;
+	#busy = new Set<string>();
+	#owners: LiveState<SessionsState>;
+	#guests = new Map<string, { live: LiveState<SessionsState>; holders: number }>();
+
+	constructor(ctx: ServerContext) {
+		this.#ctx = ctx;
+		this.#owners = new LiveState({ sessions: ctx.catalog.list({}).map((r) => this.#row(r)) });
+		ctx.bus.on("session.busy", ({ session, busy }) => {
+			if (busy === this.#busy.has(session)) return;
+			if (busy) this.#busy.add(session);
+			else this.#busy.delete(session);
+			const record = ctx.catalog.get(session);
+			if (record) this.#publish(record);
+		});
+		ctx.bus.on("session.activity", ({ session }) => {
+			const record = ctx.catalog.get(session);
+			if (record) this.#publish(record);
+		});
+	}
+
+	#row(record: SessionRecord): SessionRow {
+		return {
+			id: record.id,
+			title: record.title,
+			cwd: record.cwd,
+			env: record.env,
+			model: record.model,
+			thinkingLevel: record.thinkingLevel,
+			busy: this.#busy.has(record.id),
+			pinned: record.pinned,
+			archived: record.archived,
+			createdAt: record.createdAt,
+			updatedAt: record.updatedAt,
+			parent: record.parent,
+		};
+	}
+
+	#publish(record: SessionRecord): SessionRow {
+		const row = this.#row(record);
+		const index = this.#owners.state.sessions.findIndex((s) => s.id === row.id);
+		if (index < 0) this.#owners.update([{ op: "splice", path: ["sessions"], start: 0, remove: 0, items: [row] }]);
+		else this.#owners.update([{ op: "set", path: ["sessions", index], value: row }]);
+		this.#guests.get(row.id)?.live.update([{ op: "set", path: ["sessions", 0], value: row }]);
+		return row;
+	}
+
+	open(principal: Principal) {
+		if (isOwner(principal)) return { state: this.#owners, call: (m: string, a: unknown) => this.#call(m, a) };
+		const session = principal.session;
+		const record = session ? this.#ctx.catalog.get(session) : undefined;
+		if (!session || !record) throw new ProtocolError("forbidden", "no session is shared with you");
+		let entry = this.#guests.get(session);
+		if (!entry) {
+			entry = { live: new LiveState({ sessions: [this.#row(record)] }), holders: 0 };
+			this.#guests.set(session, entry);
+		}
+		entry.holders++;
+		const held = entry;
+		return {
+			state: held.live,
+			call: () => {
+				throw new ProtocolError("forbidden");
+			},
+			release: () => {
+				if (--held.holders === 0) this.#guests.delete(session);
+			},
+		};
+	}
+
+	#require(id: string): SessionRecord {
+		const record = this.#ctx.catalog.get(id);
+		if (!record) throw new ProtocolError("not_found", `no session ${id}`);
+		return record;
+	}
+
+	#call(method: string, args: unknown): SessionRow {
+		const { catalog } = this.#ctx;
+		switch (method) {
+			case "create": {
+				const a = args as typeof CreateArgs.infer;
+				checkDirectory(a.cwd);
+				if (a.parent) this.#require(a.parent);
+				return this.#publish(catalog.create({ cwd: a.cwd, title: a.title ?? "", parent: a.parent ?? null }));
+			}
+			case "rename": {
+				const a = args as typeof RenameArgs.infer;
+				this.#require(a.id);
+				return this.#publish(catalog.update(a.id, { title: a.title.replace(/[\p{Cc}\p{Cf}]/gu, " ").trim() }));
+			}
+			case "pin": {
+				const a = args as typeof PinArgs.infer;
+				this.#require(a.id);
+				return this.#publish(catalog.update(a.id, { pinned: a.pinned }));
+			}
+			case "archive":
+			case "restore": {
+				const a = args as typeof IdArgs.infer;
+				this.#require(a.id);
+				return this.#publish(catalog.update(a.id, { archived: method === "archive" }));
+			}
+		}
+		throw new ProtocolError("unknown_method");
+	}
+}
+
+export const sessionsPlugin: ServerPlugin = {
+	name: "sessions",
+	register(ctx) {
+		const sessions = new SessionsObject(ctx);
+		ctx.host.serve(sessionsContract, { open: (_input, { principal }) => sessions.open(principal) });
+	},
+};

@@ -1,0 +1,28 @@
+import { type } from "arktype";
+import { ConversationInput, UsageTotals } from "../../protocol/common.ts";
+import { defineContract } from "../../protocol/contract.ts";
+
+export type { UsageTotals };
+
+export const StatusState = type({
+	/** The viewed conversation. */
+	conversation: UsageTotals,
+	/** The whole session: every conversation in it. */
+	session: UsageTotals,
+	/** Cache reads over all input of the latest response in the conversation; null before any. */
+	cacheHitRate: "number | null",
+	/** The conversation's context size after the latest response; null before any. */
+	contextTokens: "number | null",
+});
+export type StatusState = typeof StatusState.infer;
+
+const variant = { state: StatusState, methods: [] as const };
+
+/** Usage numbers for the footer and /session (seed 1.16). Everyone who may see the conversation may see these. */
+export const statusContract = defineContract({
+	name: "status",
+	version: 1,
+	input: ConversationInput,
+	methods: {},
+	variants: { deviceOwner: variant, owner: variant, full: variant, view: variant },
+});
