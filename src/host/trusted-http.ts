@@ -1,0 +1,74 @@
+/**
+ * Every HTTP request the launcher makes: a fixed path on the configured origin (never a server-supplied URL),
+ * no redirects (credentials never follow one), a timeout, and a bounded response.
+ */
+export interface TrustedRequest {
+	readonly origin: string;
+	readonly path: string;
+	readonly method?: "GET" | "HEAD" | "POST";
+	readonly headers?: Record<string, string>;
+	readonly body?: string;
+	readonly timeoutMs?: number;
+	readonly maxBytes?: number;
+}
+
+export interface TrustedResponse {
+	readonly status: number;
+	readonly headers: Headers;
+	readonly body: string;
+}
+
+export class TransportError extends Error {
+	override name = "TransportError";
+}
+
+export async function trustedFetch(req: TrustedRequest): Promise<TrustedResponse> {
+	const url = new URL(req.path, req.origin);
+	if (url.origin !== req.origin) throw new TransportError("refused a request outside the server's origin");
+	const maxBytes = req.maxBytes ?? 64 * 1024;
+	let response: Response;
+	try {
+		response = await fetch(url, {
+			method: req.method ?? "GET",
+			headers: { origin: req.origin, ...req.headers },
+			body: req.body,
+			redirect: "error",
+			signal: AbortSignal.timeout(req.timeoutMs ?? 10_000),
+		});
+	} catch (error) {
+		const why = (error as Error).name === "TimeoutError" ? "timed out" : "could not connect";
+		throw new TransportError(`${req.origin}: ${why}`);
+	}
+	const declared = Number(response.headers.get("content-length") ?? "0");
+	if (declared > maxBytes) {
+		await response.body?.cancel();
+		throw new TransportError(`${req.origin}: the answer is larger than ${maxBytes} bytes`);
+	}
+	const chunks: Uint8Array[] = [];
+	let size = 0;
+	if (response.body && req.method !== "HEAD") {
+		const reader = response.body.getReader();
+		for (;;) {
+			const { done, value } = await reader.read();
+			if (done) break;
+			size += value.byteLength;
+			if (size > maxBytes) {
+				await reader.cancel();
+				throw new TransportError(`${req.origin}: the answer is larger than ${maxBytes} bytes`);
+			}
+			chunks.push(value);
+		}
+	}
+	return { status: response.status, headers: response.headers, body: new TextDecoder().decode(Buffer.concat(chunks)) };
+}
+
+/** One plain line of a server's error text, for showing: no controls, bounded. */
+export function plainLine(text: string, max = 200): string {
+	let out = "";
+	for (const ch of text) {
+		const code = ch.codePointAt(0)!;
+		out += code < 0x20 || (code >= 0x7f && code < 0xa0) ? " " : ch;
+		if (out.length >= max) break;
+	}
+	return out.trim();
+}
