@@ -1,0 +1,181 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, realpathSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Role } from "../../src/protocol/roles.ts";
+import type { Principal } from "../../src/server/objects/principal.ts";
+import { startTestServer, type TestServer } from "../support/p2-server.ts";
+
+/**
+ * Every contract × every role, written out by hand (not derived from the contracts), so a contract that
+ * grants too much or too little fails here.
+ */
+const OWNER = ["deviceOwner", "owner"] as const;
+const PARTICIPANT = ["deviceOwner", "owner", "full"] as const;
+const EVERYONE = ["deviceOwner", "owner", "full", "view"] as const;
+
+interface Row {
+	object: string;
+	input: (session: string) => unknown;
+	open: readonly Role[];
+	calls: Record<string, { may: readonly Role[]; args: (session: string) => unknown }>;
+}
+
+const MATRIX: Row[] = [
+	{ object: "access", input: () => ({}), open: EVERYONE, calls: {} },
+	{
+		object: "sessions",
+		input: () => ({}),
+		open: EVERYONE,
+		calls: {
+			create: { may: OWNER, args: () => ({ cwd: "/" }) },
+			rename: { may: OWNER, args: (s) => ({ id: s, title: "renamed" }) },
+			pin: { may: OWNER, args: (s) => ({ id: s, pinned: true }) },
+			archive: { may: OWNER, args: (s) => ({ id: s }) },
+			restore: { may: OWNER, args: (s) => ({ id: s }) },
+		},
+	},
+	{
+		object: "models",
+		input: () => ({}),
+		open: OWNER,
+		calls: {
+			setDefault: { may: OWNER, args: () => ({ provider: "fake", id: "fake-model" }) },
+			reload: { may: OWNER, args: () => null },
+		},
+	},
+	{
+		object: "chat",
+		input: (s) => ({ session: s, conversation: "main" }),
+		open: EVERYONE,
+		calls: {
+			send: { may: PARTICIPANT, args: () => ({ text: "hi", mode: "steer", requestId: `r-${crypto.randomUUID()}` }) },
+			stop: { may: PARTICIPANT, args: () => null },
+			dequeue: { may: PARTICIPANT, args: () => ({ id: "nothing" }) },
+			dequeueOwn: { may: PARTICIPANT, args: () => null },
+			configure: { may: OWNER, args: () => ({ thinkingLevel: "low" }) },
+			page: { may: EVERYONE, args: () => ({ beforeSeq: 1_000_000, limit: 10 }) },
+			ackReturned: { may: PARTICIPANT, args: () => ({ id: "nothing" }) },
+		},
+	},
+	{ object: "status", input: (s) => ({ session: s, conversation: "main" }), open: EVERYONE, calls: {} },
+];
+
+let ts: TestServer;
+let session = "";
+let otherSession = "";
+const cwd = realpathSync(mkdtempSync(join(tmpdir(), "p2-matrix-")));
+
+function principalFor(role: Role, forSession: string): Principal {
+	if (role === "deviceOwner") return { role, id: "device", name: "owner" };
+	if (role === "owner") return { role, id: "owner:1", name: "owner" };
+	return { role, id: `guest:${role}`, name: `${role} guest`, session: forSession };
+}
+
+/** Frames straight into the server's object host, as its WebSocket handler feeds them. */
+function connectAs(principal: Principal) {
+	const frames: Record<string, unknown>[] = [];
+	const waiters: ((f: Record<string, unknown>) => void)[] = [];
+	const connection = ts.server.ctx.host.connect(principal, {
+		send(text) {
+			const frame = JSON.parse(text);
+			frames.push(frame);
+			// Patches and the greeting are not answers to a request.
+			if (frame.t !== "patch" && frame.t !== "hello") waiters.shift()?.(frame);
+		},
+	});
+	const next = (text: string) =>
+		new Promise<Record<string, unknown>>((resolve) => {
+			waiters.push(resolve);
+			void connection.receive(text);
+		});
+	return { connection, frames, next };
+}
+
+beforeAll(async () => {
+	ts = await startTestServer();
+	const owner = ts.server.ctx.catalog;
+	session = owner.create({ cwd }).id;
+	otherSession = owner.create({ cwd }).id;
+});
+
+afterAll(async () => {
+	await ts.stop();
+	rmSync(cwd, { recursive: true, force: true });
+});
+
+describe("role matrix", () => {
+	for (const row of MATRIX) {
+		for (const role of ["deviceOwner", "owner", "full", "view"] as const) {
+			const mayOpen = row.open.includes(role);
+			test(`${row.object} × ${role}: open ${mayOpen ? "allowed" : "refused"}`, async () => {
+				const { next } = connectAs(principalFor(role, session));
+				const opened = await next(
+					JSON.stringify({ t: "open", h: 1, object: row.object, version: 1, input: row.input(session) }),
+				);
+				if (!mayOpen) {
+					expect(opened).toMatchObject({ t: "refused", h: 1, code: "forbidden" });
+					return;
+				}
+				expect(opened).toMatchObject({ t: "snapshot", h: 1, role });
+				let id = 1;
+				for (const [name, spec] of Object.entries(row.calls)) {
+					const result = await next(
+						JSON.stringify({ t: "call", h: 1, id: ++id, method: name, args: spec.args(session) }),
+					);
+					expect(result).toMatchObject({ t: "result", h: 1, id });
+					if (spec.may.includes(role)) {
+						expect({ name, code: result.code }).not.toEqual({ name, code: "forbidden" });
+					} else {
+						expect({ name, ok: result.ok, code: result.code }).toEqual({ name, ok: false, code: "forbidden" });
+					}
+				}
+			});
+		}
+	}
+
+	for (const role of ["full", "view"] as const) {
+		test(`a ${role} guest cannot open another session's chat or status`, async () => {
+			const { next } = connectAs(principalFor(role, session));
+			for (const object of ["chat", "status"]) {
+				const frame = await next(
+					JSON.stringify({
+						t: "open",
+						h: 7,
+						object,
+						version: 1,
+						input: { session: otherSession, conversation: "main" },
+					}),
+				);
+				expect(frame).toMatchObject({ t: "refused", h: 7, code: "forbidden" });
+			}
+		});
+
+		test(`a ${role} guest's catalog holds only their session`, async () => {
+			const { next } = connectAs(principalFor(role, session));
+			const frame = (await next(JSON.stringify({ t: "open", h: 1, object: "sessions", version: 1, input: {} }))) as {
+				state: { sessions: { id: string }[] };
+			};
+			expect(frame.state.sessions.map((s) => s.id)).toEqual([session]);
+		});
+	}
+
+	test("a demoted guest loses the objects the new role may not hold, live", async () => {
+		const { connection, next, frames } = connectAs(principalFor("full", session));
+		await next(
+			JSON.stringify({ t: "open", h: 1, object: "chat", version: 1, input: { session, conversation: "main" } }),
+		);
+		connection.setPrincipal(principalFor("view", session));
+		const refused = await next(
+			JSON.stringify({
+				t: "call",
+				h: 1,
+				id: 2,
+				method: "send",
+				args: { text: "x", mode: "steer", requestId: "r-demoted-1" },
+			}),
+		);
+		expect(refused).toMatchObject({ ok: false, code: "forbidden" });
+		expect(frames.some((f) => f.t === "closed")).toBe(false);
+	});
+});
