@@ -111,13 +111,7 @@ export function bashTool(cwd: string, spillDir: string): AgentTool<typeof parame
 					const status = (s: string) => `${text ? `${text}\n\n` : ""}${s}`;
 					if (aborted) return reject(new Error(status("Command aborted")));
 					if (timedOut) return reject(new Error(status(`Command timed out after ${timeout} seconds`)));
-					if (code === null) {
-						return resolve({
-							content: [{ type: "text", text: status(`Command terminated by signal ${sig ?? "unknown"}`) }],
-							details,
-							isError: true,
-						});
-					}
+					if (code === null) return reject(new Error(status("Command terminated without an exit code")));
 					if (code !== 0) {
 						return resolve({
 							content: [{ type: "text", text: status(`Command exited with code ${code}`) }],

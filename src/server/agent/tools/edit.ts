@@ -63,7 +63,7 @@ export function displayDiff(before: string, after: string): EditDetails {
 			oldLine++;
 			newLine++;
 		}
-		if (skipped && after) out.push(` ${" ".repeat(width)} ...`);
+		if (skipped && before) out.push(` ${" ".repeat(width)} ...`);
 	}
 	return { diff: out.join("\n"), firstChangedLine: first };
 }
