@@ -1,0 +1,45 @@
+import type { ModeObserver } from "./output-filter.ts";
+
+/** Modes whose "on" is not the terminal's usual state: undone by writing `l`. Autowrap is the exception. */
+const DEFAULT_ON = new Set([7, 25]);
+
+/**
+ * Every private mode the worker's filtered output changed, so the launcher can put the person's terminal back
+ * exactly as it was (exit, crash, swap, suspend, launcher error) and re-apply the worker's modes after its own
+ * screens.
+ */
+export class TerminalModes implements ModeObserver {
+	#changed = new Map<number, boolean>();
+
+	privateMode(mode: number, enabled: boolean): void {
+		this.#changed.set(mode, enabled);
+	}
+
+	/** What the worker has set and not undone, in the order it set them. */
+	active(): ReadonlyMap<number, boolean> {
+		const out = new Map<number, boolean>();
+		for (const [mode, on] of this.#changed) if (on !== DEFAULT_ON.has(mode)) out.set(mode, on);
+		return out;
+	}
+
+	/**
+	 * Undoes the worker's modes and writes the fixed reset: mouse and focus off, autowrap on, cursor shown,
+	 * synchronized output ended, SGR and scroll region reset, alternate screen left. Forgets what it undid.
+	 */
+	cleanup(): string {
+		let out = "";
+		for (const [mode, on] of [...this.active()].reverse()) out += `\x1b[?${mode}${on ? "l" : "h"}`;
+		this.#changed.clear();
+		return `${out}\x1b[?2026l\x1b[?1000l\x1b[?1002l\x1b[?1003l\x1b[?1006l\x1b[?1004l\x1b[?7h\x1b[?25h\x1b[0m\x1b[r\x1b[?1049l`;
+	}
+
+	/** Re-applies the worker's modes after a launcher screen drew on a reset terminal. */
+	restore(): string {
+		let out = "";
+		for (const [mode, on] of this.active()) out += `\x1b[?${mode}${on ? "h" : "l"}`;
+		return out;
+	}
+
+	/** What the launcher's own screens start from: drawing state reset, the worker's modes kept on record. */
+	static readonly DRAW_RESET = "\x1b[?2026l\x1b[0m\x1b[r\x1b[?25h\x1b[2J\x1b[H";
+}

@@ -1,0 +1,251 @@
+import { describe, expect, test } from "bun:test";
+import { type MousePolicy, OutputFilter } from "../../src/host/output-filter.ts";
+import { TerminalModes } from "../../src/host/terminal-modes.ts";
+
+const E = "\x1b";
+const filter = (s: string, mouse: MousePolicy = "on") => new OutputFilter({ mouse }).write(s);
+
+/** Sequences by family: what the terminal may see, and what it must never see. */
+const ALLOWED: [string, string][] = [
+	["text", "hello, wörld 😀 中文"],
+	["line controls", "a\r\nb\tc\bd"],
+	["SGR", `${E}[0m${E}[1;38;5;140m${E}[38;2;1;2;3m${E}[48:2::1:2:3m${E}[m`],
+	["cursor", `${E}[H${E}[12;40H${E}[3A${E}[2B${E}[5C${E}[D${E}[7G${E}[4d${E}[2E${E}[F`],
+	["erase and edit", `${E}[2J${E}[K${E}[2K${E}[0J${E}[3X${E}[2P${E}[4@${E}[L${E}[3M`],
+	["scroll region", `${E}[1;30r${E}[r${E}[2S${E}[T`],
+	["save/restore", `${E}7${E}8${E}[s${E}[u${E}M${E}D${E}E`],
+	["cursor style", `${E}[2 q`],
+	["fullscreen modes", `${E}[?1049h${E}[?7l${E}[?25l${E}[?2026h${E}[?2026l${E}[?25h${E}[?7h${E}[?1049l`],
+	["mouse (policy on)", `${E}[?1000h${E}[?1002h${E}[?1004h${E}[?1006h${E}[?1006l`],
+];
+
+const REMOVED: [string, string][] = [
+	["OSC 52 clipboard", `${E}]52;c;aGVsbG8=\x07`],
+	["OSC 8 hyperlink (the text stays)", `${E}]8;;https://evil.example${E}\\${E}]8;;${E}\\`],
+	["OSC 0/1/2 title", `${E}]0;pwned\x07${E}]1;x\x07${E}]2;y${E}\\`],
+	["OSC colors", `${E}]10;?\x07${E}]11;rgb:0/0/0\x07${E}]4;1;?\x07${E}]104\x07`],
+	["OSC notifications", `${E}]9;hi\x07${E}]777;notify;a;b\x07`],
+	["OSC 133 / 1337", `${E}]133;A\x07${E}]1337;File=inline=1:AAAA\x07`],
+	["DCS (DECRQSS, sixel, tmux passthrough)", `${E}P$qm${E}\\${E}Pq#0;2;0;0;0${E}\\${E}Ptmux;${E}${E}]52;c;x\x07${E}\\`],
+	["APC (kitty graphics)", `${E}_Ga=T,f=100;AAAA${E}\\`],
+	["PM and SOS", `${E}^private${E}\\${E}Xstart${E}\\`],
+	["8-bit C1", "\x9b6n\x9d0;t\x9c\x90q\x9c\x9ex\x9c\x9fy\x9c\x85\x84\x8d"],
+	["C0 controls", "\x00\x01\x05\x07\x0b\x0c\x0e\x0f\x7f"],
+	["DSR / cursor report", `${E}[6n${E}[5n${E}[?6n`],
+	["DA1/DA2/DA3", `${E}[c${E}[0c${E}[>c${E}[=c`],
+	["DECRQM", `${E}[?2026$p${E}[4$p`],
+	["window ops and reports", `${E}[14t${E}[18t${E}[8;100;100t${E}[21t`],
+	["kitty keyboard", `${E}[?u${E}[>1u${E}[<u${E}[=1;1u`],
+	["xterm modifyOtherKeys / XTVERSION", `${E}[>4;2m${E}[>0q`],
+	["reset and odd escapes", `${E}c${E}#8${E}(0${E})B${E}=${E}>${E}\\`],
+	["ANSI modes (insert, LNM)", `${E}[4h${E}[20h`],
+	["launcher-owned private modes", `${E}[?2004h${E}[?2031h${E}[?1h${E}[?1001h${E}[?1005h${E}[?1015h${E}[?9h`],
+	["soft reset", `${E}[!p`],
+];
+
+describe("output filter: families", () => {
+	for (const [name, seq] of ALLOWED) {
+		test(`passes ${name}`, () => expect(filter(seq)).toBe(seq));
+	}
+	for (const [name, seq] of REMOVED) {
+		test(`removes ${name}`, () => expect(filter(`a${seq}b`)).toBe("ab"));
+	}
+
+	test("mouse modes follow the visitor's policy", () => {
+		const all = `${E}[?1000h${E}[?1003h${E}[?1006h`;
+		expect(filter(all, "off")).toBe("");
+		expect(filter(all, "on")).toBe(`${E}[?1000h${E}[?1006h`);
+		expect(filter(all, "all")).toBe(all);
+	});
+
+	test("a list of private modes keeps only the allowed ones", () => {
+		expect(filter(`${E}[?1049;2004;25h`)).toBe(`${E}[?1049;25h`);
+		expect(filter(`${E}[?2004;2031l`)).toBe("");
+	});
+
+	test("an endless OSC never emits and never grows the filter's state", () => {
+		const f = new OutputFilter();
+		expect(f.write(`x${E}]52;c;`)).toBe("x");
+		for (let i = 0; i < 1000; i++) expect(f.write("A".repeat(1000))).toBe("");
+		expect(f.write("\x07y")).toBe("y");
+	});
+
+	test("an overlong CSI is dropped whole", () => {
+		expect(filter(`a${E}[${"1;".repeat(100)}mb`)).toBe("ab");
+	});
+
+	test("lone surrogates are dropped, pairs split across chunks are kept", () => {
+		const f = new OutputFilter();
+		expect(f.write("a\ud83d")).toBe("a");
+		expect(f.write("\ude00b")).toBe("😀b");
+		expect(filter("x\udc00y\ud800z")).toBe("xyz");
+	});
+});
+
+describe("output filter: sequences split across chunks", () => {
+	const cases = [...ALLOWED, ...REMOVED.map(([n, s]): [string, string] => [n, `a${s}b`])];
+	for (const [name, seq] of cases) {
+		test(`${name}, split at every position`, () => {
+			const whole = filter(seq);
+			for (let cut = 1; cut < seq.length; cut++) {
+				const f = new OutputFilter({ mouse: "on" });
+				expect(f.write(seq.slice(0, cut)) + f.write(seq.slice(cut))).toBe(whole);
+			}
+			const f = new OutputFilter({ mouse: "on" });
+			expect([...seq].map((ch) => f.write(ch)).join("")).toBe(whole);
+		});
+	}
+});
+
+/** An independent check of the output: every escape is on the allowlist, no control is outside it. */
+function violations(out: string, mouse: MousePolicy): string[] {
+	const modes = ["7", "25", "1049", "2026", ...(mouse !== "off" ? ["1000", "1002", "1004", "1006"] : [])];
+	if (mouse === "all") modes.push("1003");
+	const privateMode = new RegExp(`^\\x1b\\[\\?(?:${modes.join("|")})(?:;(?:${modes.join("|")}))*[hl]`);
+	const allowed = [/^\x1b\[[0-9;:]*[mABCDEFGHfdeaJKXP@LMSTrsu`]/, /^\x1b\[[0-9;]* q/, privateMode, /^\x1b[78MDE]/];
+	const bad: string[] = [];
+	for (let i = 0; i < out.length; i++) {
+		const c = out.charCodeAt(i);
+		if (c === 0x1b) {
+			const rest = out.slice(i, i + 80);
+			const m = allowed.map((r) => r.exec(rest)).find((x) => x);
+			if (!m) bad.push(JSON.stringify(rest.slice(0, 12)));
+			else i += m[0].length - 1;
+			continue;
+		}
+		if (c === 0x09 || c === 0x0a || c === 0x0d || c === 0x08) continue;
+		if (c < 0x20 || (c >= 0x7f && c < 0xa0)) bad.push(`control ${c.toString(16)}`);
+		if (c >= 0xd800 && c <= 0xdbff) {
+			const next = out.charCodeAt(i + 1);
+			if (next >= 0xdc00 && next <= 0xdfff) i++;
+			else bad.push("lone high surrogate");
+		} else if (c >= 0xdc00 && c <= 0xdfff) bad.push("lone low surrogate");
+	}
+	return bad;
+}
+
+describe("output filter: fuzz", () => {
+	// A seeded generator, so a failure can be reproduced.
+	let seed = 0x2f6b1d;
+	const rand = (n: number) => {
+		seed = (seed * 1103515245 + 12345) & 0x7fffffff;
+		return seed % n;
+	};
+	const alphabet = [
+		E,
+		"[",
+		"]",
+		"?",
+		"P",
+		"_",
+		"^",
+		"X",
+		"\\",
+		"\x07",
+		"\x9b",
+		"\x9c",
+		"\x9d",
+		";",
+		"1",
+		"0",
+		"h",
+		"l",
+		"m",
+		"u",
+		"c",
+		"n",
+		"t",
+		"q",
+		" ",
+		"$",
+		">",
+		"<",
+		"=",
+		"#",
+		"(",
+		"\ud83d",
+		"\ude00",
+		"a",
+		"\x00",
+		"\x7f",
+		"\x85",
+		"2",
+		"6",
+		"7",
+		"8",
+	];
+	const randomText = (len: number) => {
+		let s = "";
+		for (let i = 0; i < len; i++)
+			s += rand(4) === 0 ? String.fromCharCode(rand(0x10000)) : alphabet[rand(alphabet.length)];
+		return s;
+	};
+
+	test("the checker itself catches what the filter must remove", () => {
+		expect(violations(`${E}]52;c;x\x07`, "on").length).toBeGreaterThan(0);
+		expect(violations(`${E}[6n`, "on").length).toBeGreaterThan(0);
+		expect(violations(`${E}[?1003h`, "on").length).toBeGreaterThan(0);
+		expect(violations(randomText(4000), "all").length).toBeGreaterThan(0);
+	});
+
+	for (const mouse of ["off", "on", "all"] as const) {
+		test(`random input never lets a forbidden sequence through (mouse ${mouse})`, () => {
+			for (let round = 0; round < 400; round++) {
+				const f = new OutputFilter({ mouse, observer: new TerminalModes() });
+				let out = "";
+				for (let k = 0; k < 8; k++) out += f.write(randomText(1 + rand(200)));
+				const bad = violations(out, mouse);
+				if (bad.length) throw new Error(`round ${round}: ${bad.slice(0, 3).join(", ")}`);
+			}
+		});
+	}
+
+	test("random bytes decoded as UTF-8 (as the worker's output would be)", () => {
+		for (let round = 0; round < 200; round++) {
+			const bytes = new Uint8Array(512);
+			for (let i = 0; i < bytes.length; i++) bytes[i] = rand(256);
+			const f = new OutputFilter({ mouse: "on" });
+			const out = f.write(new TextDecoder().decode(bytes));
+			expect(violations(out, "on")).toEqual([]);
+		}
+	});
+});
+
+describe("terminal modes", () => {
+	test("records what the worker enabled and undoes it, then the fixed reset", () => {
+		const modes = new TerminalModes();
+		const f = new OutputFilter({ mouse: "all", observer: modes });
+		f.write(`${E}[?1049h${E}[?7l${E}[?1000h${E}[?1003h${E}[?25l${E}[?1000l`);
+		expect([...modes.active()]).toEqual([
+			[1049, true],
+			[7, false],
+			[1003, true],
+			[25, false],
+		]);
+		expect(modes.restore()).toBe(`${E}[?1049h${E}[?7l${E}[?1003h${E}[?25l`);
+		const cleanup = modes.cleanup();
+		expect(cleanup.startsWith(`${E}[?25h${E}[?1003l${E}[?7h${E}[?1049l`)).toBe(true);
+		for (const fixed of [
+			"?1000l",
+			"?1002l",
+			"?1003l",
+			"?1006l",
+			"?1004l",
+			"?7h",
+			"?25h",
+			"?2026l",
+			"0m",
+			"r",
+			"?1049l",
+		]) {
+			expect(cleanup).toContain(`${E}[${fixed}`);
+		}
+		expect(modes.active().size).toBe(0);
+	});
+
+	test("modes the filter removed are never recorded", () => {
+		const modes = new TerminalModes();
+		new OutputFilter({ mouse: "off", observer: modes }).write(`${E}[?1000h${E}[?2004h`);
+		expect(modes.active().size).toBe(0);
+	});
+});
