@@ -1,29 +1,36 @@
 #!/usr/bin/env bun
 import pkg from "../package.json" with { type: "json" };
 
-const HELP = `p2 ${pkg.version} — a terminal client for a server-backed, multi-user coding agent
-
-Usage:
-  p2 [url] [options] [message...]   open this device's sessions, or a remote server's
-  p2 serve [options]                run a p2 server on its own (p2 serve --help)
-  p2 --version | --help`;
+const HELP = `p2 ${pkg.version} — a terminal client for a server-backed, multi-user coding agent`;
 
 async function main(argv: string[]): Promise<number> {
-	const [first, ...rest] = argv;
-	if (first === "--version" || first === "-v") {
+	if (argv[0] === "serve") {
+		const { serveCommand } = await import("./server/serve-cli.ts");
+		return serveCommand(argv.slice(1));
+	}
+	const { ArgsError, LAUNCH_HELP, parseLaunchArgs } = await import("./host/args.ts");
+	let args: ReturnType<typeof parseLaunchArgs>;
+	try {
+		args = parseLaunchArgs(argv);
+	} catch (error) {
+		if (!(error instanceof ArgsError)) throw error;
+		console.error(`p2: ${error.message}`);
+		return 2;
+	}
+	if (args.version) {
 		console.log(pkg.version);
 		return 0;
 	}
-	if (first === "--help" || first === "-h") {
-		console.log(HELP);
+	if (args.help) {
+		console.log(`${HELP}\n\n${LAUNCH_HELP}`);
 		return 0;
 	}
-	if (first === "serve") {
-		const { serveCommand } = await import("./server/serve-cli.ts");
-		return serveCommand(rest);
+	if (!process.stdin.isTTY || !process.stdout.isTTY) {
+		console.error("p2: needs a terminal (stdin and stdout must be a TTY); use `p2 serve` to run a server alone.");
+		return 2;
 	}
-	console.error("p2: the terminal client is not built yet; run `p2 serve` for the server.");
-	return 2;
+	const { launch } = await import("./launch.ts");
+	return launch(args);
 }
 
 process.exitCode = await main(process.argv.slice(2));

@@ -1,0 +1,321 @@
+import { ProcessTerminal, type Terminal } from "@earendil-works/pi-tui";
+import { parseOscColorResponse } from "@earendil-works/pi-tui/dist/terminal-colors.js";
+import type { Capabilities, ConnectionState, StartData, TerminalColors, WorkerMessage } from "../protocol/channel.ts";
+import type { LaunchArgs } from "./args.ts";
+import { ServerConnection } from "./connection.ts";
+import { LauncherStatus } from "./launcher-status.ts";
+import { type MousePolicy, OutputFilter } from "./output-filter.ts";
+import { Sandbox, type SandboxLimits, type WorkerEnd } from "./sandbox.ts";
+import { TerminalModes } from "./terminal-modes.ts";
+
+/** Where the launcher connects, with what credentials (never shown to the worker). */
+export interface LaunchTarget {
+	readonly kind: "device" | "owner";
+	origin(): string;
+	credentials(): Record<string, string>;
+	/** This device's server may have gone away: find it or start it again before reconnecting. */
+	refresh?(): Promise<void>;
+}
+
+export interface GuestBundleSource {
+	readonly source: string;
+	readonly hash: string;
+}
+
+export interface LauncherOptions {
+	readonly args: LaunchArgs;
+	readonly target: LaunchTarget;
+	readonly env: Record<string, string | undefined>;
+	fetchBundle(): Promise<GuestBundleSource>;
+	readonly terminal?: Terminal & { readonly modifyOtherKeysActive?: boolean };
+	readonly mouse?: MousePolicy;
+	readonly limits?: Partial<SandboxLimits>;
+}
+
+export type LauncherResult = { code: number; signedOut?: boolean; problems: string[] };
+
+/** Terminal facts pi-tui reads from the environment; nothing else of the person's environment is shared. */
+const SHARED_ENV = ["TERM", "TERM_PROGRAM", "COLORTERM", "TERMINAL_EMULATOR"];
+const MULTIPLEXERS = ["TMUX", "ZELLIJ", "STY"];
+/** Three Ctrl+C within a second end p2 even when the UI does not answer. */
+const EMERGENCY_PRESSES = 3;
+const RESTARTS_PER_MINUTE = 3;
+const COLOR_QUERY_MS = 100;
+
+export function defaultMouse(env: Record<string, string | undefined>): MousePolicy {
+	return MULTIPLEXERS.some((name) => env[name] !== undefined) ? "on" : "all";
+}
+
+/**
+ * The launcher's run: it owns the terminal, the connection and the credentials; it runs the server's UI in a
+ * sandboxed worker, relays its frames, filters its output, and puts the terminal back on every way out.
+ */
+export async function runLauncher(options: LauncherOptions): Promise<LauncherResult> {
+	const terminal = options.terminal ?? new ProcessTerminal();
+	const mouse = options.mouse ?? defaultMouse(options.env);
+	const modes = new TerminalModes();
+	const status = new LauncherStatus((data) => terminal.write(data));
+	const problems: string[] = [];
+	const problem = (text: string) => {
+		if (problems.length < 200) problems.push(text);
+	};
+	let bundle = await options.fetchBundle();
+
+	let finish!: (result: LauncherResult) => void;
+	const done = new Promise<LauncherResult>((resolve) => {
+		finish = resolve;
+	});
+	let finished = false;
+	let connectionState: ConnectionState = "connecting";
+	let snapshot: string | undefined;
+	let colors: TerminalColors | undefined;
+	const restarts: number[] = [];
+	const ctrlC: number[] = [];
+
+	interface Active {
+		sandbox: Sandbox;
+		filter: OutputFilter;
+		/** Output held until this worker becomes the one on screen (during a swap). */
+		held: string[] | undefined;
+	}
+	let active: Active | undefined;
+	let incoming: Active | undefined;
+
+	const capabilities = (): Capabilities => ({
+		kittyProtocol: terminal.kittyProtocolActive,
+		modifyOtherKeys: options.terminal?.modifyOtherKeysActive ?? false,
+		trueColor: /truecolor|24bit/i.test(options.env.COLORTERM ?? ""),
+		platform:
+			process.platform === "linux" || process.platform === "darwin" || process.platform === "win32"
+				? process.platform
+				: "other",
+	});
+	let lastCapabilities = JSON.stringify(capabilities());
+	const checkCapabilities = () => {
+		const now = capabilities();
+		const text = JSON.stringify(now);
+		if (text === lastCapabilities) return;
+		lastCapabilities = text;
+		active?.sandbox.post({ kind: "capabilities", capabilities: now });
+	};
+
+	const sharedEnv = (): Record<string, string> => {
+		const env: Record<string, string> = {};
+		for (const name of SHARED_ENV) {
+			const value = options.env[name];
+			if (value) env[name] = value.slice(0, 64);
+		}
+		for (const name of MULTIPLEXERS) if (options.env[name] !== undefined) env[name] = "1";
+		return env;
+	};
+
+	const startData = (reason: StartData["reason"]): StartData => ({
+		origin: options.target.origin(),
+		columns: terminal.columns,
+		rows: terminal.rows,
+		capabilities: capabilities(),
+		...(colors ? { terminalColors: colors } : {}),
+		env: sharedEnv(),
+		mouse,
+		args: {
+			verbose: options.args.verbose,
+			draft: options.args.draft,
+			...(options.args.session ? { session: options.args.session } : {}),
+			continue: options.args.continue,
+			resume: options.args.resume,
+		},
+		...(snapshot ? { snapshot } : {}),
+		reason,
+	});
+
+	const show = (data: string) => {
+		if (!finished) terminal.write(data);
+	};
+
+	const startWorker = (reason: StartData["reason"], hold: boolean): Active => {
+		const worker: Active = {
+			filter: new OutputFilter({ mouse, observer: modes }),
+			held: hold ? [] : undefined,
+		} as Active;
+		worker.sandbox = new Sandbox({
+			bundle: bundle.source,
+			start: startData(reason),
+			limits: options.limits,
+			onMessage: (message) => onWorkerMessage(worker, message),
+			onProblem: problem,
+			onEnd: (why, detail) => onWorkerEnd(worker, why, detail),
+		});
+		worker.sandbox.post({ kind: "connection", state: connectionState });
+		return worker;
+	};
+
+	const onWorkerMessage = (worker: Active, message: WorkerMessage) => {
+		const current = worker === active;
+		switch (message.kind) {
+			case "output": {
+				const safe = worker.filter.write(message.data);
+				if (worker.held) worker.held.push(safe);
+				else if (current) show(safe);
+				return;
+			}
+			case "frame":
+				if (current) connection.send(message.text);
+				return;
+			case "status":
+				if (current) status.apply(message.action);
+				return;
+			case "snapshot":
+				if (current) snapshot = message.data;
+				return;
+			case "ready":
+				if (worker === incoming) activate(worker);
+				return;
+			case "reload":
+				if (current) void reload();
+				return;
+			case "exit":
+				if (current) end({ code: message.code, problems });
+				return;
+			case "log":
+				if (message.level !== "info") problem(message.text);
+				return;
+			case "error":
+				problem(message.message);
+				return;
+			case "pong":
+				return;
+		}
+	};
+
+	const onWorkerEnd = (worker: Active, why: WorkerEnd, detail: string) => {
+		if (finished || why === "exited" || why === "terminated") return;
+		problem(`the UI worker ended (${why}: ${detail})`);
+		if (worker === incoming) {
+			incoming = undefined;
+			return;
+		}
+		if (worker !== active) return;
+		const now = Date.now();
+		restarts.push(now);
+		while (restarts.length && now - restarts[0]! > 60_000) restarts.shift();
+		if (restarts.length > RESTARTS_PER_MINUTE) {
+			return end({ code: 1, problems: [...problems, "the UI kept failing; p2 stopped it"] });
+		}
+		show(modes.cleanup() + status.clear());
+		active = startWorker("restart", false);
+	};
+
+	/** Makes a started worker the one on screen, then retires the old one. */
+	const activate = (worker: Active) => {
+		const old = active;
+		incoming = undefined;
+		active = worker;
+		old?.sandbox.terminate();
+		show(modes.cleanup() + status.clear());
+		for (const chunk of worker.held ?? []) show(chunk);
+		worker.held = undefined;
+		// The old worker's objects must not linger on the server under handles the new one will reuse.
+		connection.reconnect();
+	};
+
+	const reload = async () => {
+		if (incoming || finished) return;
+		try {
+			bundle = await options.fetchBundle();
+		} catch (error) {
+			return problem(`reload: ${(error as Error).message}`);
+		}
+		active?.sandbox.post({ kind: "snapshotRequest" });
+		await Bun.sleep(50);
+		incoming = startWorker("reload", true);
+	};
+
+	const connection = new ServerConnection({
+		origin: () => options.target.origin(),
+		credentials: () => options.target.credentials(),
+		onFrame: (text) => active?.sandbox.post({ kind: "frame", text }),
+		onState: (state) => {
+			connectionState = state;
+			active?.sandbox.post({ kind: "connection", state });
+		},
+		onSignedOut: () => end({ code: 1, signedOut: true, problems }),
+		beforeReconnect: options.target.refresh,
+	});
+
+	let colorReplies: string[] | undefined = [];
+	const end = (result: LauncherResult) => {
+		if (finished) return;
+		terminal.write(modes.cleanup() + status.clear());
+		finished = true;
+		clearInterval(snapshotTimer);
+		incoming?.sandbox.terminate();
+		active?.sandbox.terminate();
+		connection.close();
+		terminal.stop();
+		process.off("exit", onProcessExit);
+		finish(result);
+	};
+	const onProcessExit = () => {
+		if (!finished) process.stdout.write(modes.cleanup());
+	};
+	process.on("exit", onProcessExit);
+
+	const onInput = (data: string) => {
+		if (colorReplies && takeColorReply(data)) return;
+		checkCapabilities();
+		if (data === "\x03") {
+			const now = Date.now();
+			ctrlC.push(now);
+			while (ctrlC.length && now - ctrlC[0]! > 1000) ctrlC.shift();
+			if (ctrlC.length >= EMERGENCY_PRESSES) return end({ code: 130, problems });
+		}
+		active?.sandbox.post({ kind: "input", data });
+	};
+
+	const takeColorReply = (data: string): boolean => {
+		if (data.startsWith("\x1b]1") || data.startsWith("\x1b]4;")) {
+			colorReplies?.push(data);
+			return true;
+		}
+		if (/^\x1b\[\?[0-9;]*c$/.test(data)) {
+			finishColorQuery();
+			return true;
+		}
+		return false;
+	};
+	const finishColorQuery = () => {
+		const replies = colorReplies;
+		if (!replies) return;
+		colorReplies = undefined;
+		const found: TerminalColors = {};
+		for (const reply of replies) {
+			const parsed = parseOscColorResponse(reply);
+			if (!parsed?.rgb) continue;
+			if (parsed.target === "foreground") found.foreground = parsed.rgb;
+			else if (parsed.target === "background") found.background = parsed.rgb;
+		}
+		if (found.foreground || found.background) {
+			colors = found;
+			active?.sandbox.post({ kind: "terminalColors", colors: found });
+		}
+	};
+
+	terminal.start(onInput, () => {
+		active?.sandbox.post({ kind: "resize", columns: terminal.columns, rows: terminal.rows });
+		incoming?.sandbox.post({ kind: "resize", columns: terminal.columns, rows: terminal.rows });
+	});
+	// The launcher asks the terminal for its colors itself (the worker's queries are filtered out).
+	terminal.write("\x1b]10;?\x07\x1b]11;?\x07\x1b[c");
+	setTimeout(finishColorQuery, COLOR_QUERY_MS);
+	// Kitty negotiation finishes after start: tell the worker when it does.
+	for (const ms of [50, 150, 400, 1000]) setTimeout(checkCapabilities, ms);
+
+	active = startWorker("start", false);
+	connection.connect();
+	const snapshotTimer = setInterval(() => active?.sandbox.post({ kind: "snapshotRequest" }), 2000);
+
+	for (const signal of ["SIGTERM", "SIGHUP"] as const) {
+		process.once(signal, () => end({ code: 128 + (signal === "SIGTERM" ? 15 : 1), problems }));
+	}
+	return done;
+}

@@ -1,0 +1,47 @@
+import { readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { type } from "arktype";
+import { BUNDLE_PATH, DEVICE_TOKEN_HEADER, SERVER_INFO_FILE, ServerInfo } from "../protocol/server-info.ts";
+import { trustedFetch } from "./trusted-http.ts";
+
+/**
+ * This device's running server, if any: `server.json` in the data directory names its port and device token.
+ * The file must be ours and private (0600), name a loopback origin, and the server must accept the token.
+ */
+export async function findLocalServer(dataDir: string): Promise<ServerInfo | undefined> {
+	const path = join(dataDir, SERVER_INFO_FILE);
+	let text: string;
+	try {
+		const info = statSync(path);
+		if (!info.isFile() || info.size > 4096) return undefined;
+		if ((info.mode & 0o077) !== 0 || (process.getuid && info.uid !== process.getuid())) return undefined;
+		text = readFileSync(path, "utf8");
+	} catch {
+		return undefined;
+	}
+	let parsed: ServerInfo | type.errors;
+	try {
+		parsed = ServerInfo(JSON.parse(text));
+	} catch {
+		return undefined;
+	}
+	if (parsed instanceof type.errors) return undefined;
+	if (parsed.origin !== `http://127.0.0.1:${parsed.port}`) return undefined;
+	try {
+		process.kill(parsed.pid, 0);
+	} catch (error) {
+		if ((error as NodeJS.ErrnoException).code === "ESRCH") return undefined;
+	}
+	try {
+		const probe = await trustedFetch({
+			origin: parsed.origin,
+			path: BUNDLE_PATH,
+			method: "HEAD",
+			headers: { [DEVICE_TOKEN_HEADER]: parsed.deviceToken },
+			timeoutMs: 2000,
+		});
+		return probe.status === 200 ? parsed : undefined;
+	} catch {
+		return undefined;
+	}
+}

@@ -1,0 +1,182 @@
+import { type } from "arktype";
+import { type LauncherMessage, type StartData, WorkerMessage } from "../protocol/channel.ts";
+
+/** Why a worker ended: it asked to, it stopped answering, it used too much memory, it crashed, or we ended it. */
+export type WorkerEnd = "exited" | "unresponsive" | "memory" | "crashed" | "terminated";
+
+export interface SandboxLimits {
+	/** Ping interval, and how long without an answer before the worker is ended. */
+	heartbeatMs: number;
+	heartbeatTimeoutMs: number;
+	/** The worker's own heap (reported by the bootstrap) and the process' growth since the worker started. */
+	maxHeapBytes: number;
+	maxRssGrowthBytes: number;
+	/** Per second: frames to relay, characters of frames, characters of output, log lines. */
+	framesPerSecond: number;
+	frameCharsPerSecond: number;
+	outputCharsPerSecond: number;
+	logsPerSecond: number;
+}
+
+export const DEFAULT_LIMITS: SandboxLimits = {
+	heartbeatMs: 1000,
+	heartbeatTimeoutMs: 5000,
+	maxHeapBytes: 1024 * 1024 * 1024,
+	maxRssGrowthBytes: 1536 * 1024 * 1024,
+	framesPerSecond: 2000,
+	frameCharsPerSecond: 16 * 1024 * 1024,
+	outputCharsPerSecond: 64 * 1024 * 1024,
+	logsPerSecond: 50,
+};
+
+export interface SandboxOptions {
+	readonly bundle: string;
+	readonly start: StartData;
+	/** A validated message within its budget. */
+	onMessage(message: WorkerMessage): void;
+	/** Something the worker did wrong (a bad message, over a budget); shown to developers, never fatal. */
+	onProblem(text: string): void;
+	/** The worker is gone; called once. */
+	onEnd(reason: WorkerEnd, detail: string): void;
+	readonly limits?: Partial<SandboxLimits>;
+}
+
+const BOOTSTRAP = new URL("./worker-bootstrap.ts", import.meta.url).href;
+
+/** Budgets that refill every second; what is over budget is dropped and reported once per second. */
+class Budget {
+	#used = new Map<string, number>();
+	#reported = new Set<string>();
+	#window = 0;
+
+	take(kind: string, amount: number, limit: number): boolean {
+		const now = Math.floor(performance.now() / 1000);
+		if (now !== this.#window) {
+			this.#window = now;
+			this.#used.clear();
+			this.#reported.clear();
+		}
+		const used = (this.#used.get(kind) ?? 0) + amount;
+		if (used > limit) return false;
+		this.#used.set(kind, used);
+		return true;
+	}
+
+	/** True the first time in this second: report a drop once. */
+	firstDrop(kind: string): boolean {
+		if (this.#reported.has(kind)) return false;
+		this.#reported.add(kind);
+		return true;
+	}
+}
+
+/**
+ * One guest worker: the bootstrap locks its realm down and evaluates the bundle; everything it posts is
+ * validated and budgeted here. A heartbeat and a memory watch end a worker that hangs or balloons, so the
+ * launcher itself stays responsive.
+ */
+export class Sandbox {
+	readonly #worker: Worker;
+	readonly #options: SandboxOptions;
+	readonly #limits: SandboxLimits;
+	readonly #budget = new Budget();
+	readonly #rssAtStart = process.memoryUsage.rss();
+	#timer: ReturnType<typeof setInterval> | undefined;
+	#ping = 0;
+	#lastPong = performance.now();
+	#ended = false;
+
+	constructor(options: SandboxOptions) {
+		this.#options = options;
+		this.#limits = { ...DEFAULT_LIMITS, ...options.limits };
+		// An empty environment: not even the trusted bootstrap sees the person's variables.
+		this.#worker = new Worker(BOOTSTRAP, { env: {}, smol: true } as WorkerOptions);
+		this.#worker.addEventListener("message", (event) => this.#receive(event.data));
+		this.#worker.addEventListener("error", (event) => {
+			event.preventDefault?.();
+			this.#end("crashed", (event as ErrorEvent).message || "the worker failed");
+		});
+		this.#worker.addEventListener("close", () => this.#end("crashed", "the worker stopped"));
+		this.#worker.postMessage({ kind: "init", bundle: options.bundle, start: options.start });
+		this.#timer = setInterval(() => this.#beat(), Math.min(this.#limits.heartbeatMs, 250));
+	}
+
+	get ended(): boolean {
+		return this.#ended;
+	}
+
+	post(message: LauncherMessage): void {
+		if (!this.#ended) this.#worker.postMessage(message);
+	}
+
+	terminate(): void {
+		this.#end("terminated", "ended by the launcher");
+	}
+
+	#beat(): void {
+		const now = performance.now();
+		if (now - this.#lastPong > this.#limits.heartbeatTimeoutMs) {
+			return this.#end("unresponsive", `no answer for ${Math.round((now - this.#lastPong) / 1000)} s`);
+		}
+		const growth = process.memoryUsage.rss() - this.#rssAtStart;
+		if (growth > this.#limits.maxRssGrowthBytes) {
+			return this.#end("memory", `the process grew by ${Math.round(growth / 2 ** 20)} MiB`);
+		}
+		if (now - this.#lastPingAt >= this.#limits.heartbeatMs) {
+			this.#lastPingAt = now;
+			this.#worker.postMessage({ kind: "ping", n: ++this.#ping });
+		}
+	}
+	#lastPingAt = 0;
+
+	#receive(data: unknown): void {
+		if (this.#ended) return;
+		const message = WorkerMessage(data);
+		if (message instanceof type.errors) {
+			if (this.#budget.firstDrop("invalid"))
+				this.#options.onProblem(`refused a worker message: ${message.summary.slice(0, 300)}`);
+			return;
+		}
+		const limits = this.#limits;
+		switch (message.kind) {
+			case "pong":
+				this.#lastPong = performance.now();
+				if ((message.heapBytes ?? 0) > limits.maxHeapBytes) {
+					this.#end("memory", `the worker's heap reached ${Math.round(message.heapBytes! / 2 ** 20)} MiB`);
+				}
+				return;
+			case "frame":
+				if (
+					!this.#budget.take("frames", 1, limits.framesPerSecond) ||
+					!this.#budget.take("frameChars", message.text.length, limits.frameCharsPerSecond)
+				) {
+					return this.#drop("frame", "frames over the rate limit were dropped");
+				}
+				break;
+			case "output":
+				if (!this.#budget.take("output", message.data.length, limits.outputCharsPerSecond)) {
+					return this.#drop("output", "output over the rate limit was dropped");
+				}
+				break;
+			case "log":
+				if (!this.#budget.take("log", 1, limits.logsPerSecond)) return;
+				break;
+			case "exit":
+				this.#options.onMessage(message);
+				return this.#end("exited", `exit ${message.code}`);
+		}
+		this.#options.onMessage(message);
+	}
+
+	#drop(kind: string, text: string): void {
+		if (this.#budget.firstDrop(kind)) this.#options.onProblem(text);
+	}
+
+	#end(reason: WorkerEnd, detail: string): void {
+		if (this.#ended) return;
+		this.#ended = true;
+		if (this.#timer) clearInterval(this.#timer);
+		this.#worker.terminate();
+		this.#options.onEnd(reason, detail);
+	}
+}

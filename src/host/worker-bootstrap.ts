@@ -1,0 +1,154 @@
+/**
+ * Runs first in the guest worker, before any server code. It locks the realm down with Hardened JavaScript
+ * (`ses`), evaluates the server's bundle in a Compartment whose only endowments are hardened, and connects
+ * it to the launcher through one hardened host object. The bundle never sees `Bun`, `process`, `require`,
+ * `fetch`, sockets, files, the environment, dynamic `import()` or the worker's own `postMessage`.
+ */
+import "ses";
+import { type } from "arktype";
+import {
+	type GuestEntry,
+	type GuestHost,
+	LauncherMessage,
+	type StartData,
+	WorkerMessage,
+} from "../protocol/channel.ts";
+
+declare const self: {
+	postMessage(message: unknown): void;
+	addEventListener(type: "message", listener: (event: { data: unknown }) => void): void;
+};
+
+const post = self.postMessage.bind(self);
+const heapSize: () => number = (() => {
+	try {
+		const jsc = require("bun:jsc") as { heapSize(): number };
+		return () => jsc.heapSize();
+	} catch {
+		return () => 0;
+	}
+})();
+
+function report(message: string): void {
+	post({ kind: "error", message: message.slice(0, 4000) });
+}
+
+/** Copies a guest value into plain data, so no getter, proxy or prototype of the guest's reaches us. */
+function plain(value: unknown): unknown {
+	return JSON.parse(JSON.stringify(value) ?? "null");
+}
+
+function endowments() {
+	const { Segmenter } = Intl;
+	// pi-tui builds an Intl.Segmenter at load: harden the prototypes its results come from too.
+	const probe = new Segmenter("en", { granularity: "grapheme" }).segment("a");
+	harden(Object.getPrototypeOf(probe));
+	harden(Object.getPrototypeOf(probe[Symbol.iterator]()));
+	const timer =
+		<A extends unknown[]>(fn: (cb: () => void, ms?: number) => unknown) =>
+		(cb: unknown, ms?: unknown, ...args: A) => {
+			if (typeof cb !== "function") throw new TypeError("timers take a function");
+			return fn(() => cb(...args), typeof ms === "number" ? ms : 0);
+		};
+	const random = () => {
+		const buf = new Uint32Array(2);
+		crypto.getRandomValues(buf);
+		return (buf[0]! * 2 ** 21 + (buf[1]! >>> 11)) / 2 ** 53;
+	};
+	const mathWithRandom: Record<string, unknown> = Object.fromEntries(
+		Object.getOwnPropertyNames(Math).map((k) => [k, (Math as unknown as Record<string, unknown>)[k]]),
+	);
+	mathWithRandom.random = random;
+	const log =
+		(level: "info" | "warn" | "error") =>
+		(...args: unknown[]) => {
+			const text = args.map((a) => (typeof a === "string" ? a : safeString(a))).join(" ");
+			post({ kind: "log", level, text: text.slice(0, 4000) });
+		};
+	return harden({
+		Intl: { Segmenter, DateTimeFormat: Intl.DateTimeFormat, NumberFormat: Intl.NumberFormat },
+		WeakRef,
+		FinalizationRegistry,
+		// Standard, frozen by lockdown, but not put in a compartment's globals by this ses on Bun.
+		Float32Array,
+		Float64Array,
+		TextEncoder,
+		TextDecoder,
+		structuredClone: (value: unknown) => structuredClone(value),
+		Date,
+		Math: mathWithRandom,
+		setTimeout: timer(setTimeout),
+		setInterval: timer(setInterval),
+		clearTimeout: (id: unknown) => clearTimeout(id as never),
+		clearInterval: (id: unknown) => clearInterval(id as never),
+		queueMicrotask: (cb: unknown) => {
+			if (typeof cb !== "function") throw new TypeError("queueMicrotask takes a function");
+			queueMicrotask(() => cb());
+		},
+		performance: { now: () => performance.now() },
+		console: { log: log("info"), info: log("info"), debug: log("info"), warn: log("warn"), error: log("error") },
+	});
+}
+
+function safeString(value: unknown): string {
+	try {
+		return String(value);
+	} catch {
+		return "[unprintable]";
+	}
+}
+
+// Errors of the guest's asynchronous code are reported, not fatal: the launcher decides what to do.
+process.on("unhandledRejection", (reason) => report(`unhandled rejection in the guest: ${safeString(reason)}`));
+process.on("uncaughtException", (error) => report(`uncaught exception in the guest: ${safeString(error)}`));
+
+let handler: ((message: LauncherMessage) => void) | undefined;
+let started = false;
+
+function start(bundle: string, startData: StartData): void {
+	lockdown({ errorTaming: "safe", stackFiltering: "concise", overrideTaming: "severe", reporting: "none" });
+	const compartment = new Compartment({ globals: endowments(), __options__: true });
+	compartment.evaluate(bundle);
+	const entry = compartment.globalThis.p2Guest as GuestEntry | undefined;
+	if (!entry || typeof entry.start !== "function") throw new Error("the bundle did not define p2Guest.start");
+	const host: GuestHost = harden({
+		post(message: unknown) {
+			let copy: unknown;
+			try {
+				copy = plain(message);
+			} catch {
+				throw new TypeError("not a plain message");
+			}
+			const checked = WorkerMessage(copy);
+			if (checked instanceof type.errors) throw new TypeError(`not a worker message: ${checked.summary}`);
+			post(checked);
+		},
+		onMessage(next: unknown) {
+			if (typeof next !== "function") throw new TypeError("onMessage takes a function");
+			handler = next as (message: LauncherMessage) => void;
+		},
+		start: harden(plain(startData) as StartData),
+	});
+	entry.start(host);
+}
+
+self.addEventListener("message", (event) => {
+	const message = LauncherMessage(event.data);
+	if (message instanceof type.errors) return report(`bootstrap: bad launcher message: ${message.summary}`);
+	if (message.kind === "ping") return post({ kind: "pong", n: message.n, heapBytes: heapSize() });
+	if (message.kind === "init") {
+		if (started) return report("bootstrap: init twice");
+		started = true;
+		try {
+			start(message.bundle, message.start);
+		} catch (error) {
+			report(`the guest bundle failed to start: ${safeString(error)}`);
+		}
+		return;
+	}
+	try {
+		handler?.(harden(plain(message)) as LauncherMessage);
+	} catch (error) {
+		report(`the guest failed on ${message.kind}: ${safeString(error)}`);
+	}
+});

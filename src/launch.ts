@@ -1,0 +1,86 @@
+/**
+ * Wires the launcher to a server: this device's (found through its data directory, or started here, in this
+ * process) or a remote one signed in as owner. The only place that knows both the launcher and the server.
+ */
+import type { LaunchArgs } from "./host/args.ts";
+import { fetchGuestBundle } from "./host/bundle-fetch.ts";
+import { configDir, LauncherConfig } from "./host/config.ts";
+import { type LaunchTarget, runLauncher } from "./host/launcher.ts";
+import { findLocalServer } from "./host/local-server.ts";
+import { forgetOwnerCookie, signInRemote } from "./host/remote.ts";
+import { DEVICE_TOKEN_HEADER } from "./protocol/server-info.ts";
+import { defaultGuestBundle } from "./server/bundle.ts";
+import { defaultPlugins } from "./server/plugins.ts";
+import { type P2Server, startServer } from "./server/server.ts";
+import { resolveDataDir } from "./server/store/data-dir.ts";
+
+async function localTarget(): Promise<{ target: LaunchTarget; stop(): Promise<void> }> {
+	const dataDir = resolveDataDir(process.env);
+	let embedded: P2Server | undefined;
+	let current = { origin: "", token: "" };
+	const connect = async () => {
+		if (embedded) return;
+		const running = await findLocalServer(dataDir);
+		if (running) {
+			current = { origin: running.origin, token: running.deviceToken };
+			return;
+		}
+		embedded = await startServer({ dataDir, plugins: defaultPlugins(), bundle: defaultGuestBundle(), advertise: true });
+		current = { origin: embedded.origin, token: embedded.deviceToken };
+	};
+	await connect();
+	return {
+		target: {
+			kind: "device",
+			origin: () => current.origin,
+			credentials: () => ({ [DEVICE_TOKEN_HEADER]: current.token }),
+			refresh: connect,
+		},
+		stop: async () => {
+			await embedded?.stop();
+		},
+	};
+}
+
+export async function launch(args: LaunchArgs): Promise<number> {
+	const config = new LauncherConfig(configDir(process.env));
+	let target: LaunchTarget;
+	let stop = async () => {};
+	if (args.url && !isThisDevice(args.url)) {
+		const signedIn = await signInRemote(config, new URL(args.url).origin, args.ownerLink);
+		if (!signedIn) return 1;
+		target = signedIn;
+	} else {
+		const local = await localTarget();
+		target = local.target;
+		stop = local.stop;
+	}
+	for (;;) {
+		const result = await runLauncher({
+			args,
+			target,
+			env: process.env,
+			fetchBundle: () => fetchGuestBundle(target.origin(), target.credentials()),
+		});
+		if (result.code !== 0 || args.verbose) for (const p of result.problems) console.error(`p2: ${p}`);
+		if (result.signedOut && target.kind === "owner") {
+			const origin = target.origin();
+			forgetOwnerCookie(config, origin);
+			console.log("Signed out on this device.");
+			const again = await signInRemote(config, origin, undefined);
+			if (!again) break;
+			target = again;
+			continue;
+		}
+		await stop();
+		return result.code;
+	}
+	await stop();
+	return 1;
+}
+
+/** `p2 http://127.0.0.1:<port>` is this device's server: it is reached with the device token, not a cookie. */
+function isThisDevice(url: string): boolean {
+	const { hostname } = new URL(url);
+	return hostname === "127.0.0.1" || hostname === "localhost" || hostname === "[::1]";
+}

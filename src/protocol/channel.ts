@@ -1,0 +1,106 @@
+import { type } from "arktype";
+
+/**
+ * The only channel between the launcher and the guest worker. The launcher validates every worker message
+ * against `WorkerMessage` (the worker runs the server's code, so it is untrusted); the worker's bootstrap
+ * checks the launcher's messages against `LauncherMessage`.
+ */
+
+export const MAX_OUTPUT_CHARS = 1024 * 1024;
+export const MAX_FRAME_CHARS = 1024 * 1024;
+export const MAX_LOG_CHARS = 4096;
+export const MAX_SNAPSHOT_CHARS = 1024 * 1024;
+
+export const Capabilities = type({
+	kittyProtocol: "boolean",
+	modifyOtherKeys: "boolean",
+	trueColor: "boolean",
+	platform: "'linux' | 'darwin' | 'win32' | 'other'",
+});
+export type Capabilities = typeof Capabilities.infer;
+
+const Rgb = type({ r: "0 <= number.integer <= 255", g: "0 <= number.integer <= 255", b: "0 <= number.integer <= 255" });
+export const TerminalColors = type({
+	"foreground?": Rgb,
+	"background?": Rgb,
+	"palette?": Rgb.array().atMostLength(16),
+});
+export type TerminalColors = typeof TerminalColors.infer;
+
+export const ConnectionState = type("'connecting' | 'open' | 'closed'");
+export type ConnectionState = typeof ConnectionState.infer;
+
+/** What the guest learns at start: only facts the launcher chose to share. */
+export const StartData = type({
+	/** The server's origin, as the launcher connects to it (never with credentials). */
+	origin: "string <= 2048",
+	columns: "1 <= number.integer <= 10000",
+	rows: "1 <= number.integer <= 10000",
+	capabilities: Capabilities,
+	"terminalColors?": TerminalColors,
+	/** A few terminal facts pi-tui reads from the environment (TERM, TERM_PROGRAM, COLORTERM, multiplexers). */
+	env: "Record<string, string <= 256>",
+	mouse: "'off' | 'on' | 'all'",
+	args: {
+		verbose: "boolean",
+		draft: "string <= 65536",
+		"session?": "string <= 256",
+		continue: "boolean",
+		resume: "boolean",
+	},
+	/** The previous worker's reload snapshot, handed over unchanged. */
+	"snapshot?": `string <= ${MAX_SNAPSHOT_CHARS}`,
+	/** Why this worker started: first start, a reload, or a restart after a crash. */
+	reason: "'start' | 'reload' | 'restart'",
+});
+export type StartData = typeof StartData.infer;
+
+export const LauncherMessage = type.or(
+	{ kind: "'init'", bundle: "string", start: StartData },
+	{ kind: "'input'", data: "string" },
+	{ kind: "'resize'", columns: "number.integer", rows: "number.integer" },
+	{ kind: "'frame'", text: "string" },
+	{ kind: "'connection'", state: ConnectionState },
+	{ kind: "'capabilities'", capabilities: Capabilities },
+	{ kind: "'terminalColors'", colors: TerminalColors },
+	{ kind: "'redraw'" },
+	{ kind: "'snapshotRequest'" },
+	{ kind: "'ping'", n: "number.integer" },
+);
+export type LauncherMessage = typeof LauncherMessage.infer;
+
+/** Launcher actions without a grant (seed 3.2 "N"): sanitized and rate-limited by the launcher. */
+export const StatusAction = type.or(
+	{ kind: "'title'", text: "string <= 4096" },
+	{ kind: "'progress'", active: "boolean" },
+	{ kind: "'programStatus'", status: "'idle' | 'working' | 'blocked' | 'done' | 'error' | 'clear'" },
+);
+export type StatusAction = typeof StatusAction.infer;
+
+export const WorkerMessage = type.or(
+	{ kind: "'ready'" },
+	/** The UI asks for a fresh bundle (/reload): the launcher swaps workers, carrying the snapshot over. */
+	{ kind: "'reload'" },
+	{ kind: "'output'", data: `string <= ${MAX_OUTPUT_CHARS}` },
+	{ kind: "'frame'", text: `string <= ${MAX_FRAME_CHARS}` },
+	{ kind: "'status'", action: StatusAction },
+	{ kind: "'log'", level: "'info' | 'warn' | 'error'", text: `string <= ${MAX_LOG_CHARS}` },
+	{ kind: "'snapshot'", data: `string <= ${MAX_SNAPSHOT_CHARS}` },
+	{ kind: "'exit'", code: "0 <= number.integer <= 255" },
+	{ kind: "'pong'", n: "number.integer", "heapBytes?": "number" },
+	{ kind: "'error'", message: `string <= ${MAX_LOG_CHARS}` },
+);
+export type WorkerMessage = typeof WorkerMessage.infer;
+
+/** What the bundle must define: `globalThis.p2Guest = { start(host) }`. */
+export interface GuestHost {
+	/** Posts a message to the launcher. Throws on something that is not a plain message. */
+	post(message: WorkerMessage): void;
+	/** Receives the launcher's messages (after `init`). One handler; a second call replaces it. */
+	onMessage(handler: (message: LauncherMessage) => void): void;
+	readonly start: StartData;
+}
+
+export interface GuestEntry {
+	start(host: GuestHost): void;
+}

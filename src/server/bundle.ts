@@ -1,0 +1,73 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import type { BunPlugin } from "bun";
+import type { GuestBundle } from "./server.ts";
+
+const ROOT = join(import.meta.dir, "..", "..");
+const ENTRY = join(ROOT, "src", "guest", "entry.ts");
+const PROCESS_SHIM = join(ROOT, "src", "guest", "process-shim.ts");
+const NODE_STUB = join(ROOT, "src", "guest", "node-stub.ts");
+const NODE_BUILTINS = /^(node:)?(fs|path|os|url|child_process|module|perf_hooks|crypto|util|tty|events|stream)(\/.*)?$/;
+
+/**
+ * Makes third-party code fit the sandbox at build time: `node:*` imports become stubs without capabilities,
+ * and modules that read `process` get the guest's own process object (filled from the launcher's facts).
+ */
+const sandboxPlugin: BunPlugin = {
+	name: "p2-guest-sandbox",
+	setup(build) {
+		build.onResolve({ filter: NODE_BUILTINS }, () => ({ path: NODE_STUB }));
+		build.onLoad({ filter: /\.(m?js|ts)$/ }, (args) => {
+			const text = readFileSync(args.path, "utf8");
+			const loader = args.path.endsWith(".ts") ? "ts" : "js";
+			// A module's own URL means nothing in the sandbox (it is only used to locate native addons).
+			const contents = text.replaceAll("import.meta.url", '"file:///p2-guest/"');
+			if (args.path === PROCESS_SHIM || !/\bprocess\b/.test(contents)) return { contents, loader };
+			return { contents: `import { process } from ${JSON.stringify(PROCESS_SHIM)};\n${contents}`, loader };
+		});
+	},
+};
+
+/**
+ * Hardened JavaScript refuses source that contains HTML comment tokens or the text of a dynamic import, even
+ * inside strings and regular expressions. Rewrites them to equivalent escapes; the result is parse-checked.
+ */
+export function fitForSes(source: string): string {
+	const out = source
+		.replaceAll("<!--", "\\x3C!--")
+		.replaceAll("-->", "--\\x3E")
+		.replace(/\bimport(\s*\()/g, "imp\\u006Frt$1");
+	// A rewrite outside a string or regex would change the program; refuse to ship it.
+	new Function(out);
+	return out;
+}
+
+/** Builds the guest bundle: the runtime, `src/ui` and the enabled plugins' TUI parts, as one script. */
+export async function buildGuestBundle(options: { minify?: boolean } = {}): Promise<GuestBundle> {
+	const result = await Bun.build({
+		entrypoints: [ENTRY],
+		target: "browser",
+		format: "iife",
+		minify: options.minify ?? true,
+		plugins: [sandboxPlugin],
+		define: { "process.env.NODE_ENV": '"production"' },
+	});
+	if (!result.success) {
+		throw new Error(`guest bundle build failed:\n${result.logs.map((l) => String(l)).join("\n")}`);
+	}
+	const raw = await result.outputs[0]!.text();
+	const source = fitForSes(raw);
+	return { source, hash: new Bun.CryptoHasher("sha256").update(source).digest("hex") };
+}
+
+/** The compiled executable carries a prebuilt bundle; development builds it from source on first request. */
+export function defaultGuestBundle(): () => Promise<GuestBundle> {
+	const embedded = (globalThis as { P2_EMBEDDED_BUNDLE?: string }).P2_EMBEDDED_BUNDLE;
+	if (embedded) {
+		return async () => {
+			const source = await Bun.file(embedded).text();
+			return { source, hash: new Bun.CryptoHasher("sha256").update(source).digest("hex") };
+		};
+	}
+	return () => buildGuestBundle();
+}
