@@ -1,0 +1,318 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { existsSync, mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Sandbox, type SandboxLimits, type WorkerEnd } from "../../src/host/sandbox.ts";
+import type { StartData, WorkerMessage } from "../../src/protocol/channel.ts";
+
+const START: StartData = {
+	origin: "http://127.0.0.1:1",
+	columns: 80,
+	rows: 24,
+	capabilities: { kittyProtocol: false, modifyOtherKeys: false, trueColor: false, platform: "linux" },
+	env: { TERM: "xterm-256color" },
+	mouse: "off",
+	args: { verbose: false, draft: "", continue: false, resume: false },
+	reason: "start",
+};
+
+interface Run {
+	messages: WorkerMessage[];
+	problems: string[];
+	end: { reason: WorkerEnd; detail: string } | undefined;
+	logs(): string[];
+	errors(): string[];
+	sandbox: Sandbox;
+}
+
+/** Runs a bundle until it logs "done", ends, or the wait runs out; then ends the worker. */
+async function run(bundle: string, limits: Partial<SandboxLimits> = {}, waitMs = 8000): Promise<Run> {
+	const r = { messages: [], problems: [], end: undefined } as unknown as Run;
+	let settle!: () => void;
+	const settled = new Promise<void>((resolve) => {
+		settle = resolve;
+	});
+	r.sandbox = new Sandbox({
+		bundle,
+		start: START,
+		limits,
+		onMessage(m) {
+			r.messages.push(m);
+			if ((m.kind === "log" && m.text === "done") || m.kind === "error") settle();
+		},
+		onProblem: (t) => r.problems.push(t),
+		onEnd(reason, detail) {
+			r.end = { reason, detail };
+			settle();
+		},
+	});
+	r.logs = () => r.messages.flatMap((m) => (m.kind === "log" ? [m.text] : []));
+	r.errors = () => r.messages.flatMap((m) => (m.kind === "error" ? [m.message] : []));
+	const timer = setTimeout(settle, waitMs);
+	await settled;
+	clearTimeout(timer);
+	await Bun.sleep(20);
+	if (!r.sandbox.ended) r.sandbox.terminate();
+	return r;
+}
+
+/** A bundle that tries each attack and reports "<name>: blocked …" or "<name>: ESCAPED …". */
+function attempts(body: string): string {
+	return `globalThis.p2Guest = { start(host) {
+		const report = (t) => host.post({ kind: "log", level: "warn", text: String(t).slice(0, 3000) });
+		const attempt = (name, fn) => {
+			let result;
+			try { result = fn(); } catch (e) { return report(name + ": blocked " + e); }
+			report(name + ": ESCAPED " + (typeof result === "function" ? "a function" : String(result)));
+		};
+		const attemptAsync = async (name, fn) => {
+			try { const result = await fn(); report(name + ": ESCAPED " + String(result)); } catch (e) { report(name + ": blocked " + e); }
+		};
+		(async () => { ${body}; report("done"); })().catch((e) => report("harness: " + e));
+	} };`;
+}
+
+function expectAllBlocked(r: Run, count: number) {
+	const lines = r.logs().filter((l) => l !== "done");
+	expect(lines.filter((l) => l.includes("ESCAPED"))).toEqual([]);
+	expect(lines.filter((l) => l.includes(": blocked")).length).toBe(count);
+	expect(r.logs()).toContain("done");
+}
+
+let dir: string;
+let hits = 0;
+let server: ReturnType<typeof Bun.serve>;
+beforeAll(() => {
+	dir = mkdtempSync(join(tmpdir(), "p2-hostile-"));
+	server = Bun.serve({
+		hostname: "127.0.0.1",
+		port: 0,
+		fetch(req, srv) {
+			hits++;
+			if (srv.upgrade(req)) return undefined;
+			return new Response("secret");
+		},
+		websocket: { message() {} },
+	});
+});
+afterAll(() => server.stop(true));
+
+describe("hostile bundles", () => {
+	test("an uncaught failure at start is reported, not a crash", async () => {
+		const r = await run(`globalThis.p2Guest = { start() { Bun.file("/etc/passwd"); } };`, {}, 3000);
+		expect(r.errors().join("\n")).toContain("the guest bundle failed to start");
+		expect(r.errors().join("\n")).toContain("Bun");
+	});
+
+	test("reading a file", async () => {
+		const r = await run(
+			attempts(`
+			attempt("Bun.file", () => Bun.file("/etc/passwd"));
+			attempt("require", () => require("fs").readFileSync("/etc/passwd", "utf8"));
+			attempt("process.binding", () => process.binding("fs"));
+			attempt("globalThis.Bun", () => { if (!globalThis.Bun) throw new Error("no Bun"); return globalThis.Bun; });
+		`),
+		);
+		expectAllBlocked(r, 4);
+	});
+
+	test("writing a file", async () => {
+		const marker = join(dir, "written");
+		const r = await run(
+			attempts(`
+			attempt("Bun.write", () => Bun.write(${JSON.stringify(marker)}, "x"));
+			attempt("require fs", () => require("node:fs").writeFileSync(${JSON.stringify(marker)}, "x"));
+		`),
+		);
+		expectAllBlocked(r, 2);
+		expect(existsSync(marker)).toBe(false);
+	});
+
+	test("spawning a process", async () => {
+		const marker = join(dir, "spawned");
+		const r = await run(
+			attempts(`
+			attempt("Bun.spawn", () => Bun.spawn(["touch", ${JSON.stringify(marker)}]));
+			attempt("child_process", () => require("child_process").execSync("touch ${marker}"));
+			attempt("process.dlopen", () => process.dlopen({}, "/tmp/x.so"));
+		`),
+		);
+		expectAllBlocked(r, 3);
+		await Bun.sleep(100);
+		expect(existsSync(marker)).toBe(false);
+	});
+
+	test("fetch, a WebSocket and other network objects", async () => {
+		hits = 0;
+		const url = `http://127.0.0.1:${server.port}/`;
+		const r = await run(
+			attempts(`
+			await attemptAsync("fetch", () => fetch(${JSON.stringify(url)}).then((res) => res.text()));
+			attempt("WebSocket", () => new WebSocket(${JSON.stringify(url.replace("http", "ws"))}));
+			attempt("XMLHttpRequest", () => new XMLHttpRequest());
+			attempt("EventSource", () => new EventSource(${JSON.stringify(url)}));
+			attempt("Worker", () => new Worker("data:text/javascript,1"));
+			attempt("navigator.sendBeacon", () => navigator.sendBeacon(${JSON.stringify(url)}, "x"));
+		`),
+		);
+		expectAllBlocked(r, 6);
+		await Bun.sleep(100);
+		expect(hits).toBe(0);
+	});
+
+	test("dynamic import() in the bundle is refused before anything runs", async () => {
+		const r = await run(`globalThis.p2Guest = { start(host) { import("node:fs"); } };`, {}, 3000);
+		expect(r.errors().join("\n")).toContain("failed to start");
+		expect(r.logs()).toEqual([]);
+	});
+
+	test("import() through Function, eval and a compartment", async () => {
+		const r = await run(
+			attempts(`
+			await attemptAsync("Function import", () => Function("return imp" + "ort('node:fs')")());
+			await attemptAsync("eval import", () => (0, eval)("imp" + "ort('node:fs')"));
+			await attemptAsync("new Compartment", () => {
+				const seen = new Compartment({ globals: {} }).evaluate("[typeof Bun, typeof process, typeof fetch].join()");
+				if (seen === "undefined,undefined,undefined") throw new Error("a nested compartment is as empty");
+				return seen;
+			});
+			await attemptAsync("ShadowRealm", () => new ShadowRealm().evaluate("typeof Bun"));
+		`),
+		);
+		expectAllBlocked(r, 4);
+	});
+
+	test("reading the environment", async () => {
+		const r = await run(
+			attempts(`
+			attempt("process.env", () => process.env.HOME);
+			attempt("globalThis.process", () => globalThis.process.env.HOME);
+			attempt("Bun.env", () => Bun.env.HOME);
+			attempt("start data", () => { const env = host.start.env; if (Object.keys(env).some((k) => k !== "TERM")) return JSON.stringify(env); throw new Error("only TERM"); });
+		`),
+		);
+		expectAllBlocked(r, 4);
+	});
+
+	test("reaching Bun through constructor chains and error objects", async () => {
+		const get = `{ const x = (SRC); if (typeof x === "undefined") throw new Error("undefined"); return typeof x === "object" || typeof x === "function" ? "got " + Object.keys(x).slice(0, 3) : x; }`;
+		const chain = (name: string, expr: string) =>
+			`attempt(${JSON.stringify(name)}, () => ${get.replace("SRC", expr)});`;
+		const r = await run(
+			attempts(`
+			${chain("host.post.constructor", `host.post.constructor("return Bun")()`)}
+			${chain("host.onMessage.constructor", `host.onMessage.constructor("return globalThis.Bun")()`)}
+			${chain("arrow constructor", `(() => 0).constructor("return Bun")()`)}
+			${chain("async function constructor", `Object.getPrototypeOf(async function () {}).constructor("return Bun")`)}
+			${chain("generator constructor", `Object.getPrototypeOf(function* () {}).constructor("return Bun")().next().value`)}
+			${chain("start data constructor", `host.start.constructor.constructor("return Bun")()`)}
+			${chain("host error object", `(() => { try { host.post(undefined); } catch (e) { return e.constructor.constructor("return Bun")(); } })()`)}
+			${chain("TypeError from null", `(() => { try { null.x; } catch (e) { return e.constructor.constructor("return Bun")(); } })()`)}
+			${chain("timer callback this", `(() => { let t; setTimeout(function () { t = this; }, 0); return t && t.Bun; })()`)}
+			${chain("console.log constructor", `console.log.constructor("return Bun")()`)}
+			${chain("performance.now constructor", `performance.now.constructor("return Bun")()`)}
+			${chain("Intl.Segmenter constructor", `Intl.Segmenter.constructor("return Bun")()`)}
+			${chain("prepareStackTrace", `(() => { Error.prepareStackTrace = (e, s) => s[0].getThis(); return new Error().stack.Bun; })()`)}
+			${chain("caller", `(function f() { return f.caller && f.caller.constructor("return Bun")(); })()`)}
+			${chain("Promise constructor", `Promise.resolve().constructor.constructor("return Bun")()`)}
+			${chain("globalThis in sloppy Function", `Function("return this")().Bun`)}
+		`),
+		);
+		expectAllBlocked(r, 16);
+	});
+
+	test("tampering with what the bridge passes in", async () => {
+		const r = await run(
+			attempts(`
+			attempt("replace host.post", () => { "use strict"; host.post = () => {}; return "replaced"; });
+			attempt("host prototype", () => { "use strict"; Object.getPrototypeOf(host).polluted = 1; return "polluted"; });
+			attempt("start data", () => { "use strict"; host.start.origin = "https://evil.example"; return host.start.origin; });
+			attempt("Object.prototype", () => { "use strict"; Object.prototype.polluted = 1; return "polluted"; });
+			attempt("Array.prototype.push", () => { "use strict"; Array.prototype.push = () => 0; return "replaced"; });
+			attempt("JSON.stringify", () => { "use strict"; JSON.stringify = () => '{"kind":"init"}'; return "replaced"; });
+			attempt("getter message", () => { host.post({ get kind() { throw new Error("getter ran in the bootstrap"); } }); return "posted"; });
+			attempt("proxy message", () => { host.post(new Proxy({}, { get() { return "ready"; } })); return "posted"; });
+		`),
+		);
+		expectAllBlocked(r, 8);
+		// The bridge still works after all that.
+		expect(r.logs()).toContain("done");
+	});
+
+	test("forged launcher messages never reach the launcher", async () => {
+		const r = await run(
+			attempts(`
+			attempt("post init", () => { host.post({ kind: "init", bundle: "", start: {} }); return "posted"; });
+			attempt("post input", () => { host.post({ kind: "input", data: "x" }); return "posted"; });
+			attempt("post grant", () => { host.post({ kind: "response", id: 1, ok: true, value: "x" }); return "posted"; });
+			attempt("self.postMessage", () => { self.postMessage({ kind: "exit", code: 0 }); return "posted"; });
+			attempt("postMessage", () => { postMessage({ kind: "exit", code: 0 }); return "posted"; });
+			attempt("oversized output", () => { host.post({ kind: "output", data: "x".repeat(2 * 1024 * 1024) }); return "posted"; });
+		`),
+		);
+		expectAllBlocked(r, 6);
+		const kinds = new Set(r.messages.map((m) => m.kind));
+		expect([...kinds].every((k) => k === "log" || k === "pong")).toBe(true);
+		// Only the test ended it: no forged exit got through.
+		expect(r.end?.reason).toBe("terminated");
+	});
+
+	test("a frame flood is cut at the rate limit and reported", async () => {
+		const r = await run(
+			`globalThis.p2Guest = { start(host) {
+				for (let i = 0; i < 5000; i++) host.post({ kind: "frame", text: '{"t":"close","h":1}' });
+				host.post({ kind: "log", level: "warn", text: "done" });
+			} };`,
+			{ framesPerSecond: 100 },
+		);
+		const frames = r.messages.filter((m) => m.kind === "frame").length;
+		expect(frames).toBeGreaterThan(0);
+		expect(frames).toBeLessThan(5000);
+		expect(r.problems).toContain("frames over the rate limit were dropped");
+	});
+
+	test("an output flood is cut at the rate limit and reported", async () => {
+		const r = await run(
+			`globalThis.p2Guest = { start(host) {
+				const chunk = "A".repeat(100000);
+				for (let i = 0; i < 200; i++) host.post({ kind: "output", data: chunk });
+				host.post({ kind: "log", level: "warn", text: "done" });
+			} };`,
+			{ outputCharsPerSecond: 1_000_000 },
+		);
+		const chars = r.messages.reduce((n, m) => n + (m.kind === "output" ? m.data.length : 0), 0);
+		expect(chars).toBeLessThanOrEqual(1_000_000);
+		expect(r.problems).toContain("output over the rate limit was dropped");
+	});
+
+	test("an endless loop: the launcher stays responsive and ends the worker", async () => {
+		let ticks = 0;
+		const ticker = setInterval(() => ticks++, 20);
+		const r = await run(
+			`globalThis.p2Guest = { start(host) { host.post({ kind: "ready" }); setTimeout(() => { for (;;) {} }, 0); } };`,
+			{ heartbeatMs: 100, heartbeatTimeoutMs: 600 },
+		);
+		clearInterval(ticker);
+		expect(r.end?.reason).toBe("unresponsive");
+		// The launcher's own timers kept running while the worker spun.
+		expect(ticks).toBeGreaterThan(10);
+	});
+
+	test("a memory bomb is ended before it takes the machine", async () => {
+		const r = await run(
+			`globalThis.p2Guest = { start(host) {
+				const hoard = [];
+				const grow = () => { for (let i = 0; i < 20; i++) hoard.push(new Array(250000).fill(i)); setTimeout(grow, 0); };
+				grow();
+			} };`,
+			{
+				heartbeatMs: 100,
+				heartbeatTimeoutMs: 2000,
+				maxHeapBytes: 256 * 1024 * 1024,
+				maxRssGrowthBytes: 768 * 1024 * 1024,
+			},
+			20000,
+		);
+		expect(["memory", "unresponsive"]).toContain(r.end?.reason);
+	});
+});
