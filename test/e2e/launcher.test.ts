@@ -1,0 +1,74 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { type PtyRun, runInPty } from "../support/pty.ts";
+
+const MAIN = join(import.meta.dir, "..", "..", "src", "main.ts");
+let home: string;
+let env: Record<string, string>;
+beforeAll(() => {
+	home = mkdtempSync(join(tmpdir(), "p2-e2e-"));
+	env = {
+		PATH: process.env.PATH ?? "",
+		HOME: home,
+		P2_DATA_DIR: join(home, "data"),
+		TERM: "xterm-256color",
+		SECRET_TOKEN: "must-not-reach-the-worker",
+	};
+});
+afterAll(() => rmSync(home, { recursive: true, force: true }));
+
+function expectRestored(run: PtyRun) {
+	const modes = run.term.modes;
+	expect(run.term.buffer.active.type).toBe("normal");
+	expect(modes.mouseTrackingMode).toBe("none");
+	expect(modes.sendFocusMode).toBe(false);
+	expect(modes.bracketedPasteMode).toBe(false);
+	expect(modes.wraparoundMode).toBe(true);
+}
+
+describe("p2 in a pseudo-terminal", () => {
+	test("opens the guest's screen, takes typing, quits with Ctrl+C twice and restores the terminal", async () => {
+		const run = runInPty([process.execPath, MAIN, "hello"], { env });
+		await run.waitFor((s) => s.includes("this device") && s.includes("hello"), "the first screen");
+		expect(run.term.buffer.active.type).toBe("alternate");
+		run.type(" world");
+		await run.waitFor((s) => s.includes("hello world"), "typed text");
+		run.type("\x03");
+		await run.waitFor((s) => !s.includes("hello world"), "Ctrl+C clears the editor");
+		run.type("\x03");
+		expect(await run.exited).toBe(0);
+		expectRestored(run);
+	}, 30000);
+
+	test("Ctrl+D on an empty editor quits", async () => {
+		const run = runInPty([process.execPath, MAIN], { env });
+		await run.waitFor((s) => s.includes("this device"), "the first screen");
+		run.type("\x04");
+		expect(await run.exited).toBe(0);
+		expectRestored(run);
+	}, 30000);
+
+	test("two terminals on one machine share this device's server", async () => {
+		const first = runInPty([process.execPath, MAIN], { env });
+		await first.waitFor((s) => s.includes("this device"), "the first p2");
+		const port = /127\.0\.0\.1:(\d+)/.exec(first.screen().join("\n"))?.[1];
+		expect(port).toBeDefined();
+		const second = runInPty([process.execPath, MAIN], { env });
+		await second.waitFor((s) => s.includes("this device"), "the second p2");
+		expect(second.screen().join("\n")).toContain(`127.0.0.1:${port}`);
+		second.type("\x04");
+		first.type("\x04");
+		expect(await second.exited).toBe(0);
+		expect(await first.exited).toBe(0);
+	}, 40000);
+
+	test("flags pi users know but p2 cannot honor fail with one clear line", async () => {
+		const proc = Bun.spawn([process.execPath, MAIN, "--no-session"], { env, stderr: "pipe", stdout: "pipe" });
+		expect(await proc.exited).toBe(2);
+		expect((await new Response(proc.stderr).text()).trim()).toBe(
+			"p2: --no-session is not supported by p2: sessions live on the p2 server.",
+		);
+	});
+});

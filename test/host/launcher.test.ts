@@ -1,0 +1,139 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import type { Terminal } from "@earendil-works/pi-tui";
+import { parseLaunchArgs } from "../../src/host/args.ts";
+import { runLauncher } from "../../src/host/launcher.ts";
+import { DEVICE_TOKEN_HEADER } from "../../src/protocol/server-info.ts";
+import { startTestServer, type TestServer } from "../support/p2-server.ts";
+
+class FakeTerminal implements Terminal {
+	output = "";
+	onInput: ((data: string) => void) | undefined;
+	stopped = false;
+	start(onInput: (data: string) => void): void {
+		this.onInput = onInput;
+	}
+	stop(): void {
+		this.stopped = true;
+	}
+	async drainInput(): Promise<void> {}
+	write(data: string): void {
+		this.output += data;
+	}
+	get columns() {
+		return 80;
+	}
+	get rows() {
+		return 24;
+	}
+	get kittyProtocolActive() {
+		return false;
+	}
+	moveBy(): void {}
+	hideCursor(): void {}
+	showCursor(): void {}
+	clearLine(): void {}
+	clearFromCursor(): void {}
+	clearScreen(): void {}
+	setTitle(): void {}
+	setProgress(): void {}
+	setProgramStatus(): void {}
+	async until(text: string, timeoutMs = 10000): Promise<void> {
+		const deadline = Date.now() + timeoutMs;
+		while (!this.output.includes(text)) {
+			if (Date.now() > deadline)
+				throw new Error(`timed out waiting for ${JSON.stringify(text)} in ${JSON.stringify(this.output.slice(-400))}`);
+			await Bun.sleep(20);
+		}
+	}
+}
+
+let server: TestServer;
+beforeAll(async () => {
+	server = await startTestServer();
+});
+afterAll(() => server.stop());
+
+function launch(bundle: string, terminal: FakeTerminal, limits = {}) {
+	return runLauncher({
+		args: parseLaunchArgs(["a", "draft"]),
+		target: {
+			kind: "device",
+			origin: () => server.server.origin,
+			credentials: () => ({ [DEVICE_TOKEN_HEADER]: server.server.deviceToken }),
+		},
+		env: { TERM: "xterm-256color", HOME: "/home/secret", AWS_SECRET_ACCESS_KEY: "nope" },
+		fetchBundle: async () => ({ source: bundle, hash: "test" }),
+		terminal: terminal as never,
+		mouse: "on",
+		limits,
+	});
+}
+
+describe("launcher", () => {
+	test("worker output is filtered, titles sanitized, frames relayed, and the terminal reset on exit", async () => {
+		const bundle = `globalThis.p2Guest = { start(host) {
+			const out = (data) => host.post({ kind: "output", data });
+			host.onMessage((m) => {
+				if (m.kind === "connection" && m.state === "open") host.post({ kind: "frame", text: JSON.stringify({ t: "open", h: 1, object: "access", version: 1, input: {} }) });
+				if (m.kind === "frame") out("FRAME:" + JSON.parse(m.text).t + ";");
+				if (m.kind === "input" && m.data === "q") host.post({ kind: "exit", code: 0 });
+			});
+			out("\\x1b[?1049h\\x1b[?1000h\\x1b]52;c;c2VjcmV0\\x07VISIBLE\\x1b[6n\\x1bP$qm\\x1b\\\\");
+			out("START:" + JSON.stringify(host.start.env) + ":" + host.start.args.draft + ";");
+			host.post({ kind: "status", action: { kind: "title", text: "evil\\x1b]52;c;x\\x07title" + "x".repeat(200) } });
+			host.post({ kind: "ready" });
+		} };`;
+		const terminal = new FakeTerminal();
+		const result = launch(bundle, terminal);
+		await terminal.until("FRAME:snapshot;");
+		await terminal.until("VISIBLE");
+		expect(terminal.output).not.toContain("\x1b]52;");
+		expect(terminal.output).not.toContain("[6n");
+		expect(terminal.output).not.toContain("$q");
+		expect(terminal.output).toContain('START:{"TERM":"xterm-256color"}:a draft;');
+		expect(terminal.output).not.toContain("secret");
+		const title = /\x1b\]0;([^\x07]*)\x07/.exec(terminal.output)?.[1] ?? "";
+		expect(title.startsWith("evil]52;c;xtitle")).toBe(true);
+		expect([...title].length).toBe(80);
+		terminal.onInput?.("q");
+		expect((await result).code).toBe(0);
+		expect(terminal.stopped).toBe(true);
+		const tail = terminal.output.slice(terminal.output.lastIndexOf("FRAME"));
+		expect(tail).toContain("\x1b[?1000l");
+		expect(tail).toContain("\x1b[?1049l");
+		expect(tail).toContain("\x1b]0;\x07");
+	}, 20000);
+
+	test("a worker that hangs is replaced, with the last snapshot (the draft) handed over", async () => {
+		const bundle = `globalThis.p2Guest = { start(host) {
+			const out = (data) => host.post({ kind: "output", data });
+			out("REASON:" + host.start.reason + ":" + (host.start.snapshot ?? "none") + ";");
+			host.onMessage((m) => {
+				if (m.kind === "snapshotRequest") host.post({ kind: "snapshot", data: '{"version":1,"draft":"kept"}' });
+				if (m.kind === "input" && m.data === "h") setTimeout(() => { for (;;) {} }, 0);
+				if (m.kind === "input" && m.data === "q") host.post({ kind: "exit", code: 0 });
+			});
+			host.post({ kind: "ready" });
+		} };`;
+		const terminal = new FakeTerminal();
+		const result = launch(bundle, terminal, { heartbeatMs: 100, heartbeatTimeoutMs: 700 });
+		await terminal.until("REASON:start:none;");
+		await Bun.sleep(2300); // the launcher asks for a snapshot every 2 s
+		terminal.onInput?.("h");
+		await terminal.until('REASON:restart:{"version":1,"draft":"kept"};');
+		terminal.onInput?.("q");
+		const done = await result;
+		expect(done.code).toBe(0);
+		expect(done.problems.join("\n")).toContain("unresponsive");
+	}, 20000);
+
+	test("three Ctrl+C within a second end p2 even when the UI ignores them", async () => {
+		const bundle = `globalThis.p2Guest = { start(host) { host.post({ kind: "output", data: "UP" }); host.post({ kind: "ready" }); } };`;
+		const terminal = new FakeTerminal();
+		const result = launch(bundle, terminal);
+		await terminal.until("UP");
+		for (let i = 0; i < 3; i++) terminal.onInput?.("\x03");
+		expect((await result).code).toBe(130);
+		expect(terminal.stopped).toBe(true);
+	}, 20000);
+});
