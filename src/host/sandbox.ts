@@ -41,7 +41,10 @@ export interface SandboxOptions {
 	readonly limits?: Partial<SandboxLimits>;
 }
 
-const BOOTSTRAP = new URL("./worker-bootstrap.ts", import.meta.url).href;
+/** In the compiled executable the bootstrap is an embedded entry point, named by its path from the repo root. */
+const BOOTSTRAP = import.meta.url.includes("/$bunfs/")
+	? "./src/host/worker-bootstrap.ts"
+	: new URL("./worker-bootstrap.ts", import.meta.url).href;
 
 /** Budgets that refill every second; what is over budget is dropped and reported once per second. */
 class Budget {

@@ -72,3 +72,32 @@ describe("p2 in a pseudo-terminal", () => {
 		);
 	});
 });
+
+describe("the compiled executable", () => {
+	test("runs from a directory without node_modules: --version, a session screen, Ctrl+D, modes restored", async () => {
+		const out = mkdtempSync(join(tmpdir(), "p2-exe-"));
+		try {
+			const build = Bun.spawn([process.execPath, join(import.meta.dir, "..", "..", "scripts", "build.ts")], {
+				env: { ...process.env, P2_BUILD_OUT: out },
+				stdout: "pipe",
+				stderr: "pipe",
+			});
+			expect(await build.exited).toBe(0);
+			const exe = join(out, "p2");
+			// No Bun on PATH, no node_modules next to it.
+			const bare = { ...env, PATH: "/usr/bin:/bin" };
+			const version = Bun.spawn([exe, "--version"], { cwd: out, env: bare, stdout: "pipe" });
+			expect(await version.exited).toBe(0);
+			expect((await new Response(version.stdout).text()).trim()).toMatch(/^\d+\.\d+\.\d+$/);
+			const run = runInPty([exe, "from", "exe"], { env: { ...bare, P2_DATA_DIR: join(out, "data") }, cwd: out });
+			await run.waitFor((s) => s.includes("this device") && s.includes("from exe"), "the compiled p2's screen");
+			run.type("\x15"); // Ctrl+U clears the line, so Ctrl+D quits
+			await run.waitFor((s) => !s.includes("from exe"), "an empty editor");
+			run.type("\x04");
+			expect(await run.exited).toBe(0);
+			expectRestored(run);
+		} finally {
+			rmSync(out, { recursive: true, force: true });
+		}
+	}, 60000);
+});

@@ -1,0 +1,50 @@
+/**
+ * `bun run build` → dist/p2: one executable with the launcher, the worker bootstrap, the server and the
+ * server's default guest bundle. Runs without npm, node_modules or an installed Bun.
+ */
+import { mkdirSync, rmSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { buildGuestBundle } from "../src/server/bundle.ts";
+
+const root = join(import.meta.dir, "..");
+const dist = process.env.P2_BUILD_OUT ?? join(root, "dist");
+// The entry and the embedded bundle live inside the repository, so paths inside the executable stay stable.
+const work = join(root, "dist", ".build");
+rmSync(work, { recursive: true, force: true });
+mkdirSync(work, { recursive: true });
+mkdirSync(dist, { recursive: true });
+
+const bundle = await buildGuestBundle();
+await Bun.write(join(work, "guest-bundle.js"), bundle.source);
+
+// The entry embeds the bundle as a file and hands its path to the server before anything else loads.
+const entry = join(work, "entry.ts");
+await Bun.write(
+	entry,
+	`import bundlePath from "./guest-bundle.js" with { type: "file" };
+(globalThis as { P2_EMBEDDED_BUNDLE?: string }).P2_EMBEDDED_BUNDLE = bundlePath;
+await import(${JSON.stringify(join(root, "src", "main.ts"))});
+`,
+);
+
+const result = await Bun.build({
+	entrypoints: [entry, join(root, "src", "host", "worker-bootstrap.ts")],
+	// Paths inside the executable are relative to the repository root (the sandbox names its bootstrap so).
+	root,
+	compile: { outfile: join(dist, "p2") },
+	minify: true,
+	sourcemap: "none",
+});
+if (!result.success) {
+	console.error(result.logs.map(String).join("\n"));
+	process.exit(1);
+}
+
+const size = (path: string) => `${(statSync(path).size / 2 ** 20).toFixed(1)} MiB`;
+console.log(
+	JSON.stringify({
+		executable: join(dist, "p2"),
+		size: size(join(dist, "p2")),
+		bundle: size(join(work, "guest-bundle.js")),
+	}),
+);
