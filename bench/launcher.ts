@@ -1,0 +1,182 @@
+/**
+ * Launcher benchmarks (issue 3): output filter throughput, time to the first full frame (embedded server,
+ * fresh data directory), keystroke to screen through launcher, worker and filter, the sandbox's cost against
+ * an unsandboxed worker, bundle and executable size. Prints JSON. Run: bun bench/launcher.ts
+ */
+import { mkdtempSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { OutputFilter } from "../src/host/output-filter.ts";
+import { buildGuestBundle } from "../src/server/bundle.ts";
+import { runInPty } from "../test/support/pty.ts";
+
+const ROOT = join(import.meta.dir, "..");
+const MAIN = join(ROOT, "src", "main.ts");
+const pct = (xs: number[], p: number) => {
+	const s = [...xs].sort((a, b) => a - b);
+	return Number(s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!.toFixed(2));
+};
+
+function filterThroughput(): number {
+	// A frame as pi-tui writes it: synchronized output, cursor moves, styled lines.
+	const line = `\x1b[2K\x1b[38;5;140m●\x1b[39m \x1b[1mread\x1b[22m \x1b[38;2;104;183;141msrc/host/launcher.ts\x1b[39m ${"lorem ipsum dolor sit amet ".repeat(3)}\r\n`;
+	const frame = `\x1b[?2026h\x1b[1;1H${line.repeat(40)}\x1b[?2026l`;
+	const filter = new OutputFilter({ mouse: "on" });
+	const total = 64 * 1024 * 1024;
+	let out = 0;
+	const start = performance.now();
+	for (let n = 0; n < total; n += frame.length) out += filter.write(frame).length;
+	const seconds = (performance.now() - start) / 1000;
+	if (out === 0) throw new Error("filter dropped everything");
+	return Number((total / 2 ** 20 / seconds).toFixed(0));
+}
+
+async function firstFrame(cmd: string[], runs: number): Promise<number[]> {
+	const times: number[] = [];
+	for (let i = 0; i < runs; i++) {
+		const home = mkdtempSync(join(tmpdir(), "p2-bench-"));
+		const env = { PATH: process.env.PATH ?? "", HOME: home, P2_DATA_DIR: join(home, "data"), TERM: "xterm-256color" };
+		const start = performance.now();
+		const run = runInPty(cmd, { env, cols: 120, rows: 40 });
+		await run.waitFor((s) => s.includes("this device") && s.includes("─"), "first frame", 20000);
+		times.push(performance.now() - start);
+		run.type("\x04");
+		await run.exited;
+		rmSync(home, { recursive: true, force: true });
+	}
+	return times;
+}
+
+async function keystrokes(samples: number): Promise<number[]> {
+	const home = mkdtempSync(join(tmpdir(), "p2-bench-"));
+	const env = { PATH: process.env.PATH ?? "", HOME: home, P2_DATA_DIR: join(home, "data"), TERM: "xterm-256color" };
+	const run = runInPty([process.execPath, MAIN], { env, cols: 120, rows: 40 });
+	await run.waitFor((s) => s.includes("this device"), "first frame", 20000);
+	await Bun.sleep(500);
+	const times: number[] = [];
+	let typed = "";
+	for (let i = 0; i < samples; i++) {
+		const ch = String.fromCharCode(97 + (i % 26));
+		typed += ch;
+		if (typed.length > 80) {
+			run.type("\x15");
+			typed = ch;
+			await Bun.sleep(50);
+		}
+		const start = performance.now();
+		run.type(ch);
+		const want = typed;
+		// Poll as fast as the emulator allows: the screen changes when the launcher wrote the worker's frame.
+		for (;;) {
+			if (run.screen().some((l) => l.includes(want))) break;
+			await Bun.sleep(0);
+			if (performance.now() - start > 5000) throw new Error("keystroke never appeared");
+		}
+		times.push(performance.now() - start);
+		await Bun.sleep(5);
+	}
+	run.type("\x15");
+	await Bun.sleep(50);
+	run.type("\x04");
+	await run.exited;
+	rmSync(home, { recursive: true, force: true });
+	return times;
+}
+
+/** The same bundle in a worker with and without Hardened JavaScript: time to ready, render per keystroke. */
+async function sandboxCost(bundle: string) {
+	const plainBootstrap = `
+		self.onmessage = (e) => {
+			const m = e.data;
+			if (m.kind === "init") {
+				(0, eval)(m.bundle);
+				let handler;
+				globalThis.p2Guest.start({ post: (x) => self.postMessage(x), onMessage: (h) => { handler = h; }, start: m.start });
+				globalThis.__h = (x) => handler && handler(x);
+			} else globalThis.__h && globalThis.__h(m);
+		};`;
+	const start = {
+		origin: "http://127.0.0.1:1",
+		columns: 120,
+		rows: 40,
+		capabilities: { kittyProtocol: false, modifyOtherKeys: false, trueColor: true, platform: "linux" },
+		env: { TERM: "xterm-256color" },
+		mouse: "off",
+		args: { verbose: false, draft: "", continue: false, resume: false },
+		reason: "start",
+	};
+	const measure = async (worker: Worker) => {
+		const t0 = performance.now();
+		let outputs = 0;
+		let onOutput: (() => void) | undefined;
+		const ready = new Promise<number>((resolve) => {
+			worker.onmessage = (e) => {
+				if (e.data.kind === "ready") resolve(performance.now() - t0);
+				if (e.data.kind === "output") {
+					outputs++;
+					onOutput?.();
+				}
+			};
+		});
+		worker.postMessage({ kind: "init", bundle, start });
+		const readyMs = await ready;
+		await Bun.sleep(200);
+		const per: number[] = [];
+		for (let i = 0; i < 100; i++) {
+			const before = outputs;
+			const t = performance.now();
+			await new Promise<void>((resolve) => {
+				onOutput = () => {
+					if (outputs > before) resolve();
+				};
+				worker.postMessage({ kind: "input", data: String.fromCharCode(97 + (i % 26)) });
+			});
+			per.push(performance.now() - t);
+		}
+		worker.terminate();
+		return { readyMs: Number(readyMs.toFixed(0)), keystrokeRenderP50: pct(per, 50), keystrokeRenderP99: pct(per, 99) };
+	};
+	const plainUrl = URL.createObjectURL(new Blob([plainBootstrap], { type: "text/javascript" }));
+	const plain = await measure(new Worker(plainUrl));
+	const ses = await measure(new Worker(new URL("../src/host/worker-bootstrap.ts", import.meta.url).href));
+	return { unsandboxed: plain, ses };
+}
+
+const bundle = await buildGuestBundle();
+const exeDir = mkdtempSync(join(tmpdir(), "p2-bench-exe-"));
+const build = Bun.spawn([process.execPath, join(ROOT, "scripts", "build.ts")], {
+	env: { ...process.env, P2_BUILD_OUT: exeDir },
+	stdout: "ignore",
+});
+await build.exited;
+const bareDir = mkdtempSync(join(tmpdir(), "p2-bench-bare-"));
+await Bun.write(join(bareDir, "bare.ts"), "console.log(1)\n");
+await Bun.spawn(
+	[process.execPath, "build", "--compile", join(bareDir, "bare.ts"), "--outfile", join(bareDir, "bare")],
+	{
+		stdout: "ignore",
+		stderr: "ignore",
+	},
+).exited;
+
+const devFrames = await firstFrame([process.execPath, MAIN], 5);
+const exeFrames = await firstFrame([join(exeDir, "p2")], 5);
+const keys = await keystrokes(100);
+const result = {
+	filterMBps: filterThroughput(),
+	firstFrameMs: {
+		dev: { median: pct(devFrames, 50), min: pct(devFrames, 0) },
+		executable: { median: pct(exeFrames, 50), min: pct(exeFrames, 0) },
+		pi_1_6_0_median_tmux: 489,
+	},
+	keystrokeToScreenMs: { p50: pct(keys, 50), p99: pct(keys, 99) },
+	sandbox: await sandboxCost(bundle.source),
+	sizes: {
+		bundleKiB: Math.round(bundle.source.length / 1024),
+		executableMiB: Number((statSync(join(exeDir, "p2")).size / 2 ** 20).toFixed(1)),
+		bareBunExecutableMiB: Number((statSync(join(bareDir, "bare")).size / 2 ** 20).toFixed(1)),
+	},
+};
+console.log(JSON.stringify(result, null, 2));
+rmSync(exeDir, { recursive: true, force: true });
+rmSync(bareDir, { recursive: true, force: true });
