@@ -99,10 +99,11 @@ export class OutputFilter {
 						let b = 0;
 						let plain = true; // only digits and ';' (':' for SGR) so far
 						let colon = false;
-						while (j < limit && (b = s.charCodeAt(j)) >= 0x20 && b <= 0x3f) {
+						for (; j < limit; j++) {
+							b = s.charCodeAt(j);
+							if (b < 0x20 || b > 0x3f) break;
 							if (b === 0x3a) colon = true;
 							else if (b < 0x30 || b > 0x3b) plain = false;
-							j++;
 						}
 						if (j < limit && b >= 0x40 && b <= 0x7e) {
 							if (plain && PLAIN_FINAL_CODES[b] === 1 && (!colon || b === 0x6d)) {
