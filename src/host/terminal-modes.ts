@@ -39,7 +39,4 @@ export class TerminalModes implements ModeObserver {
 		for (const [mode, on] of this.active()) out += `\x1b[?${mode}${on ? "h" : "l"}`;
 		return out;
 	}
-
-	/** What the launcher's own screens start from: drawing state reset, the worker's modes kept on record. */
-	static readonly DRAW_RESET = "\x1b[?2026l\x1b[0m\x1b[r\x1b[?25h\x1b[2J\x1b[H";
 }
