@@ -23,7 +23,7 @@ await Bun.write(
 	entry,
 	`import bundlePath from "./guest-bundle.js" with { type: "file" };
 (globalThis as { P2_EMBEDDED_BUNDLE?: string }).P2_EMBEDDED_BUNDLE = bundlePath;
-await import(${JSON.stringify(join(root, "src", "main.ts"))});
+void import(${JSON.stringify(join(root, "src", "main.ts"))});
 `,
 );
 
@@ -33,6 +33,8 @@ const result = await Bun.build({
 	root,
 	compile: { outfile: join(dist, "p2") },
 	minify: true,
+	bytecode: true,
+	format: "cjs",
 	sourcemap: "none",
 });
 if (!result.success) {

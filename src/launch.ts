@@ -8,11 +8,32 @@ import { configDir, LauncherConfig } from "./host/config.ts";
 import { type LaunchTarget, runLauncher } from "./host/launcher.ts";
 import { findLocalServer } from "./host/local-server.ts";
 import { forgetOwnerCookie, signInRemote } from "./host/remote.ts";
+import { preloadBundle } from "./host/worker-spawn.ts";
 import { DEVICE_TOKEN_HEADER } from "./protocol/server-info.ts";
-import { defaultGuestBundle } from "./server/bundle.ts";
-import { defaultPlugins } from "./server/plugins.ts";
-import { type P2Server, startServer } from "./server/server.ts";
+import type { P2Server } from "./server/server.ts";
 import { resolveDataDir } from "./server/store/data-dir.ts";
+
+/**
+ * The embedded server is loaded only when this device has none running: a second terminal never pays for it.
+ * Its bundle is handed to the prewarmed worker at once, so the UI is evaluated while the server starts; the
+ * launcher still fetches the bundle from the server and runs it only if the hashes agree.
+ */
+async function startEmbeddedServer(dataDir: string): Promise<P2Server> {
+	const { defaultGuestBundle } = await import("./server/bundle.ts");
+	const build = defaultGuestBundle();
+	let first: ReturnType<typeof build> | undefined = build();
+	first.then(preloadBundle, () => {});
+	const bundle = () => {
+		const next = first ?? build();
+		first = undefined;
+		return next;
+	};
+	const [{ startServer }, { defaultPlugins }] = await Promise.all([
+		import("./server/server.ts"),
+		import("./server/plugins.ts"),
+	]);
+	return startServer({ dataDir, plugins: defaultPlugins(), bundle, advertise: true });
+}
 
 async function localTarget(): Promise<{ target: LaunchTarget; stop(): Promise<void> }> {
 	const dataDir = resolveDataDir(process.env);
@@ -25,7 +46,7 @@ async function localTarget(): Promise<{ target: LaunchTarget; stop(): Promise<vo
 			current = { origin: running.origin, token: running.deviceToken };
 			return;
 		}
-		embedded = await startServer({ dataDir, plugins: defaultPlugins(), bundle: defaultGuestBundle(), advertise: true });
+		embedded = await startEmbeddedServer(dataDir);
 		current = { origin: embedded.origin, token: embedded.deviceToken };
 	};
 	await connect();

@@ -29,8 +29,12 @@ async function main(argv: string[]): Promise<number> {
 		console.error("p2: needs a terminal (stdin and stdout must be a TTY); use `p2 serve` to run a server alone.");
 		return 2;
 	}
+	(await import("./host/worker-spawn.ts")).prewarmWorker();
 	const { launch } = await import("./launch.ts");
 	return launch(args);
 }
 
-process.exitCode = await main(process.argv.slice(2));
+// No top-level await: the executable is compiled to bytecode, which needs a CommonJS entry.
+void main(process.argv.slice(2)).then((code) => {
+	process.exitCode = code;
+});

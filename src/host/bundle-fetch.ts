@@ -1,6 +1,6 @@
 import { BUNDLE_PATH } from "../protocol/server-info.ts";
-import type { GuestBundleSource } from "./launcher.ts";
 import { plainLine, TransportError, trustedFetch } from "./trusted-http.ts";
+import type { GuestBundleSource } from "./worker-spawn.ts";
 
 export const MAX_BUNDLE_BYTES = 8 * 1024 * 1024;
 

@@ -7,6 +7,7 @@ import { LauncherStatus } from "./launcher-status.ts";
 import { type MousePolicy, OutputFilter } from "./output-filter.ts";
 import { Sandbox, type SandboxLimits, type WorkerEnd } from "./sandbox.ts";
 import { TerminalModes } from "./terminal-modes.ts";
+import type { GuestBundleSource } from "./worker-spawn.ts";
 
 /** Where the launcher connects, with what credentials (never shown to the worker). */
 export interface LaunchTarget {
@@ -15,11 +16,6 @@ export interface LaunchTarget {
 	credentials(): Record<string, string>;
 	/** This device's server may have gone away: find it or start it again before reconnecting. */
 	refresh?(): Promise<void>;
-}
-
-export interface GuestBundleSource {
-	readonly source: string;
-	readonly hash: string;
 }
 
 export interface LauncherOptions {
@@ -138,7 +134,7 @@ export async function runLauncher(options: LauncherOptions): Promise<LauncherRes
 			held: hold ? [] : undefined,
 		} as Active;
 		worker.sandbox = new Sandbox({
-			bundle: bundle.source,
+			bundle,
 			start: startData(reason),
 			limits: options.limits,
 			onMessage: (message) => onWorkerMessage(worker, message),

@@ -1,5 +1,6 @@
 import { type } from "arktype";
 import { type LauncherMessage, type StartData, WorkerMessage } from "../protocol/channel.ts";
+import { type GuestBundleSource, takeWorker } from "./worker-spawn.ts";
 
 /** Why a worker ended: it asked to, it stopped answering, it used too much memory, it crashed, or we ended it. */
 export type WorkerEnd = "exited" | "unresponsive" | "memory" | "crashed" | "terminated";
@@ -30,7 +31,7 @@ export const DEFAULT_LIMITS: SandboxLimits = {
 };
 
 export interface SandboxOptions {
-	readonly bundle: string;
+	readonly bundle: GuestBundleSource;
 	readonly start: StartData;
 	/** A validated message within its budget. */
 	onMessage(message: WorkerMessage): void;
@@ -40,11 +41,6 @@ export interface SandboxOptions {
 	onEnd(reason: WorkerEnd, detail: string): void;
 	readonly limits?: Partial<SandboxLimits>;
 }
-
-/** In the compiled executable the bootstrap is an embedded entry point, named by its path from the repo root. */
-const BOOTSTRAP = import.meta.url.includes("/$bunfs/")
-	? "./src/host/worker-bootstrap.ts"
-	: new URL("./worker-bootstrap.ts", import.meta.url).href;
 
 /** Budgets that refill every second; what is over budget is dropped and reported once per second. */
 class Budget {
@@ -92,15 +88,14 @@ export class Sandbox {
 	constructor(options: SandboxOptions) {
 		this.#options = options;
 		this.#limits = { ...DEFAULT_LIMITS, ...options.limits };
-		// An empty environment: not even the trusted bootstrap sees the person's variables.
-		this.#worker = new Worker(BOOTSTRAP, { env: {}, smol: true } as WorkerOptions);
+		this.#worker = takeWorker(options.bundle);
 		this.#worker.addEventListener("message", (event) => this.#receive(event.data));
 		this.#worker.addEventListener("error", (event) => {
 			event.preventDefault?.();
 			this.#end("crashed", (event as ErrorEvent).message || "the worker failed");
 		});
 		this.#worker.addEventListener("close", () => this.#end("crashed", "the worker stopped"));
-		this.#worker.postMessage({ kind: "init", bundle: options.bundle, start: options.start });
+		this.#worker.postMessage({ kind: "init", start: options.start });
 		this.#timer = setInterval(() => this.#beat(), Math.min(this.#limits.heartbeatMs, 250));
 	}
 

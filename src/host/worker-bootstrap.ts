@@ -4,6 +4,8 @@
  * it to the launcher through one hardened host object. The bundle never sees `Bun`, `process`, `require`,
  * `fetch`, sockets, files, the environment, dynamic `import()` or the worker's own `postMessage`.
  */
+// Hardened JavaScript refuses sloppy mode, and the executable compiles this entry as a CommonJS script.
+
 import "ses";
 import { type } from "arktype";
 import {
@@ -103,14 +105,27 @@ process.on("unhandledRejection", (reason) => report(`unhandled rejection in the 
 process.on("uncaughtException", (error) => report(`uncaught exception in the guest: ${safeString(error)}`));
 
 let handler: ((message: LauncherMessage) => void) | undefined;
-let started = false;
+/** `load` evaluates the bundle, `init` starts it; each happens once, in that order. */
+let phase: "empty" | { loaded: GuestEntry } | "started" | "failed" = "empty";
 
-function start(bundle: string, startData: StartData): void {
+// The realm is locked down as soon as the worker loads, while the launcher is still fetching the bundle.
+let lockdownFailure: string | undefined;
+try {
 	lockdown({ errorTaming: "safe", stackFiltering: "concise", overrideTaming: "severe", reporting: "none" });
+} catch (error) {
+	lockdownFailure = safeString(error);
+}
+
+function load(bundle: string): GuestEntry {
+	if (lockdownFailure !== undefined) throw new Error(`lockdown failed: ${lockdownFailure}`);
 	const compartment = new Compartment({ globals: endowments(), __options__: true });
 	compartment.evaluate(bundle);
-	const entry = compartment.globalThis.p2Guest as GuestEntry | undefined;
-	if (!entry || typeof entry.start !== "function") throw new Error("the bundle did not define p2Guest.start");
+	const loaded = compartment.globalThis.p2Guest as GuestEntry | undefined;
+	if (!loaded || typeof loaded.start !== "function") throw new Error("the bundle did not define p2Guest.start");
+	return loaded;
+}
+
+function start(entry: GuestEntry, startData: StartData): void {
 	const host: GuestHost = harden({
 		post(message: unknown) {
 			let copy: unknown;
@@ -136,11 +151,22 @@ self.addEventListener("message", (event) => {
 	const message = LauncherMessage(event.data);
 	if (message instanceof type.errors) return report(`bootstrap: bad launcher message: ${message.summary}`);
 	if (message.kind === "ping") return post({ kind: "pong", n: message.n, heapBytes: heapSize() });
-	if (message.kind === "init") {
-		if (started) return report("bootstrap: init twice");
-		started = true;
+	if (message.kind === "load") {
+		if (phase !== "empty") return report("bootstrap: load twice");
 		try {
-			start(message.bundle, message.start);
+			phase = { loaded: load(message.bundle) };
+		} catch (error) {
+			phase = "failed";
+			report(`the guest bundle failed to load: ${safeString(error)}`);
+		}
+		return;
+	}
+	if (message.kind === "init") {
+		if (typeof phase === "string") return report(`bootstrap: init when ${phase}`);
+		const { loaded } = phase;
+		phase = "started";
+		try {
+			start(loaded, message.start);
 		} catch (error) {
 			report(`the guest bundle failed to start: ${safeString(error)}`);
 		}

@@ -56,7 +56,9 @@ export const StartData = type({
 export type StartData = typeof StartData.infer;
 
 export const LauncherMessage = type.or(
-	{ kind: "'init'", bundle: "string", start: StartData },
+	/** Sent as soon as the launcher has the bundle: evaluating it runs beside the launcher's own start. */
+	{ kind: "'load'", bundle: "string" },
+	{ kind: "'init'", start: StartData },
 	{ kind: "'input'", data: "string" },
 	{ kind: "'resize'", columns: "number.integer", rows: "number.integer" },
 	{ kind: "'frame'", text: "string" },

@@ -33,7 +33,7 @@ async function run(bundle: string, limits: Partial<SandboxLimits> = {}, waitMs =
 		settle = resolve;
 	});
 	r.sandbox = new Sandbox({
-		bundle,
+		bundle: { source: bundle, hash: "test" },
 		start: START,
 		limits,
 		onMessage(m) {
@@ -162,7 +162,7 @@ describe("hostile bundles", () => {
 
 	test("dynamic import() in the bundle is refused before anything runs", async () => {
 		const r = await run(`globalThis.p2Guest = { start(host) { import("node:fs"); } };`, {}, 3000);
-		expect(r.errors().join("\n")).toContain("failed to start");
+		expect(r.errors().join("\n")).toContain("failed to load");
 		expect(r.logs()).toEqual([]);
 	});
 

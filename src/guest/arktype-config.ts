@@ -1,0 +1,3 @@
+import { configure } from "arktype/config";
+
+configure({ jitless: true });
