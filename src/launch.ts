@@ -22,7 +22,9 @@ async function startEmbeddedServer(dataDir: string): Promise<P2Server> {
 	const { defaultGuestBundle } = await import("./server/bundle.ts");
 	const build = defaultGuestBundle();
 	let first: ReturnType<typeof build> | undefined = build();
-	first.then(preloadBundle, () => {});
+	// Awaited: the executable reads its embedded bundle at once, and the worker should start on it before the
+	// server's modules take the thread.
+	await first.then(preloadBundle, () => {});
 	const bundle = () => {
 		const next = first ?? build();
 		first = undefined;

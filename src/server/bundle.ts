@@ -64,9 +64,13 @@ export async function buildGuestBundle(options: { minify?: boolean } = {}): Prom
 export function defaultGuestBundle(): () => Promise<GuestBundle> {
 	const embedded = (globalThis as { P2_EMBEDDED_BUNDLE?: string }).P2_EMBEDDED_BUNDLE;
 	if (embedded) {
+		let read: GuestBundle | undefined;
 		return async () => {
-			const source = await Bun.file(embedded).text();
-			return { source, hash: new Bun.CryptoHasher("sha256").update(source).digest("hex") };
+			if (!read) {
+				const source = readFileSync(embedded, "utf8");
+				read = { source, hash: new Bun.CryptoHasher("sha256").update(source).digest("hex") };
+			}
+			return read;
 		};
 	}
 	return () => buildGuestBundle();

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type PtyRun, runInPty } from "../support/pty.ts";
@@ -89,6 +89,15 @@ describe("the compiled executable", () => {
 			const version = Bun.spawn([exe, "--version"], { cwd: out, env: bare, stdout: "pipe" });
 			expect(await version.exited).toBe(0);
 			expect((await new Response(version.stdout).text()).trim()).toMatch(/^\d+\.\d+\.\d+$/);
+			// A bootstrap planted in the working directory must never be the one that runs.
+			const marker = join(out, "planted-ran");
+			mkdirSync(join(out, "src", "host"), { recursive: true });
+			for (const ext of ["ts", "js"]) {
+				writeFileSync(
+					join(out, "src", "host", `worker-bootstrap.${ext}`),
+					`require("node:fs").writeFileSync(${JSON.stringify(marker)}, "ran");`,
+				);
+			}
 			const run = runInPty([exe, "from", "exe"], { env: { ...bare, P2_DATA_DIR: join(out, "data") }, cwd: out });
 			await run.waitFor((s) => s.includes("this device") && s.includes("from exe"), "the compiled p2's screen");
 			run.type("\x15"); // Ctrl+U clears the line, so Ctrl+D quits
@@ -96,6 +105,7 @@ describe("the compiled executable", () => {
 			run.type("\x04");
 			expect(await run.exited).toBe(0);
 			expectRestored(run);
+			expect(existsSync(marker)).toBe(false);
 		} finally {
 			rmSync(out, { recursive: true, force: true });
 		}
