@@ -83,7 +83,7 @@ export async function launch(args: LaunchArgs): Promise<number> {
 			args,
 			target,
 			env: process.env,
-			fetchBundle: () => fetchGuestBundle(target.origin(), target.credentials()),
+			fetchBundle: (running) => fetchGuestBundle(target.origin(), target.credentials(), running),
 		});
 		if (result.code !== 0 || args.verbose) for (const p of result.problems) console.error(`p2: ${p}`);
 		if (result.signedOut && target.kind === "owner") {

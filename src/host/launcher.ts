@@ -22,7 +22,10 @@ export interface LauncherOptions {
 	readonly args: LaunchArgs;
 	readonly target: LaunchTarget;
 	readonly env: Record<string, string | undefined>;
-	fetchBundle(): Promise<GuestBundleSource>;
+	/** The server's bundle; given the running one's hash, `undefined` when that is still the one served. */
+	fetchBundle(runningHash?: string): Promise<GuestBundleSource | undefined>;
+	/** How often the launcher asks for a newer bundle (also after every reconnect). */
+	readonly bundleCheckMs?: number;
 	readonly terminal?: Terminal & { readonly modifyOtherKeysActive?: boolean };
 	readonly mouse?: MousePolicy;
 	readonly limits?: Partial<SandboxLimits>;
@@ -37,6 +40,7 @@ const MULTIPLEXERS = ["TMUX", "ZELLIJ", "STY"];
 const EMERGENCY_PRESSES = 3;
 const RESTARTS_PER_MINUTE = 3;
 const COLOR_QUERY_MS = 100;
+const BUNDLE_CHECK_MS = 60_000;
 
 export function defaultMouse(env: Record<string, string | undefined>): MousePolicy {
 	return MULTIPLEXERS.some((name) => env[name] !== undefined) ? "on" : "all";
@@ -55,7 +59,9 @@ export async function runLauncher(options: LauncherOptions): Promise<LauncherRes
 	const problem = (text: string) => {
 		if (problems.length < 200) problems.push(text);
 	};
-	let bundle = await options.fetchBundle();
+	const first = await options.fetchBundle();
+	if (!first) throw new Error("the server sent no UI bundle");
+	let bundle = first;
 
 	let finish!: (result: LauncherResult) => void;
 	const done = new Promise<LauncherResult>((resolve) => {
@@ -167,7 +173,7 @@ export async function runLauncher(options: LauncherOptions): Promise<LauncherRes
 				if (worker === incoming) activate(worker);
 				return;
 			case "reload":
-				if (current) void reload();
+				if (current) void reload(false);
 				return;
 			case "exit":
 				if (current) end({ code: message.code, problems });
@@ -214,23 +220,31 @@ export async function runLauncher(options: LauncherOptions): Promise<LauncherRes
 		connection.reconnect();
 	};
 
-	const reload = async () => {
+	/** Swaps in a new worker on the server's current bundle (`/reload`), or on a newer one the server serves. */
+	const reload = async (onlyIfNewer: boolean) => {
 		if (incoming || finished) return;
 		try {
-			bundle = await options.fetchBundle();
+			const next = await options.fetchBundle(onlyIfNewer ? bundle.hash : undefined);
+			if (!next || (onlyIfNewer && next.hash === bundle.hash) || finished || incoming) return;
+			bundle = next;
 		} catch (error) {
-			return problem(`reload: ${(error as Error).message}`);
+			if (!onlyIfNewer) problem(`reload: ${(error as Error).message}`);
+			return;
 		}
 		active?.sandbox.post({ kind: "snapshotRequest" });
 		await Bun.sleep(50);
 		incoming = startWorker("reload", true);
 	};
 
+	let everOpen = false;
 	const connection = new ServerConnection({
 		origin: () => options.target.origin(),
 		credentials: () => options.target.credentials(),
 		onFrame: (text) => active?.sandbox.post({ kind: "frame", text }),
 		onState: (state) => {
+			// After a reconnect the server may be a newer one, with a newer UI.
+			if (state === "open" && connectionState !== "open" && everOpen) void reload(true);
+			if (state === "open") everOpen = true;
 			connectionState = state;
 			active?.sandbox.post({ kind: "connection", state });
 		},
@@ -238,12 +252,15 @@ export async function runLauncher(options: LauncherOptions): Promise<LauncherRes
 		beforeReconnect: options.target.refresh,
 	});
 
+	const bundleTimer = setInterval(() => void reload(true), options.bundleCheckMs ?? BUNDLE_CHECK_MS);
+
 	let colorReplies: string[] | undefined = [];
 	const end = (result: LauncherResult) => {
 		if (finished) return;
 		terminal.write(modes.cleanup() + status.clear());
 		finished = true;
 		clearInterval(snapshotTimer);
+		clearInterval(bundleTimer);
 		incoming?.sandbox.terminate();
 		active?.sandbox.terminate();
 		connection.close();

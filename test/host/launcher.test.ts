@@ -136,4 +136,42 @@ describe("launcher", () => {
 		expect((await result).code).toBe(130);
 		expect(terminal.stopped).toBe(true);
 	}, 20000);
+
+	test("a newer bundle on the server replaces the UI, the draft carried over; an unchanged one does not", async () => {
+		const version = (v: string) => `globalThis.p2Guest = { start(host) {
+			host.post({ kind: "output", data: "UI-${v}:" + host.start.reason + ":" + (host.start.snapshot ?? "none") + ";" });
+			host.onMessage((m) => {
+				if (m.kind === "snapshotRequest") host.post({ kind: "snapshot", data: '{"version":1,"draft":"d-${v}"}' });
+				if (m.kind === "input" && m.data === "q") host.post({ kind: "exit", code: 0 });
+			});
+			host.post({ kind: "ready" });
+		} };`;
+		let served = { source: version("1"), hash: "h1" };
+		const asked: (string | undefined)[] = [];
+		const terminal = new FakeTerminal();
+		const result = runLauncher({
+			args: parseLaunchArgs([]),
+			target: {
+				kind: "device",
+				origin: () => server.server.origin,
+				credentials: () => ({ [DEVICE_TOKEN_HEADER]: server.server.deviceToken }),
+			},
+			env: { TERM: "xterm-256color" },
+			fetchBundle: async (running) => {
+				asked.push(running);
+				return running === served.hash ? undefined : served;
+			},
+			bundleCheckMs: 150,
+			terminal: terminal as never,
+		});
+		await terminal.until("UI-1:start:none;");
+		await Bun.sleep(500);
+		expect(terminal.output).not.toContain("UI-1:reload");
+		expect(asked.filter((h) => h === "h1").length).toBeGreaterThan(1);
+		served = { source: version("2"), hash: "h2" };
+		await terminal.until('UI-2:reload:{"version":1,"draft":"d-1"};');
+		terminal.onInput?.("q");
+		expect((await result).code).toBe(0);
+		expect(terminal.output.match(/UI-2:reload/g)?.length).toBe(1);
+	}, 20000);
 });
