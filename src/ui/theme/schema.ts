@@ -1,0 +1,30 @@
+import { type } from "arktype";
+import { BG_TOKENS, EXPORT_TOKENS, FG_TOKENS, TOKEN_FALLBACKS } from "./tokens.ts";
+
+/** `#rgb`/`#rrggbb`, `okhsl(…)`, `oklch(…)`, a variable's name, `""` (the terminal's default), or 0–255. */
+export const ColorValue = type("string <= 64 | 0 <= number.integer <= 255");
+export type ColorValue = typeof ColorValue.infer;
+
+const colorKeys = Object.fromEntries(
+	[...FG_TOKENS, ...BG_TOKENS].map((token) => [TOKEN_FALLBACKS[token] ? `${token}?` : token, ColorValue]),
+) as Record<string, typeof ColorValue>;
+
+/** pi's theme file: the same fields, the same required tokens, nothing else. */
+export const ThemeJson = type({
+	"$schema?": "string",
+	name: /^[^/]{1,64}$/,
+	"appearance?": "'dark' | 'light'",
+	"vars?": type({ "[string]": ColorValue }),
+	colors: type(colorKeys).onUndeclaredKey("reject"),
+	"export?": type(
+		Object.fromEntries(EXPORT_TOKENS.map((token) => [`${token}?`, ColorValue])) as Record<string, typeof ColorValue>,
+	).onUndeclaredKey("reject"),
+}).onUndeclaredKey("reject");
+export type ThemeJson = typeof ThemeJson.infer;
+
+/** Validates a theme document; the error names the theme and what is wrong, never the file's contents. */
+export function parseThemeJson(label: string, json: unknown): ThemeJson {
+	const checked = ThemeJson(json);
+	if (checked instanceof type.errors) throw new Error(`theme ${label}: ${checked.summary.slice(0, 400)}`);
+	return checked;
+}

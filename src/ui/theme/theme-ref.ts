@@ -1,0 +1,80 @@
+import type { EditorTheme, MarkdownTheme, SelectListTheme } from "@earendil-works/pi-tui";
+import type { Theme } from "./theme.ts";
+import { THINKING_TOKENS, type ThinkingLevel } from "./tokens.ts";
+
+/**
+ * The theme a runtime (or a preview) draws with. Components hold the ref, never the theme: the derived pi-tui
+ * themes dereference the current theme on every call, and `version` tells caches when to rebuild.
+ */
+export class ThemeRef {
+	#theme: Theme;
+	#version = 0;
+	readonly #listeners = new Set<() => void>();
+
+	constructor(theme: Theme) {
+		this.#theme = theme;
+	}
+
+	get current(): Theme {
+		return this.#theme;
+	}
+
+	/** Bumped on every change: a component whose cached lines carry an older version renders again. */
+	get version(): number {
+		return this.#version;
+	}
+
+	set(theme: Theme): void {
+		if (theme === this.#theme) return;
+		this.#theme = theme;
+		this.#version++;
+		for (const listener of this.#listeners) listener();
+	}
+
+	onChange(listener: () => void): () => void {
+		this.#listeners.add(listener);
+		return () => this.#listeners.delete(listener);
+	}
+
+	selectListTheme(): SelectListTheme {
+		return {
+			selectedPrefix: (text) => this.current.fg("accent", text),
+			selectedText: (text) => this.current.fg("accent", text),
+			description: (text) => this.current.fg("muted", text),
+			scrollInfo: (text) => this.current.fg("dim", text),
+			noMatch: (text) => this.current.fg("dim", text),
+		};
+	}
+
+	/** The editor's border takes the thinking level's color (pi), or bash mode's when the text starts with `!`. */
+	editorTheme(border: () => { level: ThinkingLevel | undefined; bash: boolean }): EditorTheme {
+		return {
+			borderColor: (text) => {
+				const { level, bash } = border();
+				return this.current.fg(bash ? "bashMode" : level ? THINKING_TOKENS[level] : "borderMuted", text);
+			},
+			selectList: this.selectListTheme(),
+		};
+	}
+
+	markdownTheme(highlightCode?: MarkdownTheme["highlightCode"]): MarkdownTheme {
+		const t = () => this.current;
+		return {
+			heading: (text) => t().bold(t().fg("mdHeading", text)),
+			link: (text) => t().fg("mdLink", text),
+			linkUrl: (text) => t().fg("mdLinkUrl", text),
+			code: (text) => t().fg("mdCode", text),
+			codeBlock: (text) => t().fg("mdCodeBlock", text),
+			codeBlockBorder: (text) => t().fg("mdCodeBlockBorder", text),
+			quote: (text) => t().italic(t().fg("mdQuote", text)),
+			quoteBorder: (text) => t().fg("mdQuoteBorder", text),
+			hr: (text) => t().fg("mdHr", text),
+			listBullet: (text) => t().fg("mdListBullet", text),
+			bold: (text) => t().bold(text),
+			italic: (text) => t().italic(text),
+			strikethrough: (text) => t().strikethrough(text),
+			underline: (text) => t().underline(text),
+			...(highlightCode ? { highlightCode } : {}),
+		};
+	}
+}
