@@ -2,6 +2,7 @@
  * Wires the launcher to a server: this device's (found through its data directory, or started here, in this
  * process) or a remote one signed in as owner. The only place that knows both the launcher and the server.
  */
+import { homedir } from "node:os";
 import type { LaunchArgs } from "./host/args.ts";
 import { fetchGuestBundle } from "./host/bundle-fetch.ts";
 import { configDir, LauncherConfig } from "./host/config.ts";
@@ -83,6 +84,7 @@ export async function launch(args: LaunchArgs): Promise<number> {
 			args,
 			target,
 			env: process.env,
+			...(target.kind === "device" ? { local: { cwd: process.cwd(), home: homedir() } } : {}),
 			fetchBundle: (running) => fetchGuestBundle(target.origin(), target.credentials(), running),
 		});
 		if (result.code !== 0 || args.verbose) for (const p of result.problems) console.error(`p2: ${p}`);

@@ -1,13 +1,21 @@
-import { Editor, type EditorTheme, matchesKey, Text, TuiAltScreen } from "@earendil-works/pi-tui";
+import { matchesKey, TuiAltScreen } from "@earendil-works/pi-tui";
 import { accessContract } from "../plugins/access/contract.ts";
+import { chatContract, MAIN_CONVERSATION, type QueueMode } from "../plugins/chat/contract.ts";
+import { sessionsContract } from "../plugins/sessions/contract.ts";
+import { statusContract } from "../plugins/status/contract.ts";
 import type { GuestHost, LauncherMessage } from "../protocol/channel.ts";
-import { ObjectClient } from "../protocol/object-client.ts";
+import { ProtocolError } from "../protocol/codes.ts";
+import { ObjectClient, type ObjectRef } from "../protocol/object-client.ts";
 import type { Role } from "../protocol/roles.ts";
+import { systemTheme, type TerminalFacts } from "../ui/theme/builtin.ts";
+import { ThemeRef } from "../ui/theme/theme-ref.ts";
+import { THINKING_TOKENS, type ThinkingLevel } from "../ui/theme/tokens.ts";
 import { BridgeTerminal } from "./bridge-terminal.ts";
+import { ChatScreen } from "./chat-screen.ts";
 import { configureProcess } from "./process-shim.ts";
+import { chooseSession } from "./session-choice.ts";
 import { parseSnapshot, type ReloadSnapshot, serializeSnapshot } from "./snapshot.ts";
 
-const dim = (s: string) => `\x1b[2m${s}\x1b[22m`;
 const ROLE_LABELS: Record<Role, string> = {
 	deviceOwner: "this device",
 	owner: "owner",
@@ -15,90 +23,237 @@ const ROLE_LABELS: Record<Role, string> = {
 	view: "guest · view only",
 };
 
-const EDITOR_THEME: EditorTheme = {
-	borderColor: (s) => `\x1b[38;5;6m${s}\x1b[39m`,
-	selectList: {
-		selectedPrefix: (s) => `\x1b[38;5;5m${s}\x1b[39m`,
-		selectedText: (s) => `\x1b[38;5;5m${s}\x1b[39m`,
-		description: dim,
-		scrollInfo: dim,
-		noMatch: dim,
-	},
-};
-
 /** How close two Ctrl+C presses must be to quit (pi's rule: the first clears the editor). */
 const DOUBLE_PRESS_MS = 500;
 
 /**
  * The guest's runtime: pi-tui's fullscreen renderer on the bridge terminal, the object client on the relayed
- * frames, and the screen. The chat surface (issue 4) replaces the placeholder body.
+ * frames, and the chat screen on the session pi would open.
  */
 export class GuestRuntime {
 	readonly #host: GuestHost;
 	readonly #terminal: BridgeTerminal;
 	readonly #tui: TuiAltScreen;
 	readonly #client: ObjectClient;
-	readonly #header = new Text("", 1, 0);
-	readonly #status = new Text("", 1, 0);
-	readonly #editor: Editor;
+	readonly #theme: ThemeRef;
+	readonly #screen: ChatScreen;
 	#lastCtrlC = 0;
 	#role: Role | undefined;
-	#connection: "connecting" | "open" | "closed" = "connecting";
+	#chat: ObjectRef<typeof chatContract> | undefined;
+	#sessionId: string | undefined;
+	#choosing = false;
+	#facts: TerminalFacts;
 
 	constructor(host: GuestHost) {
 		this.#host = host;
-		configureProcess({ env: host.start.env, platform: host.start.capabilities.platform });
+		const start = host.start;
+		configureProcess({ env: start.env, platform: start.capabilities.platform });
 		this.#terminal = new BridgeTerminal(host);
-		this.#tui = new TuiAltScreen(this.#terminal, false, undefined, { mouse: host.start.mouse !== "off" });
+		this.#facts = { colors: start.terminalColors, trueColor: start.capabilities.trueColor };
+		this.#theme = new ThemeRef(systemTheme(this.#facts));
+		const t = () => this.#theme.current;
+		this.#tui = new TuiAltScreen(this.#terminal, false, undefined, {
+			mouse: start.mouse !== "off",
+			scrollToEndIndicator: () => t().bg("selectedBg", t().fg("text", " ↓ Jump to latest message · Ctrl+End ")),
+			searchMatchStyle: (s) => t().bg("searchMatchBg", t().fg("searchMatchText", t().underline(s))),
+			// Copying goes through the launcher (issue 7); until then a selection is not copied.
+			copyOnSelect: false,
+		});
 		this.#client = new ObjectClient({
 			onProtocolError: (message) => host.post({ kind: "log", level: "warn", text: message.slice(0, 4000) }),
 		});
-		this.#editor = new Editor(this.#tui, EDITOR_THEME, { paddingX: 1 });
-		const snapshot = parseSnapshot(host.start.snapshot);
-		this.#editor.setText(snapshot?.draft ?? host.start.args.draft);
+		const snapshot = parseSnapshot(start.snapshot);
+		this.#screen = new ChatScreen({
+			tui: this.#tui,
+			theme: this.#theme,
+			place: `${hostOf(start.origin)} · …`,
+			home: start.local?.home,
+			draft: snapshot?.draft ?? start.args.draft,
+			send: (text, mode) => this.#send(text, mode),
+		});
 	}
 
 	start(): void {
-		this.#tui.addChild(this.#header);
-		this.#tui.addChild(this.#status);
-		this.#tui.addChild(this.#editor);
-		this.#tui.setFocus(this.#editor);
+		this.#tui.setLayoutRoot(this.#screen.root);
+		this.#tui.setFocus(this.#screen.editor);
 		this.#tui.addInputListener((data) => this.#onKey(data));
 		this.#host.onMessage((message) => this.#onMessage(message));
 		const access = this.#client.open(accessContract, {});
 		access.onChange((state) => {
 			this.#role = state.role;
-			this.#render();
+			this.#screen.setPlace(`${hostOf(this.#host.start.origin)} · ${ROLE_LABELS[state.role]}`);
+			void this.#chooseSession(state.session);
 		});
-		this.#render();
 		this.#tui.start();
-		this.#terminal.setTitle(`π p2 · ${hostOf(this.#host.start.origin)}`);
+		this.#terminal.setTitle(`π - p2 · ${hostOf(this.#host.start.origin)}`);
 		this.#host.post({ kind: "ready" });
 	}
 
+	async #chooseSession(guestSession: string | null): Promise<void> {
+		if (this.#sessionId || this.#choosing || !this.#role) return;
+		this.#choosing = true;
+		try {
+			const sessions = this.#client.open(sessionsContract, {});
+			await sessions.ready;
+			const start = this.#host.start;
+			const choice = chooseSession({
+				role: this.#role,
+				guestSession,
+				sessions: sessions.state?.sessions ?? [],
+				args: { continue: start.args.continue, ...(start.args.session ? { session: start.args.session } : {}) },
+				...(start.local ? { local: { cwd: start.local.cwd } } : {}),
+			});
+			let id: string;
+			if (choice.kind === "none") return this.#screen.notice(choice.reason, "warning");
+			if (choice.kind === "create") id = (await sessions.call("create", { cwd: choice.cwd })).id;
+			else id = choice.id;
+			this.#sessionId = id;
+			const showRow = () => {
+				const row = sessions.state?.sessions.find((s) => s.id === id);
+				if (!row) return;
+				this.#screen.setSession({ cwd: row.cwd, title: row.title });
+				const base = row.cwd.split("/").filter(Boolean).at(-1) ?? row.cwd;
+				this.#terminal.setTitle(row.title ? `π - ${row.title} - ${base}` : `π - ${base}`);
+			};
+			sessions.onChange(showRow);
+			showRow();
+			const input = { session: id, conversation: MAIN_CONVERSATION };
+			this.#chat = this.#client.open(chatContract, input);
+			this.#chat.onChange((state) => this.#screen.setChat(state));
+			this.#chat.onStatus((status) => {
+				if (status.kind === "refused") this.#screen.notice(`Error: ${status.message}`, "error");
+			});
+			const status = this.#client.open(statusContract, input);
+			status.onChange((state) => this.#screen.setStatus(state));
+		} catch (error) {
+			this.#screen.notice(`Error: ${error instanceof Error ? error.message : String(error)}`, "error");
+		} finally {
+			this.#choosing = false;
+		}
+	}
+
+	/**
+	 * Sends with one request id: while the connection is down the send waits and is retried with the same id,
+	 * so it runs once. Other refusals reject, and the screen puts the text back into the editor.
+	 */
+	async #send(text: string, mode: QueueMode): Promise<void> {
+		const chat = this.#chat;
+		if (!chat) throw new Error("No session is open yet.");
+		const requestId = newRequestId();
+		for (;;) {
+			try {
+				await chat.ready;
+				await chat.call("send", { text, mode, requestId });
+				return;
+			} catch (error) {
+				if (!(error instanceof ProtocolError) || error.code !== "unavailable") throw error;
+			}
+		}
+	}
+
 	#onKey(data: string): { consume: boolean } | undefined {
+		const screen = this.#screen;
+		const editor = screen.editor;
 		if (matchesKey(data, "ctrl+c")) {
 			const now = Date.now();
 			if (now - this.#lastCtrlC < DOUBLE_PRESS_MS) this.#exit();
 			this.#lastCtrlC = now;
-			this.#editor.setText("");
+			editor.setText("");
 			this.#tui.requestRender();
 			return { consume: true };
 		}
-		if (matchesKey(data, "ctrl+d") && this.#editor.getText() === "") {
+		if (matchesKey(data, "ctrl+d") && editor.getText() === "") {
 			this.#exit();
+			return { consume: true };
+		}
+		if (matchesKey(data, "alt+enter")) {
+			screen.submit(editor.getText(), "followUp");
+			return { consume: true };
+		}
+		if (matchesKey(data, "escape") && screen.busy && !editor.isShowingAutocomplete()) {
+			void this.#stop();
+			return { consume: true };
+		}
+		if (matchesKey(data, "ctrl+o")) {
+			screen.toggleToolsExpanded();
+			return { consume: true };
+		}
+		if (matchesKey(data, "ctrl+t")) {
+			screen.toggleThinking();
+			return { consume: true };
+		}
+		if (matchesKey(data, "alt+up")) {
+			void this.#restoreQueued();
+			return { consume: true };
+		}
+		if (matchesKey(data, "shift+tab")) {
+			void this.#cycleThinking();
 			return { consume: true };
 		}
 		return undefined;
 	}
 
+	async #stop(): Promise<void> {
+		try {
+			const result = await this.#chat?.call("stop", null);
+			if (result?.texts.length) this.#restore(result.texts);
+		} catch (error) {
+			this.#screen.notice(`Error: ${error instanceof Error ? error.message : String(error)}`, "error");
+		}
+	}
+
+	async #restoreQueued(): Promise<void> {
+		try {
+			const result = await this.#chat?.call("dequeueOwn", null);
+			if (!result?.restored.length) return;
+			this.#restore(result.restored);
+			const n = result.restored.length;
+			this.#screen.notice(`Restored ${n} queued message${n === 1 ? "" : "s"} to editor`);
+		} catch (error) {
+			this.#screen.notice(`Error: ${error instanceof Error ? error.message : String(error)}`, "error");
+		}
+	}
+
+	/** Texts taken back from the queue go into the editor, before what is there. */
+	#restore(texts: string[]): void {
+		const editor = this.#screen.editor;
+		const now = editor.getText();
+		editor.setText([...texts, ...(now ? [now] : [])].join("\n"));
+		this.#tui.requestRender();
+	}
+
+	async #cycleThinking(): Promise<void> {
+		const state = this.#chat?.state;
+		if (!state) return;
+		if (!state.model?.reasoning) return this.#screen.notice("Current model does not support thinking");
+		if (this.#role !== "owner" && this.#role !== "deviceOwner") return;
+		const levels = (
+			state.model.thinkingLevels.length ? state.model.thinkingLevels : Object.keys(THINKING_TOKENS)
+		) as ThinkingLevel[];
+		const next = levels[(levels.indexOf(state.thinkingLevel as ThinkingLevel) + 1) % levels.length]!;
+		try {
+			await this.#chat?.call("configure", { thinkingLevel: next });
+			this.#screen.notice(`Thinking level: ${next}`);
+		} catch (error) {
+			this.#screen.notice(`Error: ${error instanceof Error ? error.message : String(error)}`, "error");
+		}
+	}
+
+	/** The system theme follows what the terminal reports; an unchanged report keeps the theme (and caches). */
+	#setFacts(facts: TerminalFacts): void {
+		if (JSON.stringify(facts) === JSON.stringify(this.#facts)) return;
+		this.#facts = facts;
+		this.#theme.set(systemTheme(facts));
+	}
+
 	#exit(): void {
 		this.#host.post({ kind: "snapshot", data: serializeSnapshot(this.#snapshot()) });
+		this.#screen.dispose();
 		this.#host.post({ kind: "exit", code: 0 });
 	}
 
 	#snapshot(): ReloadSnapshot {
-		return { version: 1, draft: this.#editor.getText() };
+		return { version: 1, draft: this.#screen.editor.getText() };
 	}
 
 	#onMessage(message: LauncherMessage): void {
@@ -110,12 +265,14 @@ export class GuestRuntime {
 			case "frame":
 				return this.#client.receive(message.text);
 			case "connection":
-				this.#connection = message.state;
 				if (message.state === "open") this.#client.attach((text) => this.#host.post({ kind: "frame", text }));
 				else this.#client.detach();
-				return this.#render();
+				return;
 			case "capabilities":
-				return this.#terminal.setCapabilities(message.capabilities);
+				this.#terminal.setCapabilities(message.capabilities);
+				return this.#setFacts({ ...this.#facts, trueColor: message.capabilities.trueColor });
+			case "terminalColors":
+				return this.#setFacts({ ...this.#facts, colors: message.colors });
 			case "redraw":
 				return this.#tui.requestRender(true);
 			case "snapshotRequest":
@@ -124,15 +281,15 @@ export class GuestRuntime {
 				return;
 		}
 	}
-
-	#render(): void {
-		const who = this.#role ? ROLE_LABELS[this.#role] : "…";
-		this.#header.setText(`\x1b[1mp2\x1b[22m ${dim(`· ${hostOf(this.#host.start.origin)} · ${who}`)}`);
-		this.#status.setText(this.#connection === "open" ? "" : dim(`Connecting to ${this.#host.start.origin}…`));
-		this.#tui.requestRender();
-	}
 }
 
 function hostOf(origin: string): string {
 	return origin.replace(/^[a-z]+:\/\//, "");
+}
+
+function newRequestId(): string {
+	const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+	let id = "";
+	for (let i = 0; i < 22; i++) id += alphabet[Math.floor(Math.random() * alphabet.length)];
+	return id;
 }

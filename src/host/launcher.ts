@@ -29,6 +29,8 @@ export interface LauncherOptions {
 	readonly terminal?: Terminal & { readonly modifyOtherKeysActive?: boolean };
 	readonly mouse?: MousePolicy;
 	readonly limits?: Partial<SandboxLimits>;
+	/** Shared with the UI only when the server is this device's (see `StartData.local`). */
+	readonly local?: { readonly cwd: string; readonly home: string };
 }
 
 export type LauncherResult = { code: number; signedOut?: boolean; problems: string[] };
@@ -119,6 +121,7 @@ export async function runLauncher(options: LauncherOptions): Promise<LauncherRes
 		...(colors ? { terminalColors: colors } : {}),
 		env: sharedEnv(),
 		mouse,
+		...(options.local && options.target.kind === "device" ? { local: { ...options.local } } : {}),
 		args: {
 			verbose: options.args.verbose,
 			draft: options.args.draft,

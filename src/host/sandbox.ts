@@ -88,7 +88,8 @@ export class Sandbox {
 	constructor(options: SandboxOptions) {
 		this.#options = options;
 		this.#limits = { ...DEFAULT_LIMITS, ...options.limits };
-		this.#worker = takeWorker(options.bundle);
+		const taken = takeWorker(options.bundle);
+		this.#worker = taken.worker;
 		this.#worker.addEventListener("message", (event) => this.#receive(event.data));
 		this.#worker.addEventListener("error", (event) => {
 			event.preventDefault?.();
@@ -96,6 +97,8 @@ export class Sandbox {
 		});
 		this.#worker.addEventListener("close", () => this.#end("crashed", "the worker stopped"));
 		this.#worker.postMessage({ kind: "init", start: options.start });
+		// What a prewarmed worker said while it loaded (a failed load, its logs) counts as said now.
+		for (const data of taken.early) this.#receive(data);
 		this.#timer = setInterval(() => this.#beat(), Math.min(this.#limits.heartbeatMs, 250));
 	}
 

@@ -16,7 +16,25 @@ export interface GuestBundleSource {
 	readonly hash: string;
 }
 
-let spare: { worker: Worker; loaded?: string } | undefined;
+/** A worker and what it posted before anyone listened (a prewarmed worker reports errors of its load). */
+export interface TakenWorker {
+	readonly worker: Worker;
+	readonly early: readonly unknown[];
+}
+
+interface Spare {
+	readonly worker: Worker;
+	loaded?: string;
+	readonly early: unknown[];
+	/** Set when the worker failed before anyone listened: it is not used. */
+	failure?: string;
+	release(): void;
+}
+
+let spare: Spare | undefined;
+
+/** At most this many early messages are kept; a worker that posts more before it starts loses the rest. */
+const MAX_EARLY = 64;
 
 function spawn(): Worker {
 	// An empty environment: not even the trusted bootstrap sees the person's variables.
@@ -33,7 +51,26 @@ function load(worker: Worker, bundle: GuestBundleSource): void {
  * module imports nothing, so calling it costs nothing on the launcher's path.
  */
 export function prewarmWorker(): void {
-	spare ??= { worker: spawn() };
+	if (spare) return;
+	const worker = spawn();
+	const held: Spare = {
+		worker,
+		early: [],
+		release: () => {
+			worker.removeEventListener("message", onMessage);
+			worker.removeEventListener("error", onError);
+		},
+	};
+	const onMessage = (event: MessageEvent) => {
+		if (held.early.length < MAX_EARLY) held.early.push(event.data);
+	};
+	const onError = (event: Event) => {
+		event.preventDefault?.();
+		held.failure ??= (event as ErrorEvent).message || "the worker failed";
+	};
+	worker.addEventListener("message", onMessage);
+	worker.addEventListener("error", onError);
+	spare = held;
 }
 
 /**
@@ -47,15 +84,16 @@ export function preloadBundle(bundle: GuestBundleSource): void {
 }
 
 /** A worker with `bundle` loaded: the prewarmed one when it fits, else a new one. A worker serves one guest. */
-export function takeWorker(bundle: GuestBundleSource): Worker {
+export function takeWorker(bundle: GuestBundleSource): TakenWorker {
 	const taken = spare;
 	spare = undefined;
-	if (taken && (taken.loaded === undefined || taken.loaded === bundle.hash)) {
+	taken?.release();
+	if (taken && !taken.failure && (taken.loaded === undefined || taken.loaded === bundle.hash)) {
 		if (taken.loaded === undefined) load(taken.worker, bundle);
-		return taken.worker;
+		return { worker: taken.worker, early: taken.early };
 	}
 	taken?.worker.terminate();
 	const worker = spawn();
 	load(worker, bundle);
-	return worker;
+	return { worker, early: [] };
 }

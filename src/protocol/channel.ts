@@ -41,6 +41,11 @@ export const StartData = type({
 	/** A few terminal facts pi-tui reads from the environment (TERM, TERM_PROGRAM, COLORTERM, multiplexers). */
 	env: "Record<string, string <= 256>",
 	mouse: "'off' | 'on' | 'all'",
+	/**
+	 * Only for this device's server, whose tools run on this machine: the directory p2 was started in (new
+	 * sessions start there) and the home directory (shown as `~`). A remote server never learns local paths.
+	 */
+	"local?": { cwd: "string <= 4096", home: "string <= 4096" },
 	args: {
 		verbose: "boolean",
 		draft: "string <= 65536",

@@ -3,8 +3,10 @@ import { Role } from "./roles.ts";
 
 /** Schemas more than one plugin's contract speaks; plugins share them here, never through each other. */
 
-export const SessionId = type(/^[0-9a-f-]{36}$/);
-export const ConversationId = type(/^[a-z0-9][a-z0-9._-]{0,63}$/);
+// Patterns are written as arktype strings, not RegExp literals: arktype recognizes a RegExp definition by its
+// constructor's name, and the sandbox's RegExp (tamed by ses, renamed when the executable is bundled) has another.
+export const SessionId = type("/^[0-9a-f-]{36}$/");
+export const ConversationId = type("/^[a-z0-9][a-z0-9._-]{0,63}$/");
 
 /** Names one conversation of one session: the input of per-conversation objects. */
 export const ConversationInput = type({ session: SessionId, conversation: ConversationId });

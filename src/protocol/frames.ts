@@ -9,8 +9,8 @@ export const PROTOCOL_VERSION = 1;
 
 const Handle = type("1 <= number.integer <= 2147483647");
 const RequestId = type("0 <= number.integer <= 9007199254740991");
-const ObjectName = type(/^[a-z][a-z0-9.-]{0,63}$/);
-const MethodName = type(/^[a-zA-Z][a-zA-Z0-9]{0,63}$/);
+const ObjectName = type("/^[a-z][a-z0-9.-]{0,63}$/");
+const MethodName = type("/^[a-zA-Z][a-zA-Z0-9]{0,63}$/");
 const Code = type.enumerated(...(Object.keys(REFUSAL_CODES) as (keyof typeof REFUSAL_CODES)[]));
 const Message = type("string <= 2000");
 

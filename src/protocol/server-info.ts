@@ -8,7 +8,7 @@ export const ServerInfo = type({
 	origin: "string",
 	port: "number.integer",
 	pid: "number.integer",
-	deviceToken: /^[A-Za-z0-9_-]{43}$/,
+	deviceToken: "/^[A-Za-z0-9_-]{43}$/",
 });
 export type ServerInfo = typeof ServerInfo.infer;
 

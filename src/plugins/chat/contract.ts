@@ -119,7 +119,7 @@ export const ChatState = type({
 export type ChatState = typeof ChatState.infer;
 
 export const MAX_TEXT = 256 * 1024;
-const RequestId = type(/^[A-Za-z0-9_-]{8,64}$/);
+const RequestId = type("/^[A-Za-z0-9_-]{8,64}$/");
 
 export const SendArgs = type({
 	text: `0 < string <= ${MAX_TEXT}`,

@@ -12,7 +12,7 @@ const colorKeys = Object.fromEntries(
 /** pi's theme file: the same fields, the same required tokens, nothing else. */
 export const ThemeJson = type({
 	"$schema?": "string",
-	name: /^[^/]{1,64}$/,
+	name: "/^[^\\/]{1,64}$/",
 	"appearance?": "'dark' | 'light'",
 	"vars?": type({ "[string]": ColorValue }),
 	colors: type(colorKeys).onUndeclaredKey("reject"),

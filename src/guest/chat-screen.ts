@@ -1,0 +1,317 @@
+/**
+ * The chat screen in pi's fullscreen layout: the transcript (header, messages, tool cards, status lines) in a
+ * scroll view that follows new output, above a dock of the pending area, the editor and the footer. Data
+ * flows one way: object states → display items → components; keys → commands → object calls.
+ */
+import { type Component, Container, ScrollView, Text, type TuiAltScreen, VStack } from "@earendil-works/pi-tui";
+import type { ChatState, QueueMode } from "../plugins/chat/contract.ts";
+import type { StatusState } from "../plugins/status/contract.ts";
+import { ChatEditor, SPINNER_MS } from "../ui/chat-editor.ts";
+import { Footer, type FooterData } from "../ui/footer.ts";
+import { Header, type HeaderHint } from "../ui/header.ts";
+import { visibleText } from "../ui/text.ts";
+import type { ThemeRef } from "../ui/theme/theme-ref.ts";
+import type { ThinkingLevel } from "../ui/theme/tokens.ts";
+import { ToolCard, type ToolCardData } from "../ui/tools/tool-card.ts";
+import { AssistantMessage, type AssistantMessageData } from "../ui/transcript/assistant-message.ts";
+import { StatusLine, type StatusLineData } from "../ui/transcript/status-line.ts";
+import type { ThemedItem } from "../ui/transcript/themed.ts";
+import { UserMessage, type UserMessageData } from "../ui/transcript/user-message.ts";
+import { type DisplayItem, displayItems, sameItem } from "./display-items.ts";
+
+export interface ChatScreenOptions {
+	readonly tui: TuiAltScreen;
+	readonly theme: ThemeRef;
+	readonly place: string;
+	readonly home: string | undefined;
+	readonly draft: string;
+	/** Sends a message; resolves when the server took it (or refused it, with the reason). */
+	send(text: string, mode: QueueMode): Promise<void>;
+}
+
+/** The session facts the footer shows, from the sessions catalog. */
+export interface SessionFacts {
+	readonly cwd: string | undefined;
+	readonly title: string;
+}
+
+const HINTS: readonly HeaderHint[] = [
+	{ key: "escape", description: "interrupt" },
+	{ key: "ctrl+c/ctrl+d", description: "clear/exit" },
+	{ key: "ctrl+o", description: "more" },
+];
+const EXPANDED_HINTS: readonly HeaderHint[] = [
+	{ key: "escape", description: "to interrupt" },
+	{ key: "ctrl+c", description: "to clear" },
+	{ key: "ctrl+c twice", description: "to exit" },
+	{ key: "ctrl+d", description: "to exit (empty)" },
+	{ key: "ctrl+o", description: "to expand tools" },
+	{ key: "ctrl+t", description: "to expand thinking" },
+	{ key: "alt+enter", description: "to queue follow-up" },
+	{ key: "alt+up", description: "to edit all queued messages" },
+];
+
+type ItemComponent = ThemedItem<unknown> & Component;
+
+export class ChatScreen {
+	readonly root: Component;
+	readonly editor: ChatEditor;
+	readonly #options: ChatScreenOptions;
+	readonly #header: Header;
+	readonly #document = new Container();
+	readonly #items = new Map<string, { item: DisplayItem; component: ItemComponent }>();
+	readonly #pending = new Text("", 1, 0);
+	readonly #footer: Footer;
+	#chat: ChatState | undefined;
+	#status: StatusState | undefined;
+	#session: SessionFacts = { cwd: undefined, title: "" };
+	#notices: { key: string; data: StatusLineData; after: number }[] = [];
+	#noticeCount = 0;
+	#toolsExpanded = false;
+	#hideThinking = false;
+	#viewerId: string | undefined;
+	#spinner: ReturnType<typeof setInterval> | undefined;
+	#order: string[] = [];
+
+	constructor(options: ChatScreenOptions) {
+		this.#options = options;
+		const { tui, theme } = options;
+		this.#header = new Header(theme, this.#headerData());
+		this.editor = new ChatEditor(tui, theme, () => this.#level(), { paddingX: 0 });
+		this.editor.setText(options.draft);
+		this.editor.onSubmit = (text) => this.submit(text, "steer");
+		this.#footer = new Footer(theme, this.#footerData());
+		this.#document.addChild(this.#header);
+		const t = () => theme.current;
+		const transcript = new ScrollView(this.#document, {
+			follow: "end",
+			primary: true,
+			overscroll: "chain",
+			scrollbar: "auto",
+			scrollbarTrackStyle: (s) => t().fg("scrollbarTrack", s),
+			scrollbarThumbStyle: (s) => t().fg("scrollbarThumb", s),
+		});
+		const dock = new VStack([
+			{ component: this.#pending, shrink: 1, minSize: 0 },
+			{ component: this.editor, shrink: 1, minSize: 3 },
+			{ component: this.#footer, shrink: 1, minSize: 0 },
+		]);
+		this.root = new VStack([
+			{ component: transcript, basis: 0, grow: 1, shrink: 1, minSize: 1 },
+			{ component: dock, basis: "auto", grow: 0, shrink: 1, minSize: 1 },
+		]);
+		theme.onChange(() => this.#refresh());
+	}
+
+	get busy(): boolean {
+		return Boolean(this.#chat?.live);
+	}
+
+	get toolsExpanded(): boolean {
+		return this.#toolsExpanded;
+	}
+
+	setViewer(id: string | undefined): void {
+		this.#viewerId = id;
+		this.#refresh();
+	}
+
+	setChat(state: ChatState | undefined): void {
+		this.#chat = state;
+		this.#refresh();
+	}
+
+	setStatus(state: StatusState | undefined): void {
+		this.#status = state;
+		this.#footer.set(this.#footerData());
+		this.#options.tui.requestRender();
+	}
+
+	setSession(facts: SessionFacts): void {
+		this.#session = facts;
+		this.#footer.set(this.#footerData());
+		this.#options.tui.requestRender();
+	}
+
+	setPlace(place: string): void {
+		(this.#options as { place: string }).place = place;
+		this.#header.set(this.#headerData());
+		this.#options.tui.requestRender();
+	}
+
+	/** A status line in the transcript; one that follows another with nothing between replaces it (pi). */
+	notice(text: string, tone: StatusLineData["tone"] = "status"): void {
+		const after = this.#chat?.entries.length ?? 0;
+		const last = this.#notices.at(-1);
+		if (last && last.after === after && this.#order.at(-1) === last.key) {
+			last.data = { text, tone };
+		} else {
+			this.#notices.push({ key: `notice:${++this.#noticeCount}`, data: { text, tone }, after });
+		}
+		this.#refresh();
+	}
+
+	toggleToolsExpanded(): void {
+		this.#toolsExpanded = !this.#toolsExpanded;
+		this.#header.set(this.#headerData());
+		this.notice(`Tool output: ${this.#toolsExpanded ? "expanded" : "collapsed"}`);
+	}
+
+	toggleThinking(): void {
+		this.#hideThinking = !this.#hideThinking;
+		this.notice(`Thinking blocks: ${this.#hideThinking ? "hidden" : "visible"}`);
+	}
+
+	/** Enter sends (steering while busy), Alt+Enter queues a follow-up. The editor is cleared only once sent. */
+	submit(text: string, mode: QueueMode): void {
+		const trimmed = text.trim();
+		if (!trimmed) return;
+		this.editor.addToHistory(text);
+		this.editor.setText("");
+		this.#options.send(text, mode).catch((error: unknown) => {
+			// Nothing is lost: the text goes back into the editor, ahead of what was typed since.
+			const now = this.editor.getText();
+			this.editor.setText(now ? `${text}\n${now}` : text);
+			this.notice(`Error: ${error instanceof Error ? error.message : String(error)}`, "error");
+		});
+	}
+
+	dispose(): void {
+		if (this.#spinner) clearInterval(this.#spinner);
+	}
+
+	#level(): ThinkingLevel | undefined {
+		const chat = this.#chat;
+		if (!chat?.model?.reasoning) return undefined;
+		return chat.thinkingLevel as ThinkingLevel;
+	}
+
+	#refresh(): void {
+		const chat = this.#chat;
+		const now = Date.now();
+		const items: DisplayItem[] = chat
+			? displayItems(chat, {
+					viewerId: this.#viewerId,
+					toolsExpanded: this.#toolsExpanded,
+					hideThinking: this.#hideThinking,
+					home: this.#options.home,
+					now,
+				})
+			: [];
+		// Notices sit after the entries that existed when they were shown.
+		const merged: DisplayItem[] = [];
+		let noticeAt = 0;
+		let committed = 0;
+		const flush = () => {
+			while (noticeAt < this.#notices.length && this.#notices[noticeAt]!.after <= committed) {
+				const n = this.#notices[noticeAt++]!;
+				merged.push({ key: n.key, kind: "status", data: n.data });
+			}
+		};
+		for (const item of items) {
+			flush();
+			merged.push(item);
+			if (item.committed) committed++;
+		}
+		committed = chat?.entries.length ?? 0;
+		flush();
+		this.#reconcile(merged);
+		this.#updateDock(chat);
+		this.#footer.set(this.#footerData());
+		this.#options.tui.requestRender();
+	}
+
+	#reconcile(items: DisplayItem[]): void {
+		const keys = items.map((i) => i.key);
+		const changedOrder = keys.length !== this.#order.length || keys.some((k, i) => k !== this.#order[i]);
+		const seen = new Set<string>();
+		for (const item of items) {
+			seen.add(item.key);
+			const existing = this.#items.get(item.key);
+			if (existing && existing.item.kind === item.kind) {
+				if (!sameItem(existing.item, item)) existing.component.update(item.data as never, () => false);
+				existing.item = item;
+				continue;
+			}
+			this.#items.set(item.key, { item, component: this.#create(item) });
+		}
+		for (const key of [...this.#items.keys()]) if (!seen.has(key)) this.#items.delete(key);
+		if (changedOrder) {
+			this.#document.clear();
+			this.#document.addChild(this.#header);
+			for (const key of keys) this.#document.addChild(this.#items.get(key)!.component);
+			this.#order = keys;
+		}
+	}
+
+	#create(item: DisplayItem): ItemComponent {
+		const theme = this.#options.theme;
+		switch (item.kind) {
+			case "user":
+				return new UserMessage(theme, item.data as UserMessageData) as unknown as ItemComponent;
+			case "assistant":
+				return new AssistantMessage(theme, item.data as AssistantMessageData) as unknown as ItemComponent;
+			case "tool":
+				return new ToolCard(theme, item.data as ToolCardData) as unknown as ItemComponent;
+			case "status":
+				return new StatusLine(theme, item.data as StatusLineData) as unknown as ItemComponent;
+		}
+	}
+
+	#updateDock(chat: ChatState | undefined): void {
+		const t = this.#options.theme.current;
+		const queue = chat?.queue ?? [];
+		const lines = queue.map((q) => {
+			const label = q.mode === "steer" ? "Steering" : "Follow-up";
+			return t.fg("dim", `${label}: ${visibleText(q.text, false)}`);
+		});
+		if (queue.some((q) => q.author.id === this.#viewerId))
+			lines.push(t.fg("dim", "↳ Alt+Up to edit all queued messages"));
+		this.#pending.setText(lines.length ? `\n${lines.join("\n")}` : "");
+		const live = chat?.live;
+		if (live?.retry) {
+			const secs = Math.max(0, Math.ceil((live.retry.until - Date.now()) / 1000));
+			this.editor.setIndicator({
+				text: `Retrying (${live.retry.attempt}/${live.retry.maxAttempts}) in ${secs}s... (escape to cancel)`,
+				tone: "warning",
+			});
+		} else if (live) this.editor.setIndicator({ text: "Working", tone: "border" });
+		else this.editor.setIndicator(undefined);
+		if (live && !this.#spinner) {
+			this.#spinner = setInterval(() => {
+				this.editor.tick();
+				// Running tools show their elapsed time; the countdown of a retry moves.
+				if (this.#chat?.live?.tools.length || this.#chat?.live?.retry) this.#refresh();
+				else this.#options.tui.requestRender();
+			}, SPINNER_MS);
+		} else if (!live && this.#spinner) {
+			clearInterval(this.#spinner);
+			this.#spinner = undefined;
+		}
+	}
+
+	#headerData() {
+		return {
+			place: this.#options.place,
+			hints: this.#toolsExpanded ? EXPANDED_HINTS : HINTS,
+			help: "Press ctrl+o to show full startup help.",
+			expanded: this.#toolsExpanded,
+		};
+	}
+
+	#footerData(): FooterData {
+		const chat = this.#chat;
+		const status = this.#status;
+		return {
+			cwd: this.#session.cwd,
+			home: this.#options.home,
+			title: this.#session.title,
+			usage: status?.conversation,
+			cacheHitRate: status?.cacheHitRate ?? null,
+			contextTokens: status?.contextTokens ?? null,
+			model: chat?.model ?? null,
+			thinkingLevel: chat?.thinkingLevel ?? "off",
+			statuses: [],
+		};
+	}
+}

@@ -1,0 +1,128 @@
+/**
+ * Turns the chat object's state into the transcript's display items: one pure function, keyed so that an
+ * unchanged item keeps its component and only changed items rebuild.
+ */
+import type { ChatEntry, ChatState, LiveTool, ToolResult } from "../plugins/chat/contract.ts";
+import type { ToolCardData } from "../ui/tools/tool-card.ts";
+import type { AssistantMessageData } from "../ui/transcript/assistant-message.ts";
+import type { StatusLineData } from "../ui/transcript/status-line.ts";
+import type { UserMessageData } from "../ui/transcript/user-message.ts";
+
+interface ItemBase {
+	readonly key: string;
+	/** Shows a committed entry (one per entry); live items and local notices do not. */
+	readonly committed?: boolean;
+}
+
+export type DisplayItem =
+	| (ItemBase & { readonly kind: "user"; readonly data: UserMessageData })
+	| (ItemBase & { readonly kind: "assistant"; readonly data: AssistantMessageData })
+	| (ItemBase & { readonly kind: "tool"; readonly data: ToolCardData })
+	| (ItemBase & { readonly kind: "status"; readonly data: StatusLineData });
+
+export interface ViewOptions {
+	readonly viewerId: string | undefined;
+	readonly toolsExpanded: boolean;
+	readonly hideThinking: boolean;
+	readonly home: string | undefined;
+	readonly now: number;
+}
+
+export function displayItems(state: ChatState, view: ViewOptions): DisplayItem[] {
+	const items: DisplayItem[] = [];
+	const liveToolIds = new Set(state.live?.tools.map((t) => t.id) ?? []);
+	for (const entry of state.entries) items.push({ ...entryItem(entry, view), committed: true });
+	const live = state.live;
+	if (live?.message) {
+		const committed = new Set(state.entries.flatMap((e) => (e.kind === "tool" ? [e.callId] : [])));
+		items.push({
+			key: `live:${live.runId}`,
+			kind: "assistant",
+			data: { parts: live.message.parts, hideThinking: view.hideThinking },
+		});
+		for (const id of live.message.toolCalls) {
+			if (committed.has(id) || liveToolIds.has(id)) continue;
+			items.push(pendingTool(id, undefined, view));
+		}
+	}
+	for (const tool of live?.tools ?? []) items.push(pendingTool(tool.id, tool, view));
+	return items;
+}
+
+function entryItem(entry: ChatEntry, view: ViewOptions): DisplayItem {
+	const key = `e:${entry.seq}`;
+	switch (entry.kind) {
+		case "user":
+			return {
+				key,
+				kind: "user",
+				data:
+					entry.author.id === view.viewerId || !view.viewerId
+						? { text: entry.text }
+						: { text: entry.text, author: entry.author.name },
+			};
+		case "assistant":
+			return {
+				key,
+				kind: "assistant",
+				data: {
+					parts: entry.parts,
+					stopReason: entry.stopReason,
+					...(entry.error ? { error: entry.error } : {}),
+					hideThinking: view.hideThinking,
+				},
+			};
+		case "tool":
+			// Keyed by the call, so the live card and the committed one are the same component.
+			return {
+				key: `tool:${entry.callId}`,
+				kind: "tool",
+				data: toolData(entry.name, entry.args, entry.result, entry.durationMs, view),
+			};
+		case "error":
+			return { key, kind: "status", data: { text: `Error: ${entry.message}`, tone: "error" } };
+		case "interrupted":
+			return { key, kind: "status", data: { text: entry.message, tone: "warning" } };
+	}
+}
+
+function toolData(
+	name: string,
+	args: Record<string, unknown>,
+	result: ToolResult,
+	durationMs: number | null,
+	view: ViewOptions,
+): ToolCardData {
+	return {
+		name,
+		args,
+		state: result.isError ? "error" : "success",
+		output: result.text,
+		details: result.details,
+		elapsedMs: durationMs,
+		expanded: view.toolsExpanded,
+		home: view.home,
+	};
+}
+
+function pendingTool(id: string, tool: LiveTool | undefined, view: ViewOptions): DisplayItem {
+	return {
+		key: `tool:${id}`,
+		kind: "tool",
+		data: {
+			name: tool?.name ?? "…",
+			args: tool?.args ?? {},
+			state: "pending",
+			output: tool?.output ?? "",
+			details: null,
+			elapsedMs: tool ? Math.max(0, view.now - tool.startedAt) : null,
+			expanded: view.toolsExpanded,
+			home: view.home,
+		},
+	};
+}
+
+/** Items are equal when their data is: a component is rebuilt only then. */
+export function sameItem(a: DisplayItem, b: DisplayItem): boolean {
+	return a.kind === b.kind && JSON.stringify(a.data) === JSON.stringify(b.data);
+}

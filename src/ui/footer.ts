@@ -1,0 +1,85 @@
+import { type Component, truncateToWidth, visibleWidth } from "@earendil-works/pi-tui";
+import { formatTokens, shortenHome, visibleText } from "./text.ts";
+import type { ThemeRef } from "./theme/theme-ref.ts";
+
+export interface FooterData {
+	readonly cwd: string | undefined;
+	readonly home: string | undefined;
+	readonly title: string;
+	readonly usage: { input: number; output: number; cacheRead: number; cacheWrite: number; cost: number } | undefined;
+	readonly cacheHitRate: number | null;
+	readonly contextTokens: number | null;
+	readonly model: { id: string; provider: string; contextWindow: number; reasoning: boolean } | null;
+	readonly thinkingLevel: string;
+	/** Plugin statuses, already sorted by key. */
+	readonly statuses: readonly string[];
+}
+
+/** pi's footer: cwd • title; the usage stats left, the model • thinking level right; plugin statuses. */
+export class Footer implements Component {
+	readonly #theme: ThemeRef;
+	#data: FooterData;
+	#cache: { width: number; version: number; lines: string[] } | undefined;
+
+	constructor(theme: ThemeRef, data: FooterData) {
+		this.#theme = theme;
+		this.#data = data;
+	}
+
+	set(data: FooterData): void {
+		this.#data = data;
+		this.#cache = undefined;
+	}
+
+	invalidate(): void {
+		this.#cache = undefined;
+	}
+
+	render(width: number): string[] {
+		const version = this.#theme.version;
+		if (this.#cache?.width === width && this.#cache.version === version) return this.#cache.lines;
+		const lines = this.#build(width);
+		this.#cache = { width, version, lines };
+		return lines;
+	}
+
+	#build(width: number): string[] {
+		const t = this.#theme.current;
+		const d = this.#data;
+		const place = [d.cwd ? shortenHome(d.cwd, d.home) : "", d.title ? visibleText(d.title, false) : ""]
+			.filter(Boolean)
+			.join(" • ");
+		const lines = [t.fg("dim", truncateToWidth(place, width, t.fg("dim", "...")))];
+
+		const stats: string[] = [];
+		const u = d.usage;
+		if (u) {
+			if (u.input) stats.push(`↑${formatTokens(u.input)}`);
+			if (u.output) stats.push(`↓${formatTokens(u.output)}`);
+			if (u.cacheRead) stats.push(`R${formatTokens(u.cacheRead)}`);
+			if (u.cacheWrite) stats.push(`W${formatTokens(u.cacheWrite)}`);
+			if ((u.cacheRead || u.cacheWrite) && d.cacheHitRate !== null)
+				stats.push(`CH${(d.cacheHitRate * 100).toFixed(1)}%`);
+			if (u.cost) stats.push(`$${u.cost.toFixed(3)}`);
+		}
+		const window = d.model?.contextWindow ?? 0;
+		const percent = window > 0 && d.contextTokens !== null ? (d.contextTokens / window) * 100 : 0;
+		const context = `${percent.toFixed(1)}%/${formatTokens(window)}`;
+		const contextText =
+			percent > 90 ? t.fg("error", context) : percent > 70 ? t.fg("warning", context) : t.fg("dim", context);
+		const left = [...stats.map((s) => t.fg("dim", s)), contextText].join(" ");
+
+		const model = d.model;
+		const name = model ? visibleText(model.id, false) : "unknown";
+		const level = model?.reasoning ? ` • ${d.thinkingLevel === "off" ? "thinking off" : d.thinkingLevel}` : "";
+		let right = `${name}${level}`;
+		const room = width - visibleWidth(left) - 2;
+		if (room <= 0) right = "";
+		else if (visibleWidth(right) > room) right = truncateToWidth(right, room, "");
+		const gap = Math.max(2, width - visibleWidth(left) - visibleWidth(right));
+		lines.push(truncateToWidth(`${left}${" ".repeat(gap)}${t.fg("dim", right)}`, width, ""));
+		if (d.statuses.length)
+			lines.push(truncateToWidth(d.statuses.map((s) => visibleText(s, false)).join(" "), width, ""));
+		return lines;
+	}
+}
