@@ -1,0 +1,94 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { type FakeOpenAI, startFakeOpenAI, writeFakeModelsJson } from "../support/fake-openai.ts";
+import { runInPty } from "../support/pty.ts";
+
+const MAIN = join(import.meta.dir, "..", "..", "src", "main.ts");
+let home: string;
+let project: string;
+let fake: FakeOpenAI;
+let env: Record<string, string>;
+
+beforeAll(async () => {
+	home = mkdtempSync(join(tmpdir(), "p2-chat-"));
+	project = join(home, "proj");
+	mkdirSync(project);
+	writeFileSync(join(project, "hello.py"), 'def main():\n    print("hello")\n');
+	const data = join(home, "data");
+	mkdirSync(data, { mode: 0o700 });
+	fake = await startFakeOpenAI();
+	writeFakeModelsJson(data, fake.baseUrl);
+	env = { PATH: process.env.PATH ?? "", HOME: home, P2_DATA_DIR: data, TERM: "xterm-256color" };
+});
+afterAll(async () => {
+	await fake.stop();
+	rmSync(home, { recursive: true, force: true });
+});
+
+const start = (...args: string[]) =>
+	runInPty([process.execPath, MAIN, ...args], { env, cwd: project, cols: 120, rows: 40 });
+const text = (lines: string[]) => lines.join("\n");
+
+describe("the chat surface end to end (real server, fake model)", () => {
+	test("ask, watch the answer stream, a bash card and an edit diff, stop with Esc, steer while busy, --continue", async () => {
+		const run = start();
+		await run.waitFor(
+			(s) => s.includes("this device") && s.includes("fake-model • medium"),
+			"pi's screen with the footer",
+		);
+
+		fake.enqueue({ text: "Hello from the **fake** model, streaming slowly.", chunks: 6, chunkDelayMs: 120 });
+		run.type("hello there\r");
+		await run.waitFor((s) => s.includes("Working"), "the working indicator in the editor border");
+		await run.waitFor((s) => s.includes("Hello from the fake model, streaming slowly."), "the streamed answer");
+		await run.waitFor((s) => !s.includes("Working"), "the run to end");
+		expect(text(run.screen())).toMatch(/↑\d+ ↓\d+/);
+
+		fake.enqueue(
+			{ toolCalls: [{ name: "bash", args: { command: "echo one; echo two" } }] },
+			{
+				toolCalls: [
+					{
+						name: "edit",
+						args: { path: "hello.py", edits: [{ oldText: 'print("hello")', newText: 'print("goodbye")' }] },
+					},
+				],
+			},
+			{ text: "Edited." },
+		);
+		run.type("change it\r");
+		await run.waitFor((s) => s.includes("Edited."), "the tool run to finish");
+		const screen = text(run.screen());
+		expect(screen).toContain("$ echo one; echo two");
+		expect(screen).toMatch(/Took \d+\.\ds/);
+		expect(screen).toContain("edit hello.py");
+		expect(screen).toContain('-2     print("hello")');
+		expect(screen).toContain('+2     print("goodbye")');
+		expect(readFileSync(join(project, "hello.py"), "utf8")).toContain("goodbye");
+
+		fake.enqueue({ hang: true });
+		run.type("wait forever\r");
+		await run.waitFor((s) => s.includes("Working"), "a run that hangs");
+		run.type("\x1b");
+		await run.waitFor((s) => s.includes("Operation aborted"), "Esc to stop it");
+
+		fake.enqueue({ text: "first answer", chunks: 10, chunkDelayMs: 150 }, { text: "steered answer" });
+		run.type("first\r");
+		await run.waitFor((s) => s.includes("Working"), "the first run");
+		run.type("second thought\r");
+		await run.waitFor((s) => s.includes("Steering: second thought"), "the steer in the pending area");
+		await run.waitFor((s) => s.includes("steered answer"), "the steer delivered");
+		const last = JSON.stringify(fake.requests.at(-1));
+		expect(last).toContain("second thought");
+
+		run.type("\x04");
+		expect(await run.exited).toBe(0);
+
+		const again = start("--continue");
+		await again.waitFor((s) => s.includes("steered answer") && s.includes("fake-model"), "the same transcript");
+		again.type("\x04");
+		expect(await again.exited).toBe(0);
+	}, 90_000);
+});

@@ -1,0 +1,262 @@
+import { describe, expect, test } from "bun:test";
+import { visibleWidth } from "@earendil-works/pi-tui";
+import { Footer, type FooterData } from "../../src/ui/footer.ts";
+import { Header } from "../../src/ui/header.ts";
+import { formatTokens, visibleText } from "../../src/ui/text.ts";
+import { BUILTIN_THEMES } from "../../src/ui/theme/builtin.ts";
+import { Theme } from "../../src/ui/theme/theme.ts";
+import { ThemeRef } from "../../src/ui/theme/theme-ref.ts";
+import { ToolCard, type ToolCardData } from "../../src/ui/tools/tool-card.ts";
+import { AssistantMessage } from "../../src/ui/transcript/assistant-message.ts";
+import { UserMessage } from "../../src/ui/transcript/user-message.ts";
+
+const dark = () => new ThemeRef(Theme.fromJson(BUILTIN_THEMES.dark, "truecolor"));
+const plain = (lines: readonly string[]) => lines.map((l) => l.replace(/\x1b\[[0-9;]*m/g, "").trimEnd());
+const WIDTHS = [40, 80, 120];
+
+const tool = (over: Partial<ToolCardData>): ToolCardData => ({
+	name: "bash",
+	args: { command: "ls" },
+	state: "success",
+	output: "",
+	details: null,
+	elapsedMs: 1234,
+	expanded: false,
+	home: "/home/me",
+	...over,
+});
+
+describe("text from the server", () => {
+	test("control characters are made visible, never emitted", () => {
+		const shown = visibleText("a\x1b[31mred\x07\x9b2J\tb\r\nc");
+		expect(shown).not.toMatch(/[\x00-\x08\x0b-\x1f\x7f-\x9f]/);
+		expect(shown).toBe("a␛[31mred␇\ufffd2J    b\nc");
+	});
+
+	test("token counts are formatted like pi's", () => {
+		expect([999, 1234, 34_500, 345_678, 1_234_567, 12_345_678].map(formatTokens)).toEqual([
+			"999",
+			"1.2k",
+			"35k",
+			"346k",
+			"1.2M",
+			"12M",
+		]);
+	});
+});
+
+describe("user message", () => {
+	test("a blank line, then the text on userMessageBg with a padding row above and below, at every width", () => {
+		for (const width of WIDTHS) {
+			const lines = new UserMessage(dark(), { text: "run **tools** now" }).render(width);
+			expect(plain(lines)).toEqual(["", "", " run tools now", ""]);
+			for (const line of lines.slice(1)) {
+				expect(line).toContain("\x1b[48;2;33;59;73m");
+				expect(visibleWidth(line)).toBe(width);
+			}
+			expect(lines[2]).toContain("\x1b[38;2;222;224;225m");
+			expect(lines[2]).toContain("\x1b[1m");
+		}
+	});
+
+	test("long text wraps inside the block", () => {
+		const lines = plain(new UserMessage(dark(), { text: "word ".repeat(30).trim() }).render(40));
+		expect(lines.length).toBeGreaterThan(5);
+		expect(lines.every((l) => l.length <= 40)).toBe(true);
+	});
+});
+
+describe("assistant message", () => {
+	test("Markdown with one column of padding; thinking in italic thinkingText; an error notice", () => {
+		const message = new AssistantMessage(dark(), {
+			parts: [
+				{ type: "thinking", text: "pondering", redacted: false },
+				{ type: "text", text: "Here is `code` and **bold**." },
+			],
+			stopReason: "error",
+			error: "500: boom",
+			hideThinking: false,
+		});
+		const lines = message.render(80);
+		expect(plain(lines)).toEqual(["", " pondering", "", " Here is code and bold.", "", " Error: 500: boom"]);
+		expect(lines[1]).toContain("\x1b[3m");
+		expect(lines[1]).toContain("\x1b[38;2;150;160;164m");
+		expect(lines[3]).toContain("\x1b[38;2;167;152;215mcode");
+		expect(lines[5]).toContain("\x1b[38;2;234;127;129m");
+	});
+
+	test("hidden thinking is one Thinking... label; abort and truncation have pi's notices", () => {
+		const hidden = new AssistantMessage(dark(), {
+			parts: [
+				{ type: "thinking", text: "secret plan", redacted: false },
+				{ type: "text", text: "ok" },
+			],
+			stopReason: "aborted",
+			hideThinking: true,
+		});
+		expect(plain(hidden.render(60))).toEqual(["", " Thinking...", "", " ok", "", " Operation aborted"]);
+		const cut = new AssistantMessage(dark(), {
+			parts: [{ type: "text", text: "par" }],
+			stopReason: "length",
+			hideThinking: false,
+		});
+		expect(plain(cut.render(60)).at(-1)).toBe(" Response was truncated before completion.");
+	});
+});
+
+describe("tool cards", () => {
+	test("bash collapsed: the last five visual lines under an earlier-lines hint, then Took; the state's background", () => {
+		const output = Array.from({ length: 12 }, (_, i) => `line ${i + 1}`).join("\n");
+		const narrow = new ToolCard(dark(), tool({ args: { command: "seq 12" }, output })).render(40);
+		expect(narrow.slice(1).every((l) => visibleWidth(l) === 40)).toBe(true);
+		for (const width of [80, 120]) {
+			const lines = new ToolCard(dark(), tool({ args: { command: "seq 12" }, output })).render(width);
+			expect(plain(lines)).toEqual([
+				"",
+				"",
+				" $ seq 12",
+				"",
+				" ... (7 earlier lines, ctrl+o to expand)",
+				" line 8",
+				" line 9",
+				" line 10",
+				" line 11",
+				" line 12",
+				"",
+				" Took 1.2s",
+				"",
+			]);
+			for (const line of lines.slice(1)) expect(line).toContain("\x1b[48;2;37;65;49m");
+		}
+	});
+
+	test("bash expanded shows every line; a failing command is red with its exit code; a running one counts", () => {
+		const output = "a\nb\nc\nd\ne\nf";
+		expect(
+			plain(new ToolCard(dark(), tool({ output, expanded: true })).render(80)).filter((l) => /^ [a-f]$/.test(l)),
+		).toHaveLength(6);
+		const failed = new ToolCard(dark(), tool({ state: "error", output: "oops", details: { exitCode: 3 } })).render(80);
+		expect(plain(failed)).toContain(" Command exited with code 3");
+		expect(failed[2]).toContain("\x1b[48;2;91;40;42m");
+		const running = new ToolCard(dark(), tool({ state: "pending", elapsedMs: 2000 })).render(80);
+		expect(plain(running)).toContain(" Elapsed 2.0s");
+		expect(running[2]).toContain("\x1b[48;2;52;56;58m");
+	});
+
+	test("read shows only its title (path with ~) when collapsed; edit draws pi's diff with changed words reversed", () => {
+		const read = new ToolCard(
+			dark(),
+			tool({ name: "read", args: { path: "/home/me/proj/a.ts", offset: 5, limit: 10 }, output: "x" }),
+		);
+		expect(plain(read.render(80))).toEqual(["", "", " read ~/proj/a.ts:5-14", ""]);
+		const diff = ' 1 def main():\n-2     print("hello")\n+2     print("goodbye")\n 3';
+		const edit = new ToolCard(
+			dark(),
+			tool({ name: "edit", args: { path: "/tmp/hello.py" }, details: { diff } }),
+		).render(80);
+		expect(plain(edit)).toEqual([
+			"",
+			"",
+			" edit /tmp/hello.py",
+			"",
+			"  1 def main():",
+			' -2     print("hello")',
+			' +2     print("goodbye")',
+			"  3",
+			"",
+		]);
+		expect(edit[5]).toContain("\x1b[38;2;234;127;129m");
+		expect(edit[5]).toContain('print("\x1b[7mhello\x1b[27m")');
+		expect(edit[6]).toContain("\x1b[38;2;104;183;141m");
+		expect(edit[6]).toContain('print("\x1b[7mgoodbye\x1b[27m")');
+	});
+
+	test("a tool without a renderer: bold name, key=value arguments cut at 100, the first ten output lines", () => {
+		const output = Array.from({ length: 14 }, (_, i) => `r${i}`).join("\n");
+		const lines = plain(
+			new ToolCard(dark(), tool({ name: "search_web", args: { q: "x".repeat(120) }, output })).render(160),
+		);
+		expect(lines[2]).toBe(` search_web q=${"x".repeat(98)}…`);
+		expect(lines).toContain(" r9");
+		expect(lines).not.toContain(" r10");
+		expect(lines).toContain(" ... (4 more lines, ctrl+o to expand)");
+	});
+
+	test("a theme swap rebuilds an already rendered card", () => {
+		const ref = dark();
+		const card = new ToolCard(ref, tool({ output: "x" }));
+		const before = card.render(80);
+		ref.set(Theme.fromJson(BUILTIN_THEMES.light, "truecolor"));
+		const after = card.render(80);
+		expect(plain(after)).toEqual(plain(before));
+		expect(after[2]).toContain("\x1b[48;2;222;233;225m");
+		expect(after[2]).not.toBe(before[2]);
+	});
+
+	test("output from the server cannot carry control sequences onto the screen", () => {
+		const lines = new ToolCard(dark(), tool({ output: "\x1b]52;c;AAAA\x07\x1b[2Jgone", expanded: true })).render(80);
+		for (const line of lines) {
+			expect(line).not.toContain("\x1b]");
+			expect(line).not.toContain("\x1b[2J");
+		}
+		expect(plain(lines).join("\n")).toContain("␛]52;c;AAAA␇␛[2Jgone");
+	});
+});
+
+describe("header and footer", () => {
+	test("the header: pi's logo, the place instead of the version, the bound keys", () => {
+		const header = new Header(dark(), {
+			place: "127.0.0.1:4000 · this device",
+			hints: [
+				{ key: "escape", description: "interrupt" },
+				{ key: "ctrl+o", description: "more" },
+			],
+			help: "Press ctrl+o to show full startup help.",
+			expanded: false,
+		});
+		const lines = header.render(120);
+		expect(plain(lines)).toEqual([
+			"",
+			" ▀▀█  127.0.0.1:4000 · this device",
+			" █▀ █ escape interrupt · ctrl+o more",
+			" Press ctrl+o to show full startup help.",
+		]);
+		expect(lines[1]).toContain("\x1b[38;2;228;138;122;48;2;79;142;179m▀");
+		expect(plain(header.render(20)).every((l) => visibleWidth(l) <= 20)).toBe(true);
+	});
+
+	const footer = (over: Partial<FooterData> = {}): FooterData => ({
+		cwd: "/home/me/proj",
+		home: "/home/me",
+		title: "my demo session",
+		usage: { input: 5200, output: 1700, cacheRead: 1000, cacheWrite: 0, cost: 0.042 },
+		cacheHitRate: 0.162,
+		contextTokens: 1600,
+		model: { id: "fake-coder", provider: "fake", contextWindow: 200_000, reasoning: true },
+		thinkingLevel: "medium",
+		statuses: [],
+		...over,
+	});
+
+	test("the footer: cwd • title, pi's stats, model • level right-aligned", () => {
+		const lines = plain(new Footer(dark(), footer()).render(100));
+		expect(lines[0]).toBe("~/proj • my demo session");
+		expect(lines[1]).toMatch(/^↑5\.2k ↓1\.7k R1\.0k CH16\.2% \$0\.042 0\.8%\/200k +fake-coder • medium$/);
+		expect(lines[1]!.length).toBe(100);
+	});
+
+	test("no model: unknown and 0.0%/0; a high context share turns to warning, then error", () => {
+		const none = plain(new Footer(dark(), footer({ model: null, usage: undefined, contextTokens: null })).render(60));
+		expect(none[1]).toMatch(/^0\.0%\/0 +unknown$/);
+		const warm = new Footer(dark(), footer({ contextTokens: 150_000 })).render(100);
+		expect(warm[1]).toContain("\x1b[38;2;205;154;34m75.0%/200k");
+		const hot = new Footer(dark(), footer({ contextTokens: 190_000 })).render(100);
+		expect(hot[1]).toContain("\x1b[38;2;234;127;129m95.0%/200k");
+	});
+
+	test("narrow: the model part is cut, never the stats", () => {
+		const lines = plain(new Footer(dark(), footer()).render(50));
+		expect(lines[1]!.startsWith("↑5.2k ↓1.7k R1.0k CH16.2% $0.042 0.8%/200k")).toBe(true);
+		expect(visibleWidth(lines[1]!)).toBeLessThanOrEqual(50);
+	});
+});
