@@ -4,7 +4,9 @@ import { chooseSession } from "../../src/guest/session-choice.ts";
 import type { ChatEntry, ChatState } from "../../src/plugins/chat/contract.ts";
 import type { SessionRow } from "../../src/plugins/sessions/contract.ts";
 
-const author = { id: "me", name: "Me", role: "deviceOwner" as const };
+import type { Author } from "../../src/protocol/common.ts";
+
+const author: Author = { id: "me", name: "Me", role: "deviceOwner" };
 const view: ViewOptions = { viewerId: "me", toolsExpanded: false, hideThinking: false, home: undefined, now: 10_000 };
 const state = (over: Partial<ChatState>): ChatState => ({
 	entries: [],
@@ -16,7 +18,7 @@ const state = (over: Partial<ChatState>): ChatState => ({
 	thinkingLevel: "medium",
 	...over,
 });
-const user = (seq: number, text: string, who = author): ChatEntry => ({
+const user = (seq: number, text: string, who: Author = author): ChatEntry => ({
 	seq,
 	at: seq,
 	kind: "user",
