@@ -117,7 +117,15 @@ export class ChatScreen {
 	}
 
 	setChat(state: ChatState | undefined): void {
+		const first = !this.#chat && state;
 		this.#chat = state;
+		// Up-arrow history starts with this person's own messages in the conversation, oldest first (pi).
+		if (first) {
+			for (const entry of state.entries) {
+				if (entry.kind === "user" && (!this.#viewerId || entry.author.id === this.#viewerId))
+					this.editor.addToHistory(entry.text);
+			}
+		}
 		this.#refresh();
 	}
 
@@ -224,18 +232,28 @@ export class ChatScreen {
 	#reconcile(items: DisplayItem[]): void {
 		const keys = items.map((i) => i.key);
 		const changedOrder = keys.length !== this.#order.length || keys.some((k, i) => k !== this.#order[i]);
-		const seen = new Set<string>();
+		const wanted = new Set(keys);
+		// A streamed answer that was just committed keeps its component: it only changes key.
+		const finished = [...this.#items.entries()].filter(
+			([key, { item }]) => key.startsWith("live:") && item.kind === "assistant" && !wanted.has(key),
+		);
 		for (const item of items) {
-			seen.add(item.key);
 			const existing = this.#items.get(item.key);
 			if (existing && existing.item.kind === item.kind) {
 				if (!sameItem(existing.item, item)) existing.component.update(item.data as never, () => false);
 				existing.item = item;
 				continue;
 			}
+			const adopted = item.kind === "assistant" && item.committed ? finished.shift() : undefined;
+			if (adopted) {
+				this.#items.delete(adopted[0]);
+				adopted[1].component.update(item.data as never, () => false);
+				this.#items.set(item.key, { item, component: adopted[1].component });
+				continue;
+			}
 			this.#items.set(item.key, { item, component: this.#create(item) });
 		}
-		for (const key of [...this.#items.keys()]) if (!seen.has(key)) this.#items.delete(key);
+		for (const key of [...this.#items.keys()]) if (!wanted.has(key)) this.#items.delete(key);
 		if (changedOrder) {
 			this.#document.clear();
 			this.#document.addChild(this.#header);

@@ -104,6 +104,46 @@ describe("assistant message", () => {
 	});
 });
 
+describe("a streaming answer", () => {
+	test("grows in place: each update shows the new text, a new part or a notice rebuilds", () => {
+		const message = new AssistantMessage(dark(), {
+			parts: [
+				{ type: "thinking", text: "plan", redacted: false },
+				{ type: "text", text: "Hel" },
+			],
+			hideThinking: false,
+		});
+		expect(plain(message.render(60))).toEqual(["", " plan", "", " Hel"]);
+		message.update({
+			parts: [
+				{ type: "thinking", text: "plan", redacted: false },
+				{ type: "text", text: "Hello **world**" },
+			],
+			hideThinking: false,
+		});
+		expect(plain(message.render(60))).toEqual(["", " plan", "", " Hello world"]);
+		message.update({
+			parts: [
+				{ type: "thinking", text: "plan", redacted: false },
+				{ type: "text", text: "Hello **world**" },
+				{ type: "text", text: "More." },
+			],
+			stopReason: "aborted",
+			hideThinking: false,
+		});
+		expect(plain(message.render(60))).toEqual([
+			"",
+			" plan",
+			"",
+			" Hello world",
+			"",
+			" More.",
+			"",
+			" Operation aborted",
+		]);
+	});
+});
+
 describe("tool cards", () => {
 	test("bash collapsed: the last five visual lines under an earlier-lines hint, then Took; the state's background", () => {
 		const output = Array.from({ length: 12 }, (_, i) => `line ${i + 1}`).join("\n");
@@ -258,5 +298,37 @@ describe("header and footer", () => {
 		const lines = plain(new Footer(dark(), footer()).render(50));
 		expect(lines[1]!.startsWith("↑5.2k ↓1.7k R1.0k CH16.2% $0.042 0.8%/200k")).toBe(true);
 		expect(visibleWidth(lines[1]!)).toBeLessThanOrEqual(50);
+	});
+});
+
+describe("syntax highlighting", () => {
+	test("code blocks and files are highlighted into pi's syntax tokens; unknown languages keep their color", async () => {
+		const { highlightLines } = await import("../../src/ui/highlight.ts");
+		const theme = Theme.fromJson(BUILTIN_THEMES.dark, "truecolor");
+		const lines = highlightLines("// sum\nfunction add(a, b) {\n  return a + 1;\n}", "typescript", theme)!;
+		expect(lines).toHaveLength(4);
+		expect(lines[0]).toBe("\x1b[38;2;157;165;169m// sum\x1b[39m");
+		expect(lines[1]).toContain("\x1b[38;2;105;173;208mfunction\x1b[39m");
+		expect(lines[1]).toContain("\x1b[38;2;205;154;34madd\x1b[39m");
+		expect(lines[2]).toContain("\x1b[38;2;104;183;141m1\x1b[39m");
+		expect(highlightLines("x", "no-such-language", theme)).toBeUndefined();
+
+		const card = new ToolCard(
+			dark(),
+			tool({ name: "write", args: { path: "/tmp/a.py", content: "def f():\n    return 'x'\n" } }),
+		);
+		const written = card.render(80);
+		expect(written.some((l) => l.includes("\x1b[38;2;105;173;208mdef\x1b[39m"))).toBe(true);
+		expect(written.some((l) => l.includes("\x1b[38;2;222;141;90m'x'\x1b[39m"))).toBe(true);
+	});
+
+	test("a Markdown code block in an answer is highlighted", () => {
+		const message = new AssistantMessage(dark(), {
+			parts: [{ type: "text", text: "```python\nimport os\n```" }],
+			hideThinking: false,
+		});
+		const lines = message.render(60);
+		expect(lines.some((l) => l.includes("\x1b[38;2;105;173;208mimport\x1b[39m"))).toBe(true);
+		expect(plain(lines)).toContain(" ```python");
 	});
 });

@@ -1,4 +1,5 @@
 import type { EditorTheme, MarkdownTheme, SelectListTheme } from "@earendil-works/pi-tui";
+import { highlightLines } from "../highlight.ts";
 import type { Theme } from "./theme.ts";
 import { THINKING_TOKENS, type ThinkingLevel } from "./tokens.ts";
 
@@ -57,8 +58,11 @@ export class ThemeRef {
 		};
 	}
 
-	markdownTheme(highlightCode?: MarkdownTheme["highlightCode"]): MarkdownTheme {
+	/** Code blocks are highlighted by lowlight into the `syntax*` tokens; unknown languages stay `mdCodeBlock`. */
+	markdownTheme(): MarkdownTheme {
 		const t = () => this.current;
+		const highlightCode = (code: string, lang?: string) =>
+			highlightLines(code, lang, t()) ?? code.split("\n").map((line) => t().fg("mdCodeBlock", line));
 		return {
 			heading: (text) => t().bold(t().fg("mdHeading", text)),
 			link: (text) => t().fg("mdLink", text),
@@ -74,7 +78,7 @@ export class ThemeRef {
 			italic: (text) => t().italic(text),
 			strikethrough: (text) => t().strikethrough(text),
 			underline: (text) => t().underline(text),
-			...(highlightCode ? { highlightCode } : {}),
+			highlightCode,
 		};
 	}
 }

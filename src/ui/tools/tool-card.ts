@@ -1,4 +1,5 @@
 import { Box, Spacer, Text, wrapTextWithAnsi } from "@earendil-works/pi-tui";
+import { highlightLines, languageOfPath } from "../highlight.ts";
 import { shortenHome, visibleText } from "../text.ts";
 import type { Theme } from "../theme/theme.ts";
 import { ThemedItem } from "../transcript/themed.ts";
@@ -38,6 +39,12 @@ const more = (t: Theme, text: string) =>
 		.split("ctrl+o")
 		.map((part) => t.fg("muted", part))
 		.join(t.fg("dim", "ctrl+o"));
+
+/** File contents highlighted by the file's extension (pi), else in the output color. */
+function code(text: string, file: string, t: Theme): string[] {
+	const shown = lines(text);
+	return highlightLines(shown.join("\n"), languageOfPath(file), t) ?? shown.map((l) => t.fg("toolOutput", l));
+}
 
 function bash(data: ToolCardData, t: Theme, width: number): ToolView {
 	const command = visibleText(str(data.args.command), false);
@@ -81,12 +88,12 @@ function read(data: ToolCardData, t: Theme): ToolView {
 	const title = `${t.bold(t.fg("toolTitle", "read"))} ${t.fg("accent", path(data))}${range}`;
 	if (data.state === "error") return { title, body: ["", ...lines(data.output).map((l) => t.fg("toolOutput", l))] };
 	if (!data.expanded || data.state === "pending") return { title, body: [] };
-	return { title, body: ["", ...lines(data.output).map((l) => t.fg("toolOutput", l))] };
+	return { title, body: ["", ...code(data.output, path(data), t)] };
 }
 
 function write(data: ToolCardData, t: Theme): ToolView {
 	const title = `${t.bold(t.fg("toolTitle", "write"))} ${t.fg("accent", path(data))}`;
-	const content = lines(str(data.args.content)).map((l) => t.fg("toolOutput", l));
+	const content = code(str(data.args.content), path(data), t);
 	const body = [""];
 	if (data.expanded || content.length <= COLLAPSED_LINES) body.push(...content);
 	else {

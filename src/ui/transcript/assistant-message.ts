@@ -17,10 +17,47 @@ export interface AssistantMessageData {
  * notices after the content.
  */
 export class AssistantMessage extends ThemedItem<AssistantMessageData> {
+	/** The Markdown of each shown part, so a growing answer re-lexes only the part that grew. */
+	#shown: { part: AssistantPart; markdown: Markdown }[] = [];
+
+	override update(
+		data: AssistantMessageData,
+		same?: (a: AssistantMessageData, b: AssistantMessageData) => boolean,
+	): void {
+		if (this.#patch(data)) return;
+		super.update(data, same);
+	}
+
+	/** Streaming only appends text to the parts it has: update those in place when that is all that changed. */
+	#patch(data: AssistantMessageData): boolean {
+		const old = this.data;
+		if (old.stopReason !== data.stopReason || old.error !== data.error || old.hideThinking !== data.hideThinking)
+			return false;
+		const parts = visibleParts(data.parts);
+		if (parts.length !== this.#shown.length || this.#shown.length === 0) return false;
+		for (let i = 0; i < parts.length; i++) {
+			const was = this.#shown[i]!.part;
+			const now = parts[i]!;
+			if (was.type !== now.type || (now.type === "thinking" && (data.hideThinking || now.redacted))) {
+				if (was.text !== now.text) return false;
+			}
+		}
+		for (let i = 0; i < parts.length; i++) {
+			const shown = this.#shown[i]!;
+			const now = parts[i]!;
+			if (shown.part.text !== now.text) shown.markdown.setText(visibleText(now.text));
+			shown.part = now;
+		}
+		this.data = data;
+		this.invalidateLines();
+		return true;
+	}
+
 	protected build(): void {
+		this.#shown = [];
 		const t = () => this.theme.current;
 		const markdown = this.theme.markdownTheme();
-		const parts = this.data.parts.filter((p) => p.text.trim() !== "" || (p.type === "thinking" && p.redacted));
+		const parts = visibleParts(this.data.parts);
 		let first = true;
 		for (const part of parts) {
 			if (first || part.type === "text") this.addChild(new Spacer(1));
@@ -51,4 +88,8 @@ export class AssistantMessage extends ThemedItem<AssistantMessageData> {
 				return undefined;
 		}
 	}
+}
+
+function visibleParts(parts: readonly AssistantPart[]): AssistantPart[] {
+	return parts.filter((p) => p.text.trim() !== "" || (p.type === "thinking" && p.redacted));
 }

@@ -24,6 +24,11 @@ export abstract class ThemedItem<D> extends Container {
 		this.#built = undefined;
 	}
 
+	/** The children changed in place: render them again, without rebuilding. */
+	protected invalidateLines(): void {
+		this.#cache = undefined;
+	}
+
 	/** Forces a rebuild (e.g. tools expanded or collapsed). */
 	rebuild(): void {
 		this.#built = undefined;

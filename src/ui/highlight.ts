@@ -1,0 +1,81 @@
+import { common, createLowlight } from "lowlight";
+import type { Theme } from "./theme/theme.ts";
+import type { FgToken } from "./theme/tokens.ts";
+
+const lowlight = createLowlight(common);
+
+/** highlight.js scopes onto pi's syntax tokens; anything else is plain `text`. */
+const SCOPES: Record<string, FgToken> = {
+	keyword: "syntaxKeyword",
+	function: "syntaxFunction",
+	title: "syntaxFunction",
+	built_in: "syntaxType",
+	type: "syntaxType",
+	class: "syntaxType",
+	string: "syntaxString",
+	regexp: "syntaxString",
+	number: "syntaxNumber",
+	literal: "syntaxNumber",
+	comment: "syntaxComment",
+	attr: "syntaxVariable",
+	variable: "syntaxVariable",
+	params: "syntaxVariable",
+	operator: "syntaxOperator",
+	punctuation: "syntaxPunctuation",
+	tag: "syntaxKeyword",
+};
+
+interface HastNode {
+	type: string;
+	value?: string;
+	properties?: { className?: string[] };
+	children?: HastNode[];
+}
+
+/** A language name or file extension lowlight knows, else undefined. */
+export function languageOf(nameOrExtension: string | undefined): string | undefined {
+	if (!nameOrExtension) return undefined;
+	const name = nameOrExtension.toLowerCase();
+	return lowlight.registered(name) ? name : undefined;
+}
+
+export function languageOfPath(path: string): string | undefined {
+	const base = path.split("/").at(-1) ?? "";
+	const dot = base.lastIndexOf(".");
+	return dot > 0 ? languageOf(base.slice(dot + 1)) : undefined;
+}
+
+/**
+ * Code highlighted into pi's syntax tokens, one string per line; undefined when the language is unknown (the
+ * caller keeps its own color). The input is already visible text: no control characters.
+ */
+export function highlightLines(code: string, language: string | undefined, theme: Theme): string[] | undefined {
+	const lang = languageOf(language);
+	if (!lang) return undefined;
+	let tree: HastNode;
+	try {
+		tree = lowlight.highlight(lang, code) as unknown as HastNode;
+	} catch {
+		return undefined;
+	}
+	const lines: string[] = [""];
+	const emit = (text: string, token: FgToken) => {
+		const parts = text.split("\n");
+		for (let i = 0; i < parts.length; i++) {
+			if (i > 0) lines.push("");
+			if (parts[i]) lines[lines.length - 1] += theme.fg(token, parts[i]!);
+		}
+	};
+	const walk = (node: HastNode, token: FgToken) => {
+		if (node.type === "text") return emit(node.value ?? "", token);
+		const scope = node.properties?.className
+			?.find((c) => c.startsWith("hljs-"))
+			?.slice(5)
+			.split(".")[0];
+		const next = (scope && SCOPES[scope]) || token;
+		for (const child of node.children ?? []) walk(child, next);
+	};
+	walk(tree, "text");
+	if (lines.length > 1 && lines.at(-1) === "") lines.pop();
+	return lines;
+}
