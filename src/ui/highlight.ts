@@ -2,7 +2,26 @@ import { common, createLowlight } from "lowlight";
 import type { Theme } from "./theme/theme.ts";
 import type { FgToken } from "./theme/tokens.ts";
 
-const lowlight = createLowlight(common);
+/**
+ * Grammars are registered when first needed: registering all of `common` costs about 200 ms of the worker's
+ * start. A name is tried directly; an alias or extension (`ts`, `py`) registers the rest once, to learn them.
+ */
+const lowlight = createLowlight();
+let allRegistered = false;
+
+function ensure(name: string): boolean {
+	if (lowlight.registered(name)) return true;
+	const grammar = (common as Record<string, (typeof common)[string]>)[name];
+	if (grammar) {
+		lowlight.register(name, grammar);
+		return true;
+	}
+	if (!allRegistered) {
+		allRegistered = true;
+		lowlight.register(common);
+	}
+	return lowlight.registered(name);
+}
 
 /** highlight.js scopes onto pi's syntax tokens; anything else is plain `text`. */
 const SCOPES: Record<string, FgToken> = {
@@ -36,7 +55,7 @@ interface HastNode {
 export function languageOf(nameOrExtension: string | undefined): string | undefined {
 	if (!nameOrExtension) return undefined;
 	const name = nameOrExtension.toLowerCase();
-	return lowlight.registered(name) ? name : undefined;
+	return ensure(name) ? name : undefined;
 }
 
 export function languageOfPath(path: string): string | undefined {

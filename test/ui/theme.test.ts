@@ -29,6 +29,10 @@ const DARK_BG = {
 const LIGHT = { accent: ["#7459b4", 97], text: ["#3b3f41", 237], error: ["#c8253d", 161] } as const;
 
 describe("built-in themes", () => {
+	test("pass pi's theme schema (they are not validated at start)", () => {
+		for (const [name, json] of Object.entries(BUILTIN_THEMES)) expect(parseThemeJson(name, json).name).toBe(name);
+	});
+
 	test("dark in truecolor and 256 colors emits pi's colors", () => {
 		const truecolor = Theme.fromJson(BUILTIN_THEMES.dark, "truecolor");
 		const indexed = Theme.fromJson(BUILTIN_THEMES.dark, "256color");

@@ -9,22 +9,26 @@ const colorKeys = Object.fromEntries(
 	[...FG_TOKENS, ...BG_TOKENS].map((token) => [TOKEN_FALLBACKS[token] ? `${token}?` : token, ColorValue]),
 ) as Record<string, typeof ColorValue>;
 
-/** pi's theme file: the same fields, the same required tokens, nothing else. */
-export const ThemeJson = type({
-	"$schema?": "string",
-	name: "/^[^\\/]{1,64}$/",
-	"appearance?": "'dark' | 'light'",
-	"vars?": type({ "[string]": ColorValue }),
-	colors: type(colorKeys).onUndeclaredKey("reject"),
-	"export?": type(
-		Object.fromEntries(EXPORT_TOKENS.map((token) => [`${token}?`, ColorValue])) as Record<string, typeof ColorValue>,
-	).onUndeclaredKey("reject"),
-}).onUndeclaredKey("reject");
-export type ThemeJson = typeof ThemeJson.infer;
+/** pi's theme file: the same fields, the same required tokens, nothing else. Built when first needed. */
+const themeJson = () =>
+	type({
+		"$schema?": "string",
+		name: "/^[^\\/]{1,64}$/",
+		"appearance?": "'dark' | 'light'",
+		"vars?": type({ "[string]": ColorValue }),
+		colors: type(colorKeys).onUndeclaredKey("reject"),
+		"export?": type(
+			Object.fromEntries(EXPORT_TOKENS.map((token) => [`${token}?`, ColorValue])) as Record<string, typeof ColorValue>,
+		).onUndeclaredKey("reject"),
+	}).onUndeclaredKey("reject");
+export type ThemeJson = ReturnType<typeof themeJson>["infer"];
+let schema: ReturnType<typeof themeJson> | undefined;
 
 /** Validates a theme document; the error names the theme and what is wrong, never the file's contents. */
 export function parseThemeJson(label: string, json: unknown): ThemeJson {
-	const checked = ThemeJson(json);
+	// The schema is built on the first custom theme: constructing it is a noticeable part of the UI's start.
+	schema ??= themeJson();
+	const checked = schema(json);
 	if (checked instanceof type.errors) throw new Error(`theme ${label}: ${checked.summary.slice(0, 400)}`);
 	return checked;
 }
