@@ -1,4 +1,5 @@
 import { type } from "arktype";
+import { lazy } from "./lazy.ts";
 
 /**
  * The only channel between the launcher and the guest worker. The launcher validates every worker message
@@ -11,91 +12,105 @@ export const MAX_FRAME_CHARS = 1024 * 1024;
 export const MAX_LOG_CHARS = 4096;
 export const MAX_SNAPSHOT_CHARS = 1024 * 1024;
 
-export const Capabilities = type({
-	kittyProtocol: "boolean",
-	modifyOtherKeys: "boolean",
-	trueColor: "boolean",
-	platform: "'linux' | 'darwin' | 'win32' | 'other'",
-});
+export const Capabilities = lazy(() =>
+	type({
+		kittyProtocol: "boolean",
+		modifyOtherKeys: "boolean",
+		trueColor: "boolean",
+		platform: "'linux' | 'darwin' | 'win32' | 'other'",
+	}),
+);
 export type Capabilities = typeof Capabilities.infer;
 
-const Rgb = type({ r: "0 <= number.integer <= 255", g: "0 <= number.integer <= 255", b: "0 <= number.integer <= 255" });
-export const TerminalColors = type({
-	"foreground?": Rgb,
-	"background?": Rgb,
-	"palette?": Rgb.array().atMostLength(16),
-});
+const Rgb = lazy(() =>
+	type({ r: "0 <= number.integer <= 255", g: "0 <= number.integer <= 255", b: "0 <= number.integer <= 255" }),
+);
+export const TerminalColors = lazy(() =>
+	type({
+		"foreground?": Rgb,
+		"background?": Rgb,
+		"palette?": Rgb.array().atMostLength(16),
+	}),
+);
 export type TerminalColors = typeof TerminalColors.infer;
 
-export const ConnectionState = type("'connecting' | 'open' | 'closed'");
+export const ConnectionState = lazy(() => type("'connecting' | 'open' | 'closed'"));
 export type ConnectionState = typeof ConnectionState.infer;
 
 /** What the guest learns at start: only facts the launcher chose to share. */
-export const StartData = type({
-	/** The server's origin, as the launcher connects to it (never with credentials). */
-	origin: "string <= 2048",
-	columns: "1 <= number.integer <= 10000",
-	rows: "1 <= number.integer <= 10000",
-	capabilities: Capabilities,
-	"terminalColors?": TerminalColors,
-	/** A few terminal facts pi-tui reads from the environment (TERM, TERM_PROGRAM, COLORTERM, multiplexers). */
-	env: "Record<string, string <= 256>",
-	mouse: "'off' | 'on' | 'all'",
-	/**
-	 * Only for this device's server, whose tools run on this machine: the directory p2 was started in (new
-	 * sessions start there) and the home directory (shown as `~`). A remote server never learns local paths.
-	 */
-	"local?": { cwd: "string <= 4096", home: "string <= 4096" },
-	args: {
-		verbose: "boolean",
-		draft: "string <= 65536",
-		"session?": "string <= 256",
-		continue: "boolean",
-		resume: "boolean",
-	},
-	/** The previous worker's reload snapshot, handed over unchanged. */
-	"snapshot?": `string <= ${MAX_SNAPSHOT_CHARS}`,
-	/** Why this worker started: first start, a reload, or a restart after a crash. */
-	reason: "'start' | 'reload' | 'restart'",
-});
+export const StartData = lazy(() =>
+	type({
+		/** The server's origin, as the launcher connects to it (never with credentials). */
+		origin: "string <= 2048",
+		columns: "1 <= number.integer <= 10000",
+		rows: "1 <= number.integer <= 10000",
+		capabilities: Capabilities,
+		"terminalColors?": TerminalColors,
+		/** A few terminal facts pi-tui reads from the environment (TERM, TERM_PROGRAM, COLORTERM, multiplexers). */
+		env: "Record<string, string <= 256>",
+		mouse: "'off' | 'on' | 'all'",
+		/**
+		 * Only for this device's server, whose tools run on this machine: the directory p2 was started in (new
+		 * sessions start there) and the home directory (shown as `~`). A remote server never learns local paths.
+		 */
+		"local?": { cwd: "string <= 4096", home: "string <= 4096" },
+		args: {
+			verbose: "boolean",
+			draft: "string <= 65536",
+			"session?": "string <= 256",
+			continue: "boolean",
+			resume: "boolean",
+		},
+		/** The previous worker's reload snapshot, handed over unchanged. */
+		"snapshot?": `string <= ${MAX_SNAPSHOT_CHARS}`,
+		/** Why this worker started: first start, a reload, or a restart after a crash. */
+		reason: "'start' | 'reload' | 'restart'",
+	}),
+);
 export type StartData = typeof StartData.infer;
 
-export const LauncherMessage = type.or(
-	/** Sent as soon as the launcher has the bundle: evaluating it runs beside the launcher's own start. */
-	{ kind: "'load'", bundle: "string" },
-	{ kind: "'init'", start: StartData },
-	{ kind: "'input'", data: "string" },
-	{ kind: "'resize'", columns: "number.integer", rows: "number.integer" },
-	{ kind: "'frame'", text: "string" },
-	{ kind: "'connection'", state: ConnectionState },
-	{ kind: "'capabilities'", capabilities: Capabilities },
-	{ kind: "'terminalColors'", colors: TerminalColors },
-	{ kind: "'redraw'" },
-	{ kind: "'snapshotRequest'" },
-	{ kind: "'ping'", n: "number.integer" },
+export const LauncherMessage = lazy(() =>
+	type.or(
+		/** Sent as soon as the launcher has the bundle: evaluating it runs beside the launcher's own start. */
+		{ kind: "'load'", bundle: "string" },
+		{ kind: "'init'", start: StartData },
+		{ kind: "'input'", data: "string" },
+		{ kind: "'resize'", columns: "number.integer", rows: "number.integer" },
+		{ kind: "'frame'", text: "string" },
+		{ kind: "'connection'", state: ConnectionState },
+		{ kind: "'capabilities'", capabilities: Capabilities },
+		{ kind: "'terminalColors'", colors: TerminalColors },
+		{ kind: "'redraw'" },
+		{ kind: "'snapshotRequest'" },
+		{ kind: "'ping'", n: "number.integer" },
+	),
 );
 export type LauncherMessage = typeof LauncherMessage.infer;
 
 /** Launcher actions without a grant (seed 3.2 "N"): sanitized and rate-limited by the launcher. */
-export const StatusAction = type.or(
-	{ kind: "'title'", text: "string <= 4096" },
-	{ kind: "'progress'", active: "boolean" },
-	{ kind: "'programStatus'", status: "'idle' | 'working' | 'blocked' | 'done' | 'error' | 'clear'" },
+export const StatusAction = lazy(() =>
+	type.or(
+		{ kind: "'title'", text: "string <= 4096" },
+		{ kind: "'progress'", active: "boolean" },
+		{ kind: "'programStatus'", status: "'idle' | 'working' | 'blocked' | 'done' | 'error' | 'clear'" },
+	),
 );
 export type StatusAction = typeof StatusAction.infer;
 
-export const WorkerMessage = type.or(
-	{ kind: "'ready'" },
-	/** The UI asks for a fresh bundle (/reload): the launcher swaps workers, carrying the snapshot over. */
-	{ kind: "'reload'" },
-	{ kind: "'output'", data: `string <= ${MAX_OUTPUT_CHARS}` },
-	{ kind: "'frame'", text: `string <= ${MAX_FRAME_CHARS}` },
-	{ kind: "'status'", action: StatusAction },
-	{ kind: "'log'", level: "'info' | 'warn' | 'error'", text: `string <= ${MAX_LOG_CHARS}` },
-	{ kind: "'snapshot'", data: `string <= ${MAX_SNAPSHOT_CHARS}` },
-	{ kind: "'exit'", code: "0 <= number.integer <= 255" },
-	{ kind: "'pong'", n: "number.integer", "heapBytes?": "number" },
-	{ kind: "'error'", message: `string <= ${MAX_LOG_CHARS}` },
+export const WorkerMessage = lazy(() =>
+	type.or(
+		{ kind: "'ready'" },
+		/** The UI asks for a fresh bundle (/reload): the launcher swaps workers, carrying the snapshot over. */
+		{ kind: "'reload'" },
+		{ kind: "'output'", data: `string <= ${MAX_OUTPUT_CHARS}` },
+		{ kind: "'frame'", text: `string <= ${MAX_FRAME_CHARS}` },
+		{ kind: "'status'", action: StatusAction },
+		{ kind: "'log'", level: "'info' | 'warn' | 'error'", text: `string <= ${MAX_LOG_CHARS}` },
+		{ kind: "'snapshot'", data: `string <= ${MAX_SNAPSHOT_CHARS}` },
+		{ kind: "'exit'", code: "0 <= number.integer <= 255" },
+		{ kind: "'pong'", n: "number.integer", "heapBytes?": "number" },
+		{ kind: "'error'", message: `string <= ${MAX_LOG_CHARS}` },
+	),
 );
 export type WorkerMessage = typeof WorkerMessage.infer;
 

@@ -1,5 +1,6 @@
 import { type } from "arktype";
 import { REFUSAL_CODES } from "./codes.ts";
+import { lazy } from "./lazy.ts";
 import { PatchOp } from "./patch.ts";
 import { Role } from "./roles.ts";
 
@@ -7,48 +8,60 @@ import { Role } from "./roles.ts";
 export const MAX_FRAME_BYTES = 1024 * 1024;
 export const PROTOCOL_VERSION = 1;
 
-const Handle = type("1 <= number.integer <= 2147483647");
-const RequestId = type("0 <= number.integer <= 9007199254740991");
-const ObjectName = type("/^[a-z][a-z0-9.-]{0,63}$/");
-const MethodName = type("/^[a-zA-Z][a-zA-Z0-9]{0,63}$/");
-const Code = type.enumerated(...(Object.keys(REFUSAL_CODES) as (keyof typeof REFUSAL_CODES)[]));
-const Message = type("string <= 2000");
+const Handle = lazy(() => type("1 <= number.integer <= 2147483647"));
+const RequestId = lazy(() => type("0 <= number.integer <= 9007199254740991"));
+const ObjectName = lazy(() => type("/^[a-z][a-z0-9.-]{0,63}$/"));
+const MethodName = lazy(() => type("/^[a-zA-Z][a-zA-Z0-9]{0,63}$/"));
+const Code = lazy(() => type.enumerated(...(Object.keys(REFUSAL_CODES) as (keyof typeof REFUSAL_CODES)[])));
+const Message = lazy(() => type("string <= 2000"));
 
 // Client → server.
-export const OpenFrame = type({
-	t: "'open'",
-	h: Handle,
-	object: ObjectName,
-	version: "number.integer",
-	input: "unknown",
-});
-export const CallFrame = type({ t: "'call'", h: Handle, id: RequestId, method: MethodName, args: "unknown" });
-export const CloseFrame = type({ t: "'close'", h: Handle });
+export const OpenFrame = lazy(() =>
+	type({
+		t: "'open'",
+		h: Handle,
+		object: ObjectName,
+		version: "number.integer",
+		input: "unknown",
+	}),
+);
+export const CallFrame = lazy(() =>
+	type({ t: "'call'", h: Handle, id: RequestId, method: MethodName, args: "unknown" }),
+);
+export const CloseFrame = lazy(() => type({ t: "'close'", h: Handle }));
 export const ClientFrame = OpenFrame.or(CallFrame).or(CloseFrame);
 export type ClientFrame = typeof ClientFrame.infer;
 
 // Server → client.
-export const HelloFrame = type({ t: "'hello'", protocol: "number.integer", role: Role, name: "string <= 200" });
-export const SnapshotFrame = type({
-	t: "'snapshot'",
-	h: Handle,
-	version: "number.integer",
-	role: Role,
-	state: "unknown",
-});
-export const PatchFrame = type({ t: "'patch'", h: Handle, ops: PatchOp.array().atLeastLength(1) });
-export const ResultFrame = type({ t: "'result'", h: Handle, id: RequestId, ok: "true", value: "unknown" }).or({
-	t: "'result'",
-	h: Handle,
-	id: RequestId,
-	ok: "false",
-	code: Code,
-	message: Message,
-});
+export const HelloFrame = lazy(() =>
+	type({ t: "'hello'", protocol: "number.integer", role: Role, name: "string <= 200" }),
+);
+export const SnapshotFrame = lazy(() =>
+	type({
+		t: "'snapshot'",
+		h: Handle,
+		version: "number.integer",
+		role: Role,
+		state: "unknown",
+	}),
+);
+export const PatchFrame = lazy(() => type({ t: "'patch'", h: Handle, ops: PatchOp.array().atLeastLength(1) }));
+export const ResultFrame = lazy(() =>
+	type({ t: "'result'", h: Handle, id: RequestId, ok: "true", value: "unknown" }).or({
+		t: "'result'",
+		h: Handle,
+		id: RequestId,
+		ok: "false",
+		code: Code,
+		message: Message,
+	}),
+);
 /** A frame that could not be taken. `h`/`id` name what it was about when the server could tell. */
-export const RefusedFrame = type({ t: "'refused'", "h?": Handle, "id?": RequestId, code: Code, message: Message });
+export const RefusedFrame = lazy(() =>
+	type({ t: "'refused'", "h?": Handle, "id?": RequestId, code: Code, message: Message }),
+);
 /** The server ended an open object (e.g. access changed); the handle is free again. */
-export const ClosedFrame = type({ t: "'closed'", h: Handle, code: Code, message: Message });
+export const ClosedFrame = lazy(() => type({ t: "'closed'", h: Handle, code: Code, message: Message }));
 export const ServerFrame = HelloFrame.or(SnapshotFrame).or(PatchFrame).or(ResultFrame).or(RefusedFrame).or(ClosedFrame);
 export type ServerFrame = typeof ServerFrame.infer;
 export type SnapshotFrame = typeof SnapshotFrame.infer;

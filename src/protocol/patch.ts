@@ -1,18 +1,21 @@
 import { type } from "arktype";
+import { lazy } from "./lazy.ts";
 
 /**
  * State travels as a snapshot, then as patches. A path names a place in the state; growing text travels as
  * `append`, growing lists as `push`, so a streaming answer never resends what the client already has.
  */
-export const PathSegment = type("string | number.integer >= 0");
+export const PathSegment = lazy(() => type("string | number.integer >= 0"));
 export const Path = PathSegment.array().atMostLength(32);
 export type Path = typeof Path.infer;
 
-export const PatchOp = type({ op: "'set'", path: Path, value: "unknown" })
-	.or({ op: "'append'", path: Path, text: "string" })
-	.or({ op: "'push'", path: Path, items: "unknown[]" })
-	.or({ op: "'splice'", path: Path, start: "number.integer >= 0", remove: "number.integer >= 0", items: "unknown[]" })
-	.or({ op: "'del'", path: Path });
+export const PatchOp = lazy(() =>
+	type({ op: "'set'", path: Path, value: "unknown" })
+		.or({ op: "'append'", path: Path, text: "string" })
+		.or({ op: "'push'", path: Path, items: "unknown[]" })
+		.or({ op: "'splice'", path: Path, start: "number.integer >= 0", remove: "number.integer >= 0", items: "unknown[]" })
+		.or({ op: "'del'", path: Path }),
+);
 export type PatchOp = typeof PatchOp.infer;
 
 export class PatchError extends Error {

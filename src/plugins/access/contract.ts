@@ -1,13 +1,16 @@
 import { type } from "arktype";
 import { defineContract } from "../../protocol/contract.ts";
+import { lazy } from "../../protocol/lazy.ts";
 import { Role } from "../../protocol/roles.ts";
 
-export const AccessState = type({
-	role: Role,
-	name: "string",
-	/** Guests are admitted to one session; owners see every session. */
-	session: "string | null",
-});
+export const AccessState = lazy(() =>
+	type({
+		role: Role,
+		name: "string",
+		/** Guests are admitted to one session; owners see every session. */
+		session: "string | null",
+	}),
+);
 export type AccessState = typeof AccessState.infer;
 
 const variant = { state: AccessState, methods: [] as const };

@@ -1,143 +1,166 @@
 import { type } from "arktype";
 import { Author, ConversationInput, ThinkingLevel, UsageTotals } from "../../protocol/common.ts";
 import { defineContract, method } from "../../protocol/contract.ts";
+import { lazy } from "../../protocol/lazy.ts";
 
 export { Author, ConversationInput as ChatInput, MAIN_CONVERSATION, ThinkingLevel } from "../../protocol/common.ts";
 export const Usage = UsageTotals;
 export type Usage = UsageTotals;
 
-export const AssistantPart = type({ type: "'text'", text: "string" }).or({
-	type: "'thinking'",
-	text: "string",
-	redacted: "boolean",
-});
+export const AssistantPart = lazy(() =>
+	type({ type: "'text'", text: "string" }).or({
+		type: "'thinking'",
+		text: "string",
+		redacted: "boolean",
+	}),
+);
 export type AssistantPart = typeof AssistantPart.infer;
 
-export const StopReason = type("'stop' | 'length' | 'toolUse' | 'error' | 'aborted'");
+export const StopReason = lazy(() => type("'stop' | 'length' | 'toolUse' | 'error' | 'aborted'"));
 
-export const ToolResult = type({
-	text: "string",
-	isError: "boolean",
-	/** Tool-specific facts: bash `exitCode`, `truncated`, `fullOutputPath`; edit `diff`, `firstChangedLine`. */
-	details: "Record<string, unknown> | null",
-});
+export const ToolResult = lazy(() =>
+	type({
+		text: "string",
+		isError: "boolean",
+		/** Tool-specific facts: bash `exitCode`, `truncated`, `fullOutputPath`; edit `diff`, `firstChangedLine`. */
+		details: "Record<string, unknown> | null",
+	}),
+);
 export type ToolResult = typeof ToolResult.infer;
 
 const EntryBase = { seq: "number.integer", at: "number" } as const;
 
 /** One committed transcript entry, as a client sees it. Tool calls arrive joined with their results. */
-export const ChatEntry = type({
-	...EntryBase,
-	kind: "'user'",
-	text: "string",
-	author: Author,
-	images: "number.integer >= 0",
-})
-	.or({
+export const ChatEntry = lazy(() =>
+	type({
 		...EntryBase,
-		kind: "'assistant'",
-		parts: AssistantPart.array(),
-		/** Ids of the tool calls this answer made; their `tool` entries follow it. */
-		toolCalls: "string[]",
-		stopReason: StopReason,
-		"error?": "string",
-		provider: "string",
-		model: "string",
-		usage: Usage.or("null"),
+		kind: "'user'",
+		text: "string",
+		author: Author,
+		images: "number.integer >= 0",
 	})
-	.or({
-		...EntryBase,
-		kind: "'tool'",
-		callId: "string",
-		name: "string",
-		args: "Record<string, unknown>",
-		result: ToolResult,
-		durationMs: "number | null",
-	})
-	.or({ ...EntryBase, kind: "'error'", message: "string" })
-	.or({ ...EntryBase, kind: "'interrupted'", message: "string" });
+		.or({
+			...EntryBase,
+			kind: "'assistant'",
+			parts: AssistantPart.array(),
+			/** Ids of the tool calls this answer made; their `tool` entries follow it. */
+			toolCalls: "string[]",
+			stopReason: StopReason,
+			"error?": "string",
+			provider: "string",
+			model: "string",
+			usage: Usage.or("null"),
+		})
+		.or({
+			...EntryBase,
+			kind: "'tool'",
+			callId: "string",
+			name: "string",
+			args: "Record<string, unknown>",
+			result: ToolResult,
+			durationMs: "number | null",
+		})
+		.or({ ...EntryBase, kind: "'error'", message: "string" })
+		.or({ ...EntryBase, kind: "'interrupted'", message: "string" }),
+);
 export type ChatEntry = typeof ChatEntry.infer;
 
-export const LiveTool = type({
-	id: "string",
-	name: "string",
-	args: "Record<string, unknown>",
-	output: "string",
-	startedAt: "number",
-});
+export const LiveTool = lazy(() =>
+	type({
+		id: "string",
+		name: "string",
+		args: "Record<string, unknown>",
+		output: "string",
+		startedAt: "number",
+	}),
+);
 export type LiveTool = typeof LiveTool.infer;
 
-export const Retry = type({
-	attempt: "number.integer",
-	maxAttempts: "number.integer",
-	until: "number",
-	error: "string",
-});
+export const Retry = lazy(() =>
+	type({
+		attempt: "number.integer",
+		maxAttempts: "number.integer",
+		until: "number",
+		error: "string",
+	}),
+);
 
 /** What is happening right now in the conversation; `null` when idle. */
-export const Live = type({
-	runId: "string",
-	startedAt: "number",
-	/** The answer being streamed; its text grows by appends. */
-	message: type({ parts: AssistantPart.array(), toolCalls: "string[]" }).or("null"),
-	tools: LiveTool.array(),
-	retry: Retry.or("null"),
-}).or("null");
+export const Live = lazy(() =>
+	type({
+		runId: "string",
+		startedAt: "number",
+		/** The answer being streamed; its text grows by appends. */
+		message: type({ parts: AssistantPart.array(), toolCalls: "string[]" }).or("null"),
+		tools: LiveTool.array(),
+		retry: Retry.or("null"),
+	}).or("null"),
+);
 export type Live = typeof Live.infer;
 
-export const QueueMode = type("'steer' | 'followUp'");
+export const QueueMode = lazy(() => type("'steer' | 'followUp'"));
 export type QueueMode = typeof QueueMode.infer;
 
-export const QueuedInput = type({ id: "string", mode: QueueMode, text: "string", author: Author, at: "number" });
+export const QueuedInput = lazy(() =>
+	type({ id: "string", mode: QueueMode, text: "string", author: Author, at: "number" }),
+);
 export type QueuedInput = typeof QueuedInput.infer;
 
 /** Queued texts taken back by someone else's stop, waiting for their author's client to restore them. */
-export const Returned = type({ id: "string", authorId: "string", texts: "string[]", at: "number" });
+export const Returned = lazy(() => type({ id: "string", authorId: "string", texts: "string[]", at: "number" }));
 
 /** Guest-safe facts about the conversation's model: enough for the footer, nothing of the owner's catalog. */
-export const ModelState = type({
-	provider: "string",
-	id: "string",
-	name: "string",
-	contextWindow: "number",
-	reasoning: "boolean",
-	thinkingLevels: ThinkingLevel.array(),
-}).or("null");
+export const ModelState = lazy(() =>
+	type({
+		provider: "string",
+		id: "string",
+		name: "string",
+		contextWindow: "number",
+		reasoning: "boolean",
+		thinkingLevels: ThinkingLevel.array(),
+	}).or("null"),
+);
 export type ModelState = typeof ModelState.infer;
 
-export const ChatState = type({
-	/** The most recent committed entries; older ones come from `page`. */
-	entries: ChatEntry.array(),
-	/** True when entries before `entries[0]` exist. */
-	older: "boolean",
-	live: Live,
-	queue: QueuedInput.array(),
-	returned: Returned.array(),
-	model: ModelState,
-	thinkingLevel: ThinkingLevel,
-});
+export const ChatState = lazy(() =>
+	type({
+		/** The most recent committed entries; older ones come from `page`. */
+		entries: ChatEntry.array(),
+		/** True when entries before `entries[0]` exist. */
+		older: "boolean",
+		live: Live,
+		queue: QueuedInput.array(),
+		returned: Returned.array(),
+		model: ModelState,
+		thinkingLevel: ThinkingLevel,
+	}),
+);
 export type ChatState = typeof ChatState.infer;
 
 export const MAX_TEXT = 256 * 1024;
-const RequestId = type("/^[A-Za-z0-9_-]{8,64}$/");
+const RequestId = lazy(() => type("/^[A-Za-z0-9_-]{8,64}$/"));
 
-export const SendArgs = type({
-	text: `0 < string <= ${MAX_TEXT}`,
-	/** `steer` (Enter) is delivered at the next tool boundary while busy; `followUp` (Alt+Enter) after the run. */
-	mode: QueueMode,
-	/** Chosen by the client; a retried send with the same id runs once. */
-	requestId: RequestId,
-});
-export const SendResult = type({ status: "'started' | 'queued' | 'duplicate'" });
+export const SendArgs = lazy(() =>
+	type({
+		text: `0 < string <= ${MAX_TEXT}`,
+		/** `steer` (Enter) is delivered at the next tool boundary while busy; `followUp` (Alt+Enter) after the run. */
+		mode: QueueMode,
+		/** Chosen by the client; a retried send with the same id runs once. */
+		requestId: RequestId,
+	}),
+);
+export const SendResult = lazy(() => type({ status: "'started' | 'queued' | 'duplicate'" }));
 
-export const StopResult = type({ stopped: "boolean", texts: "string[]" });
-export const DequeueArgs = type({ id: "string" });
-export const DequeueResult = type({ text: "string | null" });
-export const DequeueOwnResult = type({ restored: "string[]", skipped: "number.integer" });
-export const ConfigureArgs = type({ "model?": { provider: "string", id: "string" }, "thinkingLevel?": ThinkingLevel });
-export const PageArgs = type({ beforeSeq: "number.integer", limit: "1 <= number.integer <= 200" });
-export const PageResult = type({ entries: ChatEntry.array(), more: "boolean" });
-export const AckReturnedArgs = type({ id: "string" });
+export const StopResult = lazy(() => type({ stopped: "boolean", texts: "string[]" }));
+export const DequeueArgs = lazy(() => type({ id: "string" }));
+export const DequeueResult = lazy(() => type({ text: "string | null" }));
+export const DequeueOwnResult = lazy(() => type({ restored: "string[]", skipped: "number.integer" }));
+export const ConfigureArgs = lazy(() =>
+	type({ "model?": { provider: "string", id: "string" }, "thinkingLevel?": ThinkingLevel }),
+);
+export const PageArgs = lazy(() => type({ beforeSeq: "number.integer", limit: "1 <= number.integer <= 200" }));
+export const PageResult = lazy(() => type({ entries: ChatEntry.array(), more: "boolean" }));
+export const AckReturnedArgs = lazy(() => type({ id: "string" }));
 
 const participantMethods = ["send", "stop", "dequeue", "dequeueOwn", "page", "ackReturned"] as const;
 const ownerMethods = [...participantMethods, "configure"] as const;

@@ -1,31 +1,36 @@
 import { type } from "arktype";
 import { ThinkingLevel } from "../../protocol/common.ts";
 import { defineContract, method } from "../../protocol/contract.ts";
+import { lazy } from "../../protocol/lazy.ts";
 
-export const ModelInfo = type({
-	provider: "string",
-	id: "string",
-	name: "string",
-	contextWindow: "number",
-	maxTokens: "number",
-	reasoning: "boolean",
-	thinkingLevels: ThinkingLevel.array(),
-	input: "string[]",
-});
+export const ModelInfo = lazy(() =>
+	type({
+		provider: "string",
+		id: "string",
+		name: "string",
+		contextWindow: "number",
+		maxTokens: "number",
+		reasoning: "boolean",
+		thinkingLevels: ThinkingLevel.array(),
+		input: "string[]",
+	}),
+);
 export type ModelInfo = typeof ModelInfo.infer;
 
-export const ModelRef = type({ provider: "string", id: "string" });
+export const ModelRef = lazy(() => type({ provider: "string", id: "string" }));
 
-export const ModelsState = type({
-	models: ModelInfo.array(),
-	default: ModelRef.or("null"),
-	defaultThinkingLevel: ThinkingLevel,
-	/** Problems with the server's model configuration (e.g. a bad models.json), for the owner to fix. */
-	problems: "string[]",
-});
+export const ModelsState = lazy(() =>
+	type({
+		models: ModelInfo.array(),
+		default: ModelRef.or("null"),
+		defaultThinkingLevel: ThinkingLevel,
+		/** Problems with the server's model configuration (e.g. a bad models.json), for the owner to fix. */
+		problems: "string[]",
+	}),
+);
 export type ModelsState = typeof ModelsState.infer;
 
-export const SetDefaultArgs = type({ provider: "string", id: "string", "thinkingLevel?": ThinkingLevel });
+export const SetDefaultArgs = lazy(() => type({ provider: "string", id: "string", "thinkingLevel?": ThinkingLevel }));
 
 const owner = { state: ModelsState, methods: ["setDefault", "reload"] as const };
 

@@ -1,37 +1,40 @@
 import { type } from "arktype";
 import { SessionId } from "../../protocol/common.ts";
 import { defineContract, method } from "../../protocol/contract.ts";
+import { lazy } from "../../protocol/lazy.ts";
 
 export { SessionId };
 
-export const SessionRow = type({
-	id: SessionId,
-	title: "string",
-	cwd: "string",
-	/** Where the session's tools run: `local` is the server's own machine. */
-	env: "string",
-	/** `provider/id` of the session's model, or null for the server default. */
-	model: "string | null",
-	thinkingLevel: "string | null",
-	busy: "boolean",
-	pinned: "boolean",
-	archived: "boolean",
-	createdAt: "number",
-	updatedAt: "number",
-	parent: "string | null",
-});
+export const SessionRow = lazy(() =>
+	type({
+		id: SessionId,
+		title: "string",
+		cwd: "string",
+		/** Where the session's tools run: `local` is the server's own machine. */
+		env: "string",
+		/** `provider/id` of the session's model, or null for the server default. */
+		model: "string | null",
+		thinkingLevel: "string | null",
+		busy: "boolean",
+		pinned: "boolean",
+		archived: "boolean",
+		createdAt: "number",
+		updatedAt: "number",
+		parent: "string | null",
+	}),
+);
 export type SessionRow = typeof SessionRow.infer;
 
-export const SessionsState = type({ sessions: SessionRow.array() });
+export const SessionsState = lazy(() => type({ sessions: SessionRow.array() }));
 export type SessionsState = typeof SessionsState.infer;
 
 export const MAX_TITLE = 200;
-const Title = type(`0 < string <= ${MAX_TITLE}`);
+const Title = lazy(() => type(`0 < string <= ${MAX_TITLE}`));
 
-export const CreateArgs = type({ cwd: "0 < string <= 4096", "title?": Title, "parent?": SessionId });
-export const RenameArgs = type({ id: SessionId, title: Title });
-export const PinArgs = type({ id: SessionId, pinned: "boolean" });
-export const IdArgs = type({ id: SessionId });
+export const CreateArgs = lazy(() => type({ cwd: "0 < string <= 4096", "title?": Title, "parent?": SessionId }));
+export const RenameArgs = lazy(() => type({ id: SessionId, title: Title }));
+export const PinArgs = lazy(() => type({ id: SessionId, pinned: "boolean" }));
+export const IdArgs = lazy(() => type({ id: SessionId }));
 
 const ownerMethods = ["create", "rename", "pin", "archive", "restore"] as const;
 

@@ -1,19 +1,22 @@
 import { type } from "arktype";
 import { ConversationInput, UsageTotals } from "../../protocol/common.ts";
 import { defineContract } from "../../protocol/contract.ts";
+import { lazy } from "../../protocol/lazy.ts";
 
 export type { UsageTotals };
 
-export const StatusState = type({
-	/** The viewed conversation. */
-	conversation: UsageTotals,
-	/** The whole session: every conversation in it. */
-	session: UsageTotals,
-	/** Cache reads over all input of the latest response in the conversation; null before any. */
-	cacheHitRate: "number | null",
-	/** The conversation's context size after the latest response; null before any. */
-	contextTokens: "number | null",
-});
+export const StatusState = lazy(() =>
+	type({
+		/** The viewed conversation. */
+		conversation: UsageTotals,
+		/** The whole session: every conversation in it. */
+		session: UsageTotals,
+		/** Cache reads over all input of the latest response in the conversation; null before any. */
+		cacheHitRate: "number | null",
+		/** The conversation's context size after the latest response; null before any. */
+		contextTokens: "number | null",
+	}),
+);
 export type StatusState = typeof StatusState.infer;
 
 const variant = { state: StatusState, methods: [] as const };
