@@ -1,4 +1,5 @@
 import { type } from "arktype";
+import { ThinkingLevel } from "./common.ts";
 import { lazy } from "./lazy.ts";
 
 /**
@@ -60,6 +61,11 @@ export const StartData = lazy(() =>
 			"session?": "string <= 256",
 			continue: "boolean",
 			resume: "boolean",
+			/** For the session that opens (owner): `provider/id` or an id, its provider, a level, a title. */
+			"model?": "string <= 256",
+			"provider?": "string <= 128",
+			"thinking?": ThinkingLevel,
+			"name?": "string <= 200",
 		},
 		/** The previous worker's reload snapshot, handed over unchanged. */
 		"snapshot?": `string <= ${MAX_SNAPSHOT_CHARS}`,

@@ -91,4 +91,21 @@ describe("the chat surface end to end (real server, fake model)", () => {
 		again.type("\x04");
 		expect(await again.exited).toBe(0);
 	}, 90_000);
+
+	test("--name, --model and --thinking apply to the session that opens; an unknown model is named", async () => {
+		const run = start("--name", "flag session", "--model", "fake/fake-model", "--thinking", "high");
+		await run.waitFor(
+			(s) => s.includes("~/proj • flag session") && s.includes("fake-model • high"),
+			"the flags applied",
+		);
+		// Status lines that follow each other replace each other (pi): the last one stays.
+		expect(text(run.screen())).toContain("Thinking level: high");
+		run.type("\x04");
+		expect(await run.exited).toBe(0);
+
+		const wrong = start("--model", "fake/nope");
+		await wrong.waitFor((s) => s.includes("Error: no model fake/nope on this server"), "the refusal");
+		wrong.type("\x04");
+		expect(await wrong.exited).toBe(0);
+	}, 60_000);
 });
