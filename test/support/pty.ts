@@ -7,6 +7,7 @@ export interface PtyRun {
 	type(data: string): void;
 	waitFor(predicate: (screen: string) => boolean, what: string, timeoutMs?: number): Promise<void>;
 	readonly exited: Promise<number>;
+	readonly pid: number;
 	kill(): void;
 }
 
@@ -60,6 +61,7 @@ export function runInPty(
 			await pending;
 			return code;
 		}),
+		pid: proc.pid,
 		kill() {
 			proc.kill();
 		},

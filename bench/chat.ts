@@ -1,0 +1,160 @@
+/**
+ * Chat surface benchmarks (issue 4): render cost per streamed token at 120 columns during a long answer, frames
+ * written per second while streaming, time to the first frame of a 10,000-entry conversation, and resident
+ * memory after scrolling through all of it. Prints JSON. Run: bun bench/chat.ts
+ */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Catalog } from "../src/server/store/catalog.ts";
+import { SessionStores } from "../src/server/store/session-stores.ts";
+import { BUILTIN_THEMES } from "../src/ui/theme/builtin.ts";
+import { Theme } from "../src/ui/theme/theme.ts";
+import { ThemeRef } from "../src/ui/theme/theme-ref.ts";
+import { AssistantMessage } from "../src/ui/transcript/assistant-message.ts";
+import { startFakeOpenAI, writeFakeModelsJson } from "../test/support/fake-openai.ts";
+import { runInPty } from "../test/support/pty.ts";
+
+const MAIN = join(import.meta.dir, "..", "src", "main.ts");
+const round = (n: number, digits = 3) => Number(n.toFixed(digits));
+
+/** A long Markdown answer with prose, lists and code, as tokens of a few characters. */
+function longAnswer(tokens: number): string[] {
+	const words = "The function reads the file, splits it into lines and returns the ones that match. ".split(/(?<= )/);
+	const out: string[] = [];
+	for (let i = 0; out.length < tokens; i++) {
+		if (i % 60 === 30) out.push("\n\n```ts\n", "const x = read(path);\n", "return x.split('\\n');\n", "```\n\n");
+		else if (i % 40 === 20) out.push("\n- item one\n", "- item two\n\n");
+		else out.push(words[i % words.length]!);
+	}
+	return out.slice(0, tokens);
+}
+
+/** Rendering the growing answer after every token, as the screen does while streaming. */
+function renderCostPerToken(tokens: number): { msPerToken: number; lastRenderMs: number } {
+	const theme = new ThemeRef(Theme.fromJson(BUILTIN_THEMES.dark, "truecolor"));
+	const message = new AssistantMessage(theme, { parts: [{ type: "text", text: "" }], hideThinking: false });
+	let text = "";
+	const start = performance.now();
+	let last = 0;
+	for (const token of longAnswer(tokens)) {
+		text += token;
+		const t = performance.now();
+		message.update({ parts: [{ type: "text", text }], hideThinking: false });
+		message.render(120);
+		last = performance.now() - t;
+	}
+	return { msPerToken: round((performance.now() - start) / tokens), lastRenderMs: round(last) };
+}
+
+function env(home: string, data: string): Record<string, string> {
+	return { PATH: process.env.PATH ?? "", HOME: home, P2_DATA_DIR: data, TERM: "xterm-256color" };
+}
+
+/** Frames the UI wrote per second while a fast answer streamed (synchronized-output blocks in the pty). */
+async function framesPerSecond(): Promise<{ framesPerSecond: number; idleFramesIn2s: number }> {
+	const home = mkdtempSync(join(tmpdir(), "p2-bench-"));
+	const data = join(home, "data");
+	mkdirSync(data, { mode: 0o700 });
+	const fake = await startFakeOpenAI();
+	writeFakeModelsJson(data, fake.baseUrl);
+	const run = runInPty([process.execPath, MAIN], { env: env(home, data), cols: 120, rows: 40, cwd: home });
+	let frames = 0;
+	run.term.parser.registerCsiHandler({ prefix: "?", final: "h" }, (params) => {
+		if (params[0] === 2026) frames++;
+		return false;
+	});
+	await run.waitFor((s) => s.includes("fake-model"), "the screen", 20000);
+	fake.enqueue({ text: "word ".repeat(3000), chunks: 1500, chunkDelayMs: 2 });
+	run.type("go\r");
+	await run.waitFor((s) => s.includes("Working"), "streaming");
+	const before = frames;
+	const start = performance.now();
+	await run.waitFor((s) => !s.includes("Working"), "the end of the answer", 60000);
+	const seconds = (performance.now() - start) / 1000;
+	const streamed = frames - before;
+	await Bun.sleep(300);
+	const idleStart = frames;
+	await Bun.sleep(2000);
+	const idle = frames - idleStart;
+	run.type("\x04");
+	await run.exited;
+	await fake.stop();
+	rmSync(home, { recursive: true, force: true });
+	return { framesPerSecond: round(streamed / seconds, 1), idleFramesIn2s: idle };
+}
+
+/** A conversation of `n` entries written straight into the store, as a long-lived session would have. */
+function seedConversation(data: string, cwd: string, n: number): string {
+	const catalog = Catalog.open(data);
+	const session = catalog.create({ cwd, title: "long session" });
+	catalog.close();
+	const stores = new SessionStores(data);
+	const store = stores.get(session.id);
+	const author = { id: "device", name: "this device", role: "deviceOwner" };
+	const batch = [];
+	for (let i = 0; i < n; i++) {
+		if (i % 2 === 0) batch.push({ kind: "user", data: { kind: "user", text: `question ${i}` }, author, at: i });
+		else {
+			const message = {
+				role: "assistant",
+				content: [{ type: "text", text: `Answer ${i}: some **markdown** with \`code\` and a list:\n\n- a\n- b` }],
+				api: "openai-completions",
+				provider: "fake",
+				model: "fake-model",
+				usage: {
+					input: 10,
+					output: 10,
+					cacheRead: 0,
+					cacheWrite: 0,
+					totalTokens: 20,
+					cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
+				},
+				stopReason: "stop",
+				timestamp: i,
+			};
+			batch.push({ kind: "assistant", data: { kind: "assistant", message }, author: null, at: i });
+		}
+	}
+	store.appendMany("main", batch);
+	stores.closeAll();
+	return session.id;
+}
+
+async function conversation(n: number): Promise<{ firstFrameMs: number; rssAfterScrollMB: number }> {
+	const home = mkdtempSync(join(tmpdir(), "p2-bench-"));
+	const data = join(home, "data");
+	mkdirSync(data, { mode: 0o700 });
+	writeFileSync(join(home, ".keep"), "");
+	const fake = await startFakeOpenAI();
+	writeFakeModelsJson(data, fake.baseUrl);
+	const id = seedConversation(data, home, n);
+	const start = performance.now();
+	const run = runInPty([process.execPath, MAIN, "--session", id], {
+		env: env(home, data),
+		cols: 120,
+		rows: 40,
+		cwd: home,
+	});
+	await run.waitFor((s) => s.includes(`Answer ${n - 1}:`), "the last answer", 30000);
+	const firstFrameMs = performance.now() - start;
+	// Scroll to the top of what is loaded, a page at a time.
+	for (let i = 0; i < 400; i++) run.type("\x1b[5~");
+	await Bun.sleep(1500);
+	// Launcher, UI worker and embedded server are one process.
+	const rssKB = Number(String(Bun.spawnSync(["ps", "-o", "rss=", "-p", String(run.pid)]).stdout).trim());
+	run.type("\x04");
+	await run.exited;
+	await fake.stop();
+	rmSync(home, { recursive: true, force: true });
+	return { firstFrameMs: round(firstFrameMs, 0), rssAfterScrollMB: round(rssKB / 1024, 0) };
+}
+
+const result = {
+	renderCost: renderCostPerToken(4000),
+	streaming: await framesPerSecond(),
+	// The same start with a two-entry conversation: the difference is what the 10,000 entries cost.
+	conversation2: await conversation(2),
+	conversation10k: await conversation(10_000),
+};
+console.log(JSON.stringify(result, null, 2));
