@@ -108,4 +108,31 @@ describe("the chat surface end to end (real server, fake model)", () => {
 		wrong.type("\x04");
 		expect(await wrong.exited).toBe(0);
 	}, 60_000);
+
+	test("scrolled up, the transcript stays on the same line while output grows; Ctrl+End follows again", async () => {
+		const run = runInPty([process.execPath, MAIN], { env, cwd: project, cols: 100, rows: 20 });
+		await run.waitFor((s) => s.includes("fake-model"), "the screen");
+		for (const n of [1, 2, 3]) {
+			fake.enqueue({ text: `answer ${n}\n\n${"line\n\n".repeat(6)}done ${n}` });
+			run.type(`question ${n}\r`);
+			await run.waitFor((s) => s.includes(`done ${n}`), `answer ${n}`);
+		}
+		run.type("\x1b[5~");
+		await run.waitFor((s) => s.includes("Jump to latest message"), "the jump-to-latest pill");
+		// The last column is the scroll bar, shown while scrolling.
+		const topLines = () =>
+			run
+				.screen()
+				.slice(0, 12)
+				.map((l) => l.slice(0, 99).trimEnd());
+		const top = topLines();
+		fake.enqueue({ text: `more output ${"x ".repeat(200)} end of more`, chunks: 8, chunkDelayMs: 80 });
+		run.type("question 4\r");
+		await Bun.sleep(1500);
+		expect(topLines()).toEqual(top);
+		run.type("\x1b[1;5F");
+		await run.waitFor((s) => s.includes("end of more") && !s.includes("Jump to latest"), "following the end again");
+		run.type("\x04");
+		expect(await run.exited).toBe(0);
+	}, 60_000);
 });
