@@ -31,27 +31,31 @@ function filterThroughput(): number {
 	return Number((total / 2 ** 20 / seconds).toFixed(0));
 }
 
-async function firstFrame(cmd: string[], runs: number): Promise<number[]> {
+/** p2's first full frame: the header's place line and the editor's border. pi's: its header and border. */
+const P2_READY = (s: string) => s.includes("this device") && s.includes("─");
+const PI_READY = (s: string) => s.includes("escape interrupt") && s.includes("─");
+
+async function firstFrame(cmd: string[], runs: number, ready = P2_READY): Promise<number[]> {
 	const times: number[] = [];
 	for (let i = 0; i < runs; i++) {
 		const home = mkdtempSync(join(tmpdir(), "p2-bench-"));
 		const env = { PATH: process.env.PATH ?? "", HOME: home, P2_DATA_DIR: join(home, "data"), TERM: "xterm-256color" };
 		const start = performance.now();
-		const run = runInPty(cmd, { env, cols: 120, rows: 40 });
-		await run.waitFor((s) => s.includes("this device") && s.includes("─"), "first frame", 20000);
+		const run = runInPty(cmd, { env, cols: 120, rows: 40, cwd: home });
+		await run.waitFor(ready, "first frame", 20000);
 		times.push(performance.now() - start);
 		run.type("\x04");
-		await run.exited;
+		await Promise.race([run.exited, Bun.sleep(3000).then(() => run.kill())]);
 		rmSync(home, { recursive: true, force: true });
 	}
 	return times;
 }
 
-async function keystrokes(samples: number): Promise<number[]> {
+async function keystrokes(samples: number, cmd = [process.execPath, MAIN], ready = P2_READY): Promise<number[]> {
 	const home = mkdtempSync(join(tmpdir(), "p2-bench-"));
 	const env = { PATH: process.env.PATH ?? "", HOME: home, P2_DATA_DIR: join(home, "data"), TERM: "xterm-256color" };
-	const run = runInPty([process.execPath, MAIN], { env, cols: 120, rows: 40 });
-	await run.waitFor((s) => s.includes("this device"), "first frame", 20000);
+	const run = runInPty(cmd, { env, cols: 120, rows: 40, cwd: home });
+	await run.waitFor(ready, "first frame", 20000);
 	await Bun.sleep(500);
 	const times: number[] = [];
 	let typed = "";
@@ -78,7 +82,7 @@ async function keystrokes(samples: number): Promise<number[]> {
 	run.type("\x15");
 	await Bun.sleep(50);
 	run.type("\x04");
-	await run.exited;
+	await Promise.race([run.exited, Bun.sleep(3000).then(() => run.kill())]);
 	rmSync(home, { recursive: true, force: true });
 	return times;
 }
@@ -88,8 +92,8 @@ async function sandboxCost(bundle: string) {
 	const plainBootstrap = `
 		self.onmessage = (e) => {
 			const m = e.data;
-			if (m.kind === "init") {
-				(0, eval)(m.bundle);
+			if (m.kind === "load") (0, eval)(m.bundle);
+			else if (m.kind === "init") {
 				let handler;
 				globalThis.p2Guest.start({ post: (x) => self.postMessage(x), onMessage: (h) => { handler = h; }, start: m.start });
 				globalThis.__h = (x) => handler && handler(x);
@@ -118,7 +122,8 @@ async function sandboxCost(bundle: string) {
 				}
 			};
 		});
-		worker.postMessage({ kind: "init", bundle, start });
+		worker.postMessage({ kind: "load", bundle });
+		worker.postMessage({ kind: "init", start });
 		const readyMs = await ready;
 		await Bun.sleep(200);
 		const per: number[] = [];
@@ -162,14 +167,27 @@ await Bun.spawn(
 const devFrames = await firstFrame([process.execPath, MAIN], 5);
 const exeFrames = await firstFrame([join(exeDir, "p2")], 5);
 const keys = await keystrokes(100);
+// pi 1.6.0 beside it, when installed outside the repo: PI_CLI=/path/to/pi/dist/bundle/cli.js (run with Bun).
+const piCli = process.env.PI_CLI;
+const pi = piCli
+	? {
+			firstFrame: await firstFrame([process.execPath, piCli], 5, PI_READY),
+			keys: await keystrokes(100, [process.execPath, piCli], PI_READY),
+		}
+	: undefined;
 const result = {
 	filterMBps: filterThroughput(),
 	firstFrameMs: {
 		dev: { median: pct(devFrames, 50), min: pct(devFrames, 0) },
 		executable: { median: pct(exeFrames, 50), min: pct(exeFrames, 0) },
-		pi_1_6_0_median_tmux: 489,
+		pi_1_6_0: pi ? { median: pct(pi.firstFrame, 50), min: pct(pi.firstFrame, 0) } : "set PI_CLI to measure",
+		pi_1_6_0_recorded_median_tmux: 489,
 	},
-	keystrokeToScreenMs: { p50: pct(keys, 50), p99: pct(keys, 99) },
+	keystrokeToScreenMs: {
+		p50: pct(keys, 50),
+		p99: pct(keys, 99),
+		...(pi ? { pi_1_6_0: { p50: pct(pi.keys, 50), p99: pct(pi.keys, 99) } } : {}),
+	},
 	sandbox: await sandboxCost(bundle.source),
 	sizes: {
 		bundleKiB: Math.round(bundle.source.length / 1024),
