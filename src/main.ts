@@ -29,7 +29,9 @@ async function main(argv: string[]): Promise<number> {
 		console.error("p2: needs a terminal (stdin and stdout must be a TTY); use `p2 serve` to run a server alone.");
 		return 2;
 	}
-	(await import("./host/worker-spawn.ts")).prewarmWorker();
+	const spawn = await import("./host/worker-spawn.ts");
+	spawn.prewarmWorker();
+	if (!args.url) spawn.preloadEmbeddedBundle();
 	const { launch } = await import("./launch.ts");
 	return launch(args);
 }

@@ -1,4 +1,5 @@
-import { ProcessTerminal, type Terminal } from "@earendil-works/pi-tui";
+// The terminal module alone: the package index loads every component (and Markdown) the launcher never uses.
+import { ProcessTerminal, type Terminal } from "@earendil-works/pi-tui/dist/terminal.js";
 import { parseOscColorResponse } from "@earendil-works/pi-tui/dist/terminal-colors.js";
 import type { Capabilities, ConnectionState, StartData, TerminalColors, WorkerMessage } from "../protocol/channel.ts";
 import type { LaunchArgs } from "./args.ts";

@@ -83,6 +83,22 @@ export function preloadBundle(bundle: GuestBundleSource): void {
 	load(spare.worker, bundle);
 }
 
+/**
+ * In the executable the default bundle is a file inside it: hand it to the prewarmed worker before anything
+ * else loads. This device's server (this executable's, or one already running, usually the same version)
+ * serves the same bytes; when it serves others, the hash differs and `takeWorker` starts afresh.
+ */
+export function preloadEmbeddedBundle(): void {
+	const path = (globalThis as { P2_EMBEDDED_BUNDLE?: string }).P2_EMBEDDED_BUNDLE;
+	if (!path) return;
+	try {
+		const source = require("node:fs").readFileSync(path, "utf8") as string;
+		preloadBundle({ source, hash: new Bun.CryptoHasher("sha256").update(source).digest("hex") });
+	} catch {
+		// Not fatal: the bundle is fetched from the server as always.
+	}
+}
+
 /** A worker with `bundle` loaded: the prewarmed one when it fits, else a new one. A worker serves one guest. */
 export function takeWorker(bundle: GuestBundleSource): TakenWorker {
 	const taken = spare;
