@@ -5,13 +5,12 @@ import { lazy } from "./lazy.ts";
 /**
  * The only channel between the launcher and the guest worker. The launcher validates every worker message
  * against `WorkerMessage` (the worker runs the server's code, so it is untrusted); the worker's bootstrap
- * checks the launcher's messages against `LauncherMessage`.
+ * checks kinds and sizes only (`channel-kinds.ts`), so that it starts without building these schemas.
  */
 
-export const MAX_OUTPUT_CHARS = 1024 * 1024;
-export const MAX_FRAME_CHARS = 1024 * 1024;
-export const MAX_LOG_CHARS = 4096;
-export const MAX_SNAPSHOT_CHARS = 1024 * 1024;
+import { MAX_FRAME_CHARS, MAX_LOG_CHARS, MAX_OUTPUT_CHARS, MAX_SNAPSHOT_CHARS } from "./channel-kinds.ts";
+
+export { MAX_FRAME_CHARS, MAX_LOG_CHARS, MAX_OUTPUT_CHARS, MAX_SNAPSHOT_CHARS };
 
 export const Capabilities = lazy(() =>
 	type({

@@ -1,0 +1,36 @@
+/**
+ * The channel's kinds and limits as plain data, for the worker's bootstrap: it checks what it relays without
+ * loading a schema library (that would delay every start). The launcher validates everything the worker posts
+ * against the full schemas in `channel.ts`; a test keeps these lists equal to them.
+ */
+export const MAX_OUTPUT_CHARS = 1024 * 1024;
+export const MAX_FRAME_CHARS = 1024 * 1024;
+export const MAX_LOG_CHARS = 4096;
+export const MAX_SNAPSHOT_CHARS = 1024 * 1024;
+
+export const WORKER_MESSAGE_KINDS: readonly string[] = [
+	"ready",
+	"reload",
+	"output",
+	"frame",
+	"status",
+	"log",
+	"snapshot",
+	"exit",
+	"pong",
+	"error",
+];
+
+export const LAUNCHER_MESSAGE_KINDS: readonly string[] = [
+	"load",
+	"init",
+	"input",
+	"resize",
+	"frame",
+	"connection",
+	"capabilities",
+	"terminalColors",
+	"redraw",
+	"snapshotRequest",
+	"ping",
+];
