@@ -4,7 +4,7 @@
  * flows one way: object states → display items → components; keys → commands → object calls.
  */
 import { type Component, Container, ScrollView, Text, type TuiAltScreen, VStack } from "@earendil-works/pi-tui";
-import type { ChatState, QueueMode } from "../plugins/chat/contract.ts";
+import type { ChatEntry, ChatState, QueueMode } from "../plugins/chat/contract.ts";
 import type { StatusState } from "../plugins/status/contract.ts";
 import { ChatEditor, SPINNER_MS } from "../ui/chat-editor.ts";
 import { Footer, type FooterData } from "../ui/footer.ts";
@@ -25,6 +25,8 @@ export interface ChatScreenOptions {
 	readonly place: string;
 	readonly home: string | undefined;
 	readonly draft: string;
+	/** Older committed entries, before `beforeSeq` (the chat's `page`). */
+	loadOlder(beforeSeq: number): Promise<{ entries: ChatEntry[]; more: boolean }>;
 	/** Sends a message; resolves when the server took it (or refused it, with the reason). */
 	send(text: string, mode: QueueMode): Promise<void>;
 }
@@ -53,6 +55,8 @@ const EXPANDED_HINTS: readonly HeaderHint[] = [
 
 type ItemComponent = ThemedItem<unknown> & Component;
 
+const OLDER_WATCH_MS = 200;
+
 export class ChatScreen {
 	readonly root: Component;
 	readonly editor: ChatEditor;
@@ -65,7 +69,17 @@ export class ChatScreen {
 	#chat: ChatState | undefined;
 	#status: StatusState | undefined;
 	#session: SessionFacts = { cwd: undefined, title: "" };
-	#notices: { key: string; data: StatusLineData; after: number }[] = [];
+	#notices: { key: string; data: StatusLineData; afterSeq: number }[] = [];
+	/**
+	 * Every committed entry seen, by seq, in order: the server's window slides forward during a long session
+	 * and older pages arrive on demand, but what the person has on screen never disappears or moves.
+	 */
+	#entries: ChatEntry[] = [];
+	#bySeq = new Map<number, ChatEntry>();
+	#hasOlder = false;
+	#loadingOlder = false;
+	#olderWatch: ReturnType<typeof setInterval> | undefined;
+	readonly #transcript: ScrollView;
 	#noticeCount = 0;
 	#toolsExpanded = false;
 	#hideThinking = false;
@@ -83,14 +97,14 @@ export class ChatScreen {
 		this.#footer = new Footer(theme, this.#footerData());
 		this.#document.addChild(this.#header);
 		const t = () => theme.current;
-		const transcript = new ScrollView(this.#document, {
+		const transcript = (this.#transcript = new ScrollView(this.#document, {
 			follow: "end",
 			primary: true,
 			overscroll: "chain",
 			scrollbar: "auto",
 			scrollbarTrackStyle: (s) => t().fg("scrollbarTrack", s),
 			scrollbarThumbStyle: (s) => t().fg("scrollbarThumb", s),
-		});
+		}));
 		const dock = new VStack([
 			{ component: this.#pending, shrink: 1, minSize: 0 },
 			{ component: this.editor, shrink: 1, minSize: 3 },
@@ -119,6 +133,8 @@ export class ChatScreen {
 	setChat(state: ChatState | undefined): void {
 		const first = !this.#chat && state;
 		this.#chat = state;
+		if (state) this.#merge(state.entries);
+		if (first) this.#setHasOlder(state.older);
 		// Up-arrow history starts with this person's own messages in the conversation, oldest first (pi).
 		if (first) {
 			for (const entry of state.entries) {
@@ -149,12 +165,12 @@ export class ChatScreen {
 
 	/** A status line in the transcript; one that follows another with nothing between replaces it (pi). */
 	notice(text: string, tone: StatusLineData["tone"] = "status"): void {
-		const after = this.#chat?.entries.length ?? 0;
+		const afterSeq = this.#entries.at(-1)?.seq ?? 0;
 		const last = this.#notices.at(-1);
-		if (last && last.after === after && this.#order.at(-1) === last.key) {
+		if (last && last.afterSeq === afterSeq && this.#order.at(-1) === last.key) {
 			last.data = { text, tone };
 		} else {
-			this.#notices.push({ key: `notice:${++this.#noticeCount}`, data: { text, tone }, after });
+			this.#notices.push({ key: `notice:${++this.#noticeCount}`, data: { text, tone }, afterSeq });
 		}
 		this.#refresh();
 	}
@@ -184,8 +200,68 @@ export class ChatScreen {
 		});
 	}
 
+	/** Scrolled to the top with more before it: the next page is loaded above, keeping the reading position. */
+	async maybeLoadOlder(): Promise<void> {
+		if (!this.#hasOlder || this.#loadingOlder || this.#transcript.scrollTop > 0) return;
+		const first = this.#entries[0];
+		if (!first) return;
+		this.#loadingOlder = true;
+		try {
+			const page = await this.#options.loadOlder(first.seq);
+			this.#setHasOlder(page.more);
+			const width = this.#transcript.getContentWidth(this.#options.tui.terminal.columns);
+			const before = this.#document.render(width).length;
+			this.#merge(page.entries);
+			this.#refresh();
+			const added = this.#document.render(width).length - before;
+			if (added > 0) this.#transcript.scrollTo(this.#transcript.scrollTop + added, { disableFollow: true });
+			this.#options.tui.requestRender();
+		} catch (error) {
+			this.notice(`Error: ${error instanceof Error ? error.message : String(error)}`, "error");
+		} finally {
+			this.#loadingOlder = false;
+		}
+	}
+
+	/**
+	 * pi-tui scrolls the transcript itself (scroll keys and the wheel never reach the screen, and scrolling
+	 * draws no new content), so while older pages exist the top is watched for.
+	 */
+	#setHasOlder(more: boolean): void {
+		this.#hasOlder = more;
+		if (more && !this.#olderWatch) this.#olderWatch = setInterval(() => void this.maybeLoadOlder(), OLDER_WATCH_MS);
+		if (!more && this.#olderWatch) {
+			clearInterval(this.#olderWatch);
+			this.#olderWatch = undefined;
+		}
+	}
+
+	#merge(entries: readonly ChatEntry[]): void {
+		for (const entry of entries) {
+			const known = this.#bySeq.get(entry.seq);
+			if (known === entry) continue;
+			this.#bySeq.set(entry.seq, entry);
+			const last = this.#entries.at(-1);
+			if (!last || entry.seq > last.seq) {
+				this.#entries.push(entry);
+				continue;
+			}
+			// Binary search: replace a known entry in place, or insert an older one where it belongs.
+			let lo = 0;
+			let hi = this.#entries.length;
+			while (lo < hi) {
+				const mid = (lo + hi) >> 1;
+				if (this.#entries[mid]!.seq < entry.seq) lo = mid + 1;
+				else hi = mid;
+			}
+			if (this.#entries[lo]?.seq === entry.seq) this.#entries[lo] = entry;
+			else this.#entries.splice(lo, 0, entry);
+		}
+	}
+
 	dispose(): void {
 		if (this.#spinner) clearInterval(this.#spinner);
+		if (this.#olderWatch) clearInterval(this.#olderWatch);
 	}
 
 	#level(): ThinkingLevel | undefined {
@@ -198,31 +274,31 @@ export class ChatScreen {
 		const chat = this.#chat;
 		const now = Date.now();
 		const items: DisplayItem[] = chat
-			? displayItems(chat, {
-					viewerId: this.#viewerId,
-					toolsExpanded: this.#toolsExpanded,
-					hideThinking: this.#hideThinking,
-					home: this.#options.home,
-					now,
-				})
+			? displayItems(
+					{ ...chat, entries: this.#entries },
+					{
+						viewerId: this.#viewerId,
+						toolsExpanded: this.#toolsExpanded,
+						hideThinking: this.#hideThinking,
+						home: this.#options.home,
+						now,
+					},
+				)
 			: [];
 		// Notices sit after the entries that existed when they were shown.
 		const merged: DisplayItem[] = [];
 		let noticeAt = 0;
-		let committed = 0;
-		const flush = () => {
-			while (noticeAt < this.#notices.length && this.#notices[noticeAt]!.after <= committed) {
+		const flush = (beforeSeq: number) => {
+			while (noticeAt < this.#notices.length && this.#notices[noticeAt]!.afterSeq < beforeSeq) {
 				const n = this.#notices[noticeAt++]!;
 				merged.push({ key: n.key, kind: "status", data: n.data });
 			}
 		};
 		for (const item of items) {
-			flush();
+			flush(item.seq ?? Number.POSITIVE_INFINITY);
 			merged.push(item);
-			if (item.committed) committed++;
 		}
-		committed = chat?.entries.length ?? 0;
-		flush();
+		flush(Number.POSITIVE_INFINITY);
 		this.#reconcile(merged);
 		this.#updateDock(chat);
 		this.#footer.set(this.#footerData());

@@ -12,6 +12,8 @@ interface ItemBase {
 	readonly key: string;
 	/** Shows a committed entry (one per entry); live items and local notices do not. */
 	readonly committed?: boolean;
+	/** The committed entry's seq. */
+	readonly seq?: number;
 }
 
 export type DisplayItem =
@@ -31,7 +33,7 @@ export interface ViewOptions {
 export function displayItems(state: ChatState, view: ViewOptions): DisplayItem[] {
 	const items: DisplayItem[] = [];
 	const liveToolIds = new Set(state.live?.tools.map((t) => t.id) ?? []);
-	for (const entry of state.entries) items.push({ ...entryItem(entry, view), committed: true });
+	for (const entry of state.entries) items.push({ ...entryItem(entry, view), committed: true, seq: entry.seq });
 	const live = state.live;
 	if (live?.message) {
 		const committed = new Set(state.entries.flatMap((e) => (e.kind === "tool" ? [e.callId] : [])));

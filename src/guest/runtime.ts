@@ -71,6 +71,10 @@ export class GuestRuntime {
 			home: start.local?.home,
 			draft: snapshot?.draft ?? start.args.draft,
 			send: (text, mode) => this.#send(text, mode),
+			loadOlder: async (beforeSeq) => {
+				if (!this.#chat) return { entries: [], more: false };
+				return this.#chat.call("page", { beforeSeq, limit: 100 });
+			},
 		});
 	}
 

@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type FakeOpenAI, startFakeOpenAI, writeFakeModelsJson } from "../support/fake-openai.ts";
 import { runInPty } from "../support/pty.ts";
+import { seedConversation } from "../support/seed.ts";
 
 const MAIN = join(import.meta.dir, "..", "..", "src", "main.ts");
 let home: string;
@@ -132,6 +133,20 @@ describe("the chat surface end to end (real server, fake model)", () => {
 		expect(topLines()).toEqual(top);
 		run.type("\x1b[1;5F");
 		await run.waitFor((s) => s.includes("end of more") && !s.includes("Jump to latest"), "following the end again");
+		run.type("\x04");
+		expect(await run.exited).toBe(0);
+	}, 60_000);
+
+	test("a long conversation opens at its end; scrolling to the top loads older pages above, in order", async () => {
+		const id = seedConversation(env.P2_DATA_DIR!, project, 600);
+		const run = runInPty([process.execPath, MAIN, "--session", id], { env, cwd: project, cols: 100, rows: 20 });
+		await run.waitFor((s) => s.includes("Answer 599:"), "the end of the conversation");
+		for (let i = 0; i < 60 && !text(run.screen()).includes("question 0\n"); i++) {
+			run.type("\x1b[1;5H"); // Ctrl+Home
+			await Bun.sleep(150);
+		}
+		await run.waitFor((s) => / question 0\s*\n/.test(s), "the first question");
+		expect(text(run.screen())).toContain("Answer 1:");
 		run.type("\x04");
 		expect(await run.exited).toBe(0);
 	}, 60_000);
