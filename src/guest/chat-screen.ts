@@ -97,14 +97,15 @@ export class ChatScreen {
 		this.#footer = new Footer(theme, this.#footerData());
 		this.#document.addChild(this.#header);
 		const t = () => theme.current;
-		const transcript = (this.#transcript = new ScrollView(this.#document, {
+		const transcript = new ScrollView(this.#document, {
 			follow: "end",
 			primary: true,
 			overscroll: "chain",
 			scrollbar: "auto",
 			scrollbarTrackStyle: (s) => t().fg("scrollbarTrack", s),
 			scrollbarThumbStyle: (s) => t().fg("scrollbarThumb", s),
-		}));
+		});
+		this.#transcript = transcript;
 		const dock = new VStack([
 			{ component: this.#pending, shrink: 1, minSize: 0 },
 			{ component: this.editor, shrink: 1, minSize: 3 },
