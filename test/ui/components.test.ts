@@ -332,3 +332,33 @@ describe("syntax highlighting", () => {
 		expect(plain(lines)).toContain(" ```python");
 	});
 });
+
+describe("streaming Markdown", () => {
+	const texts = [
+		"# Title\n\nFirst paragraph with **bold**.\n\n## Part\n\n- one\n- two\n\n- loose\n\n```ts\nconst a = 1;\n\nconst b = 2;\n```\n\n> quote\n\nend",
+		"Para one.\n\n\n\nPara after blank lines.\n\n1. first\n2. second\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n---\n\nlast",
+		"See [the docs][d] for more.\n\nAnother paragraph.\n\n[d]: https://example.com",
+		"Unclosed fence:\n\n```\ncode\n\nstill code",
+		"1. Step one\n\n   continued inside the item\n\n2. Step two\n   - nested\n\n     nested para\n\nAfter the list.",
+		"<details>\n\n<summary>x</summary>\n\n</details>\n\nText with `code`\n\n    indented code\n\n    more indented\n\nend",
+		"Setext heading\n===\n\nText\n\n~~~\ntilde fence\n\n~~~\n\n* star list\n\n* second\n\nDone.",
+	];
+
+	test("a text streamed in small pieces always renders exactly as the whole text would", async () => {
+		const { Markdown } = await import("@earendil-works/pi-tui");
+		const { StreamingMarkdown } = await import("../../src/ui/streaming-markdown.ts");
+		const theme = dark().markdownTheme();
+		for (const full of texts) {
+			const streaming = new StreamingMarkdown("", 1, 0, theme);
+			for (let i = 1; i <= full.length; i++) {
+				const text = full.slice(0, i);
+				streaming.setText(text);
+				for (const width of [40, 100]) {
+					expect(streaming.render(width)).toEqual(new Markdown(text, 1, 0, theme).render(width));
+				}
+			}
+			streaming.setText(full);
+			expect(streaming.render(80)).toEqual(new Markdown(full, 1, 0, theme).render(80));
+		}
+	});
+});

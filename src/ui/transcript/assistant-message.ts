@@ -1,4 +1,5 @@
-import { Markdown, Spacer, Text } from "@earendil-works/pi-tui";
+import { Spacer, Text } from "@earendil-works/pi-tui";
+import { StreamingMarkdown } from "../streaming-markdown.ts";
 import { visibleText } from "../text.ts";
 import { ThemedItem } from "./themed.ts";
 
@@ -18,7 +19,7 @@ export interface AssistantMessageData {
  */
 export class AssistantMessage extends ThemedItem<AssistantMessageData> {
 	/** The Markdown of each shown part, so a growing answer re-lexes only the part that grew. */
-	#shown: { part: AssistantPart; markdown: Markdown }[] = [];
+	#shown: { part: AssistantPart; markdown: StreamingMarkdown }[] = [];
 
 	override update(
 		data: AssistantMessageData,
@@ -64,9 +65,16 @@ export class AssistantMessage extends ThemedItem<AssistantMessageData> {
 			first = false;
 			if (part.type === "thinking") {
 				const text = this.data.hideThinking || part.redacted ? "Thinking..." : visibleText(part.text);
-				this.addChild(new Markdown(text, 1, 0, markdown, { color: (s) => t().fg("thinkingText", s), italic: true }));
+				const md = new StreamingMarkdown(text, 1, 0, markdown, {
+					color: (s: string) => t().fg("thinkingText", s),
+					italic: true,
+				});
+				this.#shown.push({ part, markdown: md });
+				this.addChild(md);
 			} else {
-				this.addChild(new Markdown(visibleText(part.text), 1, 0, markdown));
+				const md = new StreamingMarkdown(visibleText(part.text), 1, 0, markdown);
+				this.#shown.push({ part, markdown: md });
+				this.addChild(md);
 			}
 		}
 		const notice = this.#notice();
