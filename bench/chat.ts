@@ -46,6 +46,32 @@ function renderCostPerToken(tokens: number): { msPerToken: number; lastRenderMs:
 	return { msPerToken: round((performance.now() - start) / tokens), lastRenderMs: round(last) };
 }
 
+/**
+ * pi 1.6.0's own assistant message on the same tokens, when its package is installed outside the repo:
+ * PI_PKG=/path/to/node_modules/@earendil-works/pi-coding-agent.
+ */
+async function piRenderCostPerToken(tokens: number): Promise<{ msPerToken: number; lastRenderMs: number } | string> {
+	const pkg = process.env.PI_PKG;
+	if (!pkg) return "set PI_PKG to measure";
+	const { AssistantMessageComponent } = await import(
+		join(pkg, "dist/modes/interactive/components/assistant-message.js")
+	);
+	const theme = await import(join(pkg, "dist/modes/interactive/theme/theme.js"));
+	theme.initTheme?.("dark");
+	const component = new AssistantMessageComponent(undefined, false);
+	let text = "";
+	let last = 0;
+	const start = performance.now();
+	for (const token of longAnswer(tokens)) {
+		text += token;
+		const t = performance.now();
+		component.updateContent({ role: "assistant", content: [{ type: "text", text }] }, true);
+		component.render(120);
+		last = performance.now() - t;
+	}
+	return { msPerToken: round((performance.now() - start) / tokens), lastRenderMs: round(last) };
+}
+
 function env(home: string, data: string): Record<string, string> {
 	return { PATH: process.env.PATH ?? "", HOME: home, P2_DATA_DIR: data, TERM: "xterm-256color" };
 }
@@ -114,6 +140,7 @@ async function conversation(n: number): Promise<{ firstFrameMs: number; rssAfter
 
 const result = {
 	renderCost: renderCostPerToken(4000),
+	renderCostPi_1_6_0: await piRenderCostPerToken(4000),
 	streaming: await framesPerSecond(),
 	// The same start with a two-entry conversation: the difference is what the 10,000 entries cost.
 	conversation2: await conversation(2),
