@@ -18,6 +18,7 @@ import { StatusLine, type StatusLineData } from "../ui/transcript/status-line.ts
 import type { ThemedItem } from "../ui/transcript/themed.ts";
 import { UserMessage, type UserMessageData } from "../ui/transcript/user-message.ts";
 import { type DisplayItem, displayItems, sameItem } from "./display-items.ts";
+import { MarkdownTransformers, ToolRenderers } from "./registries.ts";
 
 export interface ChatScreenOptions {
 	readonly tui: TuiAltScreen;
@@ -58,6 +59,9 @@ type ItemComponent = ThemedItem<unknown> & Component;
 const OLDER_WATCH_MS = 200;
 
 export class ChatScreen {
+	/** Where plugins' TUI parts add tool renderers and Markdown transformers. */
+	readonly toolRenderers = new ToolRenderers();
+	readonly markdownTransformers = new MarkdownTransformers();
 	readonly root: Component;
 	readonly editor: ChatEditor;
 	readonly #options: ChatScreenOptions;
@@ -344,10 +348,16 @@ export class ChatScreen {
 		switch (item.kind) {
 			case "user":
 				return new UserMessage(theme, item.data as UserMessageData) as unknown as ItemComponent;
-			case "assistant":
-				return new AssistantMessage(theme, item.data as AssistantMessageData) as unknown as ItemComponent;
+			case "assistant": {
+				const message = new AssistantMessage(theme, item.data as AssistantMessageData);
+				if (this.markdownTransformers.size)
+					message.transform = (md, width) => this.markdownTransformers.apply(md, width);
+				return message as unknown as ItemComponent;
+			}
 			case "tool":
-				return new ToolCard(theme, item.data as ToolCardData) as unknown as ItemComponent;
+				return new ToolCard(theme, item.data as ToolCardData, (d) =>
+					this.toolRenderers.resolve(d),
+				) as unknown as ItemComponent;
 			case "status":
 				return new StatusLine(theme, item.data as StatusLineData) as unknown as ItemComponent;
 		}

@@ -135,7 +135,7 @@ function outputBody(data: ToolCardData, t: Theme, collapsedLines: number): strin
 }
 
 /** A tool without its own renderer: the bold name, the arguments as key=value, the first lines of output. */
-function generic(data: ToolCardData, t: Theme): ToolView {
+export function generic(data: ToolCardData, t: Theme): ToolView {
 	const entries = Object.entries(data.args);
 	if (data.expanded) {
 		const args = entries.map(([k, v]) => t.fg("muted", visibleText(`${k}: ${str(v)}`)));
@@ -164,16 +164,16 @@ export const TOOL_RENDERERS: Readonly<Record<string, ToolRenderer>> = {
 
 /** pi's tool card: a blank line, then a full-width box on the state's background with one row of padding. */
 export class ToolCard extends ThemedItem<ToolCardData> {
-	readonly #renderers: Readonly<Record<string, ToolRenderer>>;
+	readonly #resolve: (data: ToolCardData) => ToolRenderer;
 	#width = 0;
 
 	constructor(
 		theme: ConstructorParameters<typeof ThemedItem<ToolCardData>>[0],
 		data: ToolCardData,
-		renderers = TOOL_RENDERERS,
+		resolve: (data: ToolCardData) => ToolRenderer = (d) => TOOL_RENDERERS[d.name] ?? generic,
 	) {
 		super(theme, data);
-		this.#renderers = renderers;
+		this.#resolve = resolve;
 	}
 
 	override render(width: number): string[] {
@@ -189,7 +189,7 @@ export class ToolCard extends ThemedItem<ToolCardData> {
 		const t = () => this.theme.current;
 		const token =
 			this.data.state === "pending" ? "toolPendingBg" : this.data.state === "success" ? "toolSuccessBg" : "toolErrorBg";
-		const renderer = this.#renderers[this.data.name] ?? generic;
+		const renderer = this.#resolve(this.data);
 		const view = renderer(this.data, t(), Math.max(1, this.#width - 2));
 		this.addChild(new Spacer(1));
 		const box = new Box(1, 1, (text) => t().bg(token, text));

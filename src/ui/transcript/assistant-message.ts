@@ -18,6 +18,8 @@ export interface AssistantMessageData {
  * notices after the content.
  */
 export class AssistantMessage extends ThemedItem<AssistantMessageData> {
+	/** Rewrites each block's Markdown before it is parsed (plugins' transformers; blocks, not the whole text). */
+	transform: ((markdown: string, width: number) => string) | undefined;
 	/** The Markdown of each shown part, so a growing answer re-lexes only the part that grew. */
 	#shown: { part: AssistantPart; markdown: StreamingMarkdown }[] = [];
 
@@ -72,7 +74,15 @@ export class AssistantMessage extends ThemedItem<AssistantMessageData> {
 				this.#shown.push({ part, markdown: md });
 				this.addChild(md);
 			} else {
-				const md = new StreamingMarkdown(visibleText(part.text), 1, 0, markdown);
+				const transform = this.transform;
+				const md = new StreamingMarkdown(
+					visibleText(part.text),
+					1,
+					0,
+					markdown,
+					undefined,
+					transform ? { transform } : undefined,
+				);
 				this.#shown.push({ part, markdown: md });
 				this.addChild(md);
 			}

@@ -1,0 +1,66 @@
+import { describe, expect, test } from "bun:test";
+import { MarkdownTransformers, ToolRenderers } from "../../src/guest/registries.ts";
+import { BUILTIN_THEMES } from "../../src/ui/theme/builtin.ts";
+import { Theme } from "../../src/ui/theme/theme.ts";
+import { ThemeRef } from "../../src/ui/theme/theme-ref.ts";
+import { ToolCard, type ToolCardData } from "../../src/ui/tools/tool-card.ts";
+import { AssistantMessage } from "../../src/ui/transcript/assistant-message.ts";
+
+const theme = () => new ThemeRef(Theme.fromJson(BUILTIN_THEMES.dark, "truecolor"));
+const plain = (lines: readonly string[]) => lines.map((l) => l.replace(/\x1b\[[0-9;]*m/g, "").trimEnd());
+const card = (over: Partial<ToolCardData>): ToolCardData => ({
+	name: "bash",
+	args: { command: "make test" },
+	state: "success",
+	output: "ok",
+	details: null,
+	elapsedMs: 0,
+	expanded: false,
+	home: undefined,
+	...over,
+});
+
+describe("tool renderers", () => {
+	test("by name, then ordered resolvers that can defer with next(); each registration can be removed", () => {
+		const registry = new ToolRenderers();
+		const render = (data: ToolCardData) => plain(new ToolCard(theme(), data, (d) => registry.resolve(d)).render(60));
+		expect(render(card({}))[2]).toBe(" $ make test");
+		const removeByName = registry.register("deploy", () => ({ title: "DEPLOY", body: [] }));
+		expect(render(card({ name: "deploy" }))[2]).toBe(" DEPLOY");
+		const seen: string[] = [];
+		const removeFirst = registry.addResolver((data, next) => {
+			seen.push("first");
+			return data.args.command === "make test" ? () => ({ title: "TESTS", body: ["green"] }) : next();
+		});
+		registry.addResolver((_data, next) => {
+			seen.push("second");
+			return next();
+		});
+		expect(render(card({}))).toContain(" TESTS");
+		expect(render(card({ args: { command: "ls" } }))[2]).toBe(" $ ls");
+		expect(seen).toEqual(["first", "first", "second"]);
+		removeFirst();
+		removeByName();
+		expect(render(card({}))[2]).toBe(" $ make test");
+		expect(render(card({ name: "deploy", args: { x: 1 } }))[2]).toBe(" deploy x=1");
+	});
+});
+
+describe("Markdown transformers", () => {
+	test("run in order before parsing; one that throws is skipped", () => {
+		const transformers = new MarkdownTransformers();
+		transformers.add((md) => md.replace("TODO", "**done**"));
+		transformers.add(() => {
+			throw new Error("broken plugin");
+		});
+		transformers.add((md, width) => `${md} (${width})`);
+		const message = new AssistantMessage(theme(), {
+			parts: [{ type: "text", text: "TODO here" }],
+			hideThinking: false,
+		});
+		message.transform = (md, width) => transformers.apply(md, width);
+		const lines = message.render(40);
+		expect(plain(lines)).toEqual(["", " done here (38)"]);
+		expect(lines[1]).toContain("\x1b[1m");
+	});
+});
