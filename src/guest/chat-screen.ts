@@ -19,6 +19,7 @@ import type { ThemedItem } from "../ui/transcript/themed.ts";
 import { UserMessage, type UserMessageData } from "../ui/transcript/user-message.ts";
 import { type DisplayItem, displayItems, sameItem } from "./display-items.ts";
 import { MarkdownTransformers, ToolRenderers } from "./registries.ts";
+import type { ReadingAnchor } from "./snapshot.ts";
 
 export interface ChatScreenOptions {
 	readonly tui: TuiAltScreen;
@@ -262,6 +263,36 @@ export class ChatScreen {
 			if (this.#entries[lo]?.seq === entry.seq) this.#entries[lo] = entry;
 			else this.#entries.splice(lo, 0, entry);
 		}
+	}
+
+	/** Where the person is reading: the item at the top of the view and the line within it; none when following. */
+	readingPosition(): ReadingAnchor | undefined {
+		if (this.#transcript.isFollowingEnd) return undefined;
+		const top = this.#transcript.scrollTop;
+		const width = this.#transcript.getContentWidth(this.#options.tui.terminal.columns);
+		let line = this.#header.render(width).length;
+		for (const key of this.#order) {
+			const height = this.#items.get(key)!.component.render(width).length;
+			if (top < line + height) return { key, offset: Math.max(0, top - line) };
+			line += height;
+		}
+		return undefined;
+	}
+
+	/** Scrolls back to a reading position once its item is on screen (after a reload); false until then. */
+	restorePosition(anchor: ReadingAnchor): boolean {
+		const width = this.#transcript.getContentWidth(this.#options.tui.terminal.columns);
+		let line = this.#header.render(width).length;
+		for (const key of this.#order) {
+			const height = this.#items.get(key)!.component.render(width).length;
+			if (key === anchor.key) {
+				this.#transcript.scrollTo(line + Math.min(anchor.offset, Math.max(0, height - 1)), { disableFollow: true });
+				this.#options.tui.requestRender();
+				return true;
+			}
+			line += height;
+		}
+		return false;
 	}
 
 	dispose(): void {

@@ -43,6 +43,7 @@ export class GuestRuntime {
 	#chat: ObjectRef<typeof chatContract> | undefined;
 	#sessionId: string | undefined;
 	#choosing = false;
+	readonly #restored: ReloadSnapshot | undefined;
 	#facts: TerminalFacts;
 
 	constructor(host: GuestHost) {
@@ -64,6 +65,7 @@ export class GuestRuntime {
 			onProtocolError: (message) => host.post({ kind: "log", level: "warn", text: message.slice(0, 4000) }),
 		});
 		const snapshot = parseSnapshot(start.snapshot);
+		this.#restored = snapshot;
 		this.#screen = new ChatScreen({
 			tui: this.#tui,
 			theme: this.#theme,
@@ -101,13 +103,17 @@ export class GuestRuntime {
 			const sessions = this.#client.open(sessionsContract, {});
 			await sessions.ready;
 			const start = this.#host.start;
-			const choice = chooseSession({
-				role: this.#role,
-				guestSession,
-				sessions: sessions.state?.sessions ?? [],
-				args: { continue: start.args.continue, ...(start.args.session ? { session: start.args.session } : {}) },
-				...(start.local ? { local: { cwd: start.local.cwd } } : {}),
-			});
+			// A reload or a restart reopens the session that was open, whatever the command line said.
+			const reopened = this.#restored?.session;
+			const choice = reopened
+				? { kind: "open" as const, id: reopened }
+				: chooseSession({
+						role: this.#role,
+						guestSession,
+						sessions: sessions.state?.sessions ?? [],
+						args: { continue: start.args.continue, ...(start.args.session ? { session: start.args.session } : {}) },
+						...(start.local ? { local: { cwd: start.local.cwd } } : {}),
+					});
 			let id: string;
 			if (choice.kind === "none") return this.#screen.notice(choice.reason, "warning");
 			if (choice.kind === "create") id = (await sessions.call("create", { cwd: choice.cwd })).id;
@@ -124,7 +130,11 @@ export class GuestRuntime {
 			showRow();
 			const input = { session: id, conversation: MAIN_CONVERSATION };
 			this.#chat = this.#client.open(chatContract, input);
-			this.#chat.onChange((state) => this.#screen.setChat(state));
+			let anchor = this.#restored?.anchor;
+			this.#chat.onChange((state) => {
+				this.#screen.setChat(state);
+				if (anchor && this.#screen.restorePosition(anchor)) anchor = undefined;
+			});
 			this.#chat.onStatus((status) => {
 				if (status.kind === "refused") this.#screen.notice(`Error: ${status.message}`, "error");
 			});
@@ -303,7 +313,17 @@ export class GuestRuntime {
 	}
 
 	#snapshot(): ReloadSnapshot {
-		return { version: 1, draft: this.#screen.editor.getText() };
+		const draft = this.#screen.editor.getText();
+		const anchor = this.#screen.readingPosition();
+		const drafts = { ...this.#restored?.drafts };
+		if (this.#sessionId) drafts[`${this.#sessionId}:${MAIN_CONVERSATION}`] = draft;
+		return {
+			version: 2,
+			draft,
+			...(this.#sessionId ? { session: this.#sessionId } : {}),
+			drafts,
+			...(anchor ? { anchor } : {}),
+		};
 	}
 
 	#onMessage(message: LauncherMessage): void {

@@ -1,15 +1,32 @@
 import { type } from "arktype";
+import { lazy } from "../protocol/lazy.ts";
 
-/** What a worker hands its successor on reload (through the launcher, unchanged): the person's work. */
-export const ReloadSnapshot = type({
-	version: "1",
-	draft: "string <= 1048576",
-	"+": "delete",
-});
+/**
+ * What a worker hands its successor on reload or after a crash (through the launcher, unchanged): the person's
+ * work and place. Which session was open, the draft (and other sessions' drafts), and the reading position as
+ * an item key and a line offset into it, so new output or older pages never move what was being read.
+ */
+export const ReloadSnapshot = lazy(() =>
+	type({
+		version: "1 | 2",
+		draft: "string <= 1048576",
+		"session?": "string <= 64",
+		"drafts?": "Record<string, string <= 1048576>",
+		"anchor?": { key: "string <= 128", offset: "0 <= number.integer <= 10000000" },
+		"+": "delete",
+	}),
+);
 export type ReloadSnapshot = typeof ReloadSnapshot.infer;
+export type ReadingAnchor = NonNullable<ReloadSnapshot["anchor"]>;
+
+/** The launcher carries at most this much; over it, other sessions' drafts are left behind first. */
+const MAX_SNAPSHOT_CHARS = 1024 * 1024;
 
 export function serializeSnapshot(snapshot: ReloadSnapshot): string {
-	return JSON.stringify(snapshot);
+	const text = JSON.stringify(snapshot);
+	if (text.length <= MAX_SNAPSHOT_CHARS) return text;
+	const { drafts: _others, ...mine } = snapshot;
+	return JSON.stringify(mine);
 }
 
 /** A snapshot from an older or broken worker is ignored rather than trusted. */

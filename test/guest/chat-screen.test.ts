@@ -1,0 +1,92 @@
+import { describe, expect, test } from "bun:test";
+import { type Terminal, TuiAltScreen } from "@earendil-works/pi-tui";
+import { ChatScreen } from "../../src/guest/chat-screen.ts";
+import type { ChatEntry, ChatState } from "../../src/plugins/chat/contract.ts";
+import { Theme } from "../../src/ui/theme/theme.ts";
+import { ThemeRef } from "../../src/ui/theme/theme-ref.ts";
+
+function fakeTerminal(columns: number, rows: number): Terminal {
+	return {
+		start() {},
+		stop() {},
+		async drainInput() {},
+		write() {},
+		columns,
+		rows,
+		kittyProtocolActive: false,
+		moveBy() {},
+		hideCursor() {},
+		showCursor() {},
+		clearLine() {},
+		clearFromCursor() {},
+		clearScreen() {},
+		setTitle() {},
+		setProgress() {},
+		setProgramStatus() {},
+	} as unknown as Terminal;
+}
+
+const author = { id: "me", name: "Me", role: "deviceOwner" as const };
+function state(n: number): ChatState {
+	const entries: ChatEntry[] = [];
+	for (let i = 0; i < n; i++)
+		entries.push({ seq: i + 1, at: i, kind: "user", text: `message ${i + 1}`, author, images: 0 });
+	return { entries, older: false, live: null, queue: [], returned: [], model: null, thinkingLevel: "off" };
+}
+
+function screen() {
+	const tui = new TuiAltScreen(fakeTerminal(80, 20), false, undefined, { mouse: false });
+	const chat = new ChatScreen({
+		tui,
+		theme: new ThemeRef(Theme.ansi()),
+		place: "here",
+		home: undefined,
+		draft: "",
+		send: async () => {},
+		loadOlder: async () => ({ entries: [], more: false }),
+	});
+	tui.setLayoutRoot(chat.root);
+	tui.start();
+	const frame = async () => {
+		tui.requestRender();
+		await Bun.sleep(30);
+	};
+	return {
+		tui,
+		chat,
+		frame,
+		top: () =>
+			tui
+				.getScreenLines()
+				.slice(0, 5)
+				.map((l) => l.trimEnd()),
+	};
+}
+
+describe("the reading position", () => {
+	test("survives a new screen (a reload): the same line at the top; none while following the end", async () => {
+		const first = screen();
+		first.chat.setChat(state(40));
+		await first.frame();
+		expect(first.chat.readingPosition()).toBeUndefined();
+		first.tui.scrollBy(-37);
+		await first.frame();
+		const before = first.top();
+		const anchor = first.chat.readingPosition();
+		expect(anchor?.key).toMatch(/^e:\d+$/);
+
+		const second = screen();
+		second.chat.setChat(state(40));
+		await second.frame();
+		expect(second.chat.restorePosition(anchor!)).toBe(true);
+		await second.frame();
+		expect(second.top()).toEqual(before);
+		expect(before.join("\n")).toMatch(/message \d+/);
+		// An item that is not there (yet) is reported, not guessed.
+		expect(second.chat.restorePosition({ key: "e:999", offset: 0 })).toBe(false);
+		first.tui.stop();
+		second.tui.stop();
+		first.chat.dispose();
+		second.chat.dispose();
+	});
+});
