@@ -1,4 +1,5 @@
 import { type } from "arktype";
+import { MAX_SNAPSHOT_CHARS } from "../protocol/channel-kinds.ts";
 import { lazy } from "../protocol/lazy.ts";
 
 /**
@@ -19,9 +20,7 @@ export const ReloadSnapshot = lazy(() =>
 export type ReloadSnapshot = typeof ReloadSnapshot.infer;
 export type ReadingAnchor = NonNullable<ReloadSnapshot["anchor"]>;
 
-/** The launcher carries at most this much; over it, other sessions' drafts are left behind first. */
-const MAX_SNAPSHOT_CHARS = 1024 * 1024;
-
+/** The launcher carries at most `MAX_SNAPSHOT_CHARS`; over it, other sessions' drafts are left behind first. */
 export function serializeSnapshot(snapshot: ReloadSnapshot): string {
 	const text = JSON.stringify(snapshot);
 	if (text.length <= MAX_SNAPSHOT_CHARS) return text;
