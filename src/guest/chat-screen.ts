@@ -9,6 +9,7 @@ import type { StatusState } from "../plugins/status/contract.ts";
 import { ChatEditor, SPINNER_MS } from "../ui/chat-editor.ts";
 import { Footer, type FooterData } from "../ui/footer.ts";
 import { Header, type HeaderHint } from "../ui/header.ts";
+import { createMermaidTransformer } from "../ui/mermaid.ts";
 import { visibleText } from "../ui/text.ts";
 import type { ThemeRef } from "../ui/theme/theme-ref.ts";
 import type { ThinkingLevel } from "../ui/theme/tokens.ts";
@@ -71,6 +72,7 @@ export class ChatScreen {
 	readonly #items = new Map<string, { item: DisplayItem; component: ItemComponent }>();
 	readonly #pending = new Text("", 1, 0);
 	readonly #footer: Footer;
+	readonly #mermaid: ReturnType<typeof createMermaidTransformer>;
 	#chat: ChatState | undefined;
 	#status: StatusState | undefined;
 	#session: SessionFacts = { cwd: undefined, title: "" };
@@ -96,6 +98,7 @@ export class ChatScreen {
 		this.#options = options;
 		const { tui, theme } = options;
 		this.#header = new Header(theme, this.#headerData());
+		this.#mermaid = createMermaidTransformer(theme);
 		this.editor = new ChatEditor(tui, theme, () => this.#level(), { paddingX: 0 });
 		this.editor.setText(options.draft);
 		this.editor.onSubmit = (text) => this.submit(text, "steer");
@@ -381,8 +384,9 @@ export class ChatScreen {
 				return new UserMessage(theme, item.data as UserMessageData) as unknown as ItemComponent;
 			case "assistant": {
 				const message = new AssistantMessage(theme, item.data as AssistantMessageData);
-				if (this.markdownTransformers.size)
-					message.transform = (md, width) => this.markdownTransformers.apply(md, width);
+				// Mermaid first, as pi runs it before extensions' transformers; then the plugins'.
+				message.transform = (md, width) =>
+					this.markdownTransformers.apply(this.#mermaid(md, width, { streaming: message.streaming }), width);
 				return message as unknown as ItemComponent;
 			}
 			case "tool":

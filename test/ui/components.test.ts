@@ -362,3 +362,37 @@ describe("streaming Markdown", () => {
 		}
 	});
 });
+
+describe("Mermaid", () => {
+	test("a mermaid block in an answer is drawn as a diagram in the theme's colors; too wide or invalid keeps its source", async () => {
+		const { createMermaidTransformer } = await import("../../src/ui/mermaid.ts");
+		const ref = dark();
+		const mermaid = createMermaidTransformer(ref);
+		const message = new AssistantMessage(ref, {
+			parts: [{ type: "text", text: "Flow:\n\n```mermaid\ngraph LR\n  A[Start] --> B[End]\n```" }],
+			stopReason: "stop",
+			hideThinking: false,
+		});
+		message.transform = (md, width) => mermaid(md, width, { streaming: message.streaming });
+		const lines = message.render(80);
+		const shown = plain(lines).join("\n");
+		expect(shown).toContain("Start");
+		expect(shown).toContain("End");
+		expect(shown).toMatch(/[┌└│─]/);
+		expect(shown).not.toContain("graph LR");
+		expect(lines.join("\n")).toContain("\x1b[38;2;118;129;134m");
+
+		const narrow = new AssistantMessage(ref, {
+			parts: [
+				{
+					type: "text",
+					text: "```mermaid\ngraph LR\n  A[A very long starting label] --> B[Another very long label]\n```",
+				},
+			],
+			stopReason: "stop",
+			hideThinking: false,
+		});
+		narrow.transform = (md, width) => mermaid(md, width, { streaming: false });
+		expect(plain(narrow.render(30)).join("\n")).toContain("graph LR");
+	});
+});

@@ -23,6 +23,11 @@ export class AssistantMessage extends ThemedItem<AssistantMessageData> {
 	/** The Markdown of each shown part, so a growing answer re-lexes only the part that grew. */
 	#shown: { part: AssistantPart; markdown: StreamingMarkdown }[] = [];
 
+	/** Still streaming: no stop reason yet. */
+	get streaming(): boolean {
+		return this.data.stopReason === undefined;
+	}
+
 	override update(
 		data: AssistantMessageData,
 		same?: (a: AssistantMessageData, b: AssistantMessageData) => boolean,
