@@ -150,4 +150,15 @@ describe("the chat surface end to end (real server, fake model)", () => {
 		run.type("\x04");
 		expect(await run.exited).toBe(0);
 	}, 60_000);
+
+	test("a failing provider shows pi's retry countdown in the editor border, then the answer", async () => {
+		const run = start("--continue");
+		await run.waitFor((s) => s.includes("fake-model"), "the screen");
+		fake.enqueue({ status: 500, error: "Fake internal server error" }, { text: "recovered after retry" });
+		run.type("try again\r");
+		await run.waitFor((s) => /Retrying \(1\/\d+\) in \d+s\.\.\. \(escape to cancel\)/.test(s), "the retry countdown");
+		await run.waitFor((s) => s.includes("recovered after retry"), "the answer after the retry", 20_000);
+		run.type("\x04");
+		expect(await run.exited).toBe(0);
+	}, 60_000);
 });
