@@ -72,6 +72,39 @@ describe("the system theme", () => {
 		}
 	});
 
+	test("with a reported background, the panels follow it close to pi's generated colors; body text is the terminal's", async () => {
+		const { adaptedTheme } = await import("../../src/ui/theme/builtin.ts");
+		const { colorToOklch, parseColor } = await import("@earendil-works/pi-tui");
+		const lab = (hex: string) => {
+			const c = colorToOklch(parseColor(hex));
+			return [c.l, c.c * Math.cos((c.h * Math.PI) / 180), c.c * Math.sin((c.h * Math.PI) / 180)];
+		};
+		const distance = (a: string, b: string) => Math.hypot(...lab(a).map((v, i) => v - lab(b)[i]!));
+		// pi 1.6.0's generated panels for three backgrounds (pi-look §4.3).
+		const pi = [
+			[
+				{ r: 0, g: 0, b: 0 },
+				{ userMessageBg: "#1d2e37", toolSuccessBg: "#1e3026", toolPendingBg: "#292c2e", toolErrorBg: "#402222" },
+			],
+			[
+				{ r: 30, g: 30, b: 46 },
+				{ userMessageBg: "#203540", toolSuccessBg: "#21382b", toolPendingBg: "#2f3234", toolErrorBg: "#4c2525" },
+			],
+			[
+				{ r: 255, g: 255, b: 255 },
+				{ userMessageBg: "#edf1f3", toolSuccessBg: "#edf1ee", toolPendingBg: "#eff0f0", toolErrorBg: "#f4efee" },
+			],
+		] as const;
+		for (const [background, panels] of pi) {
+			const theme = adaptedTheme(background);
+			for (const [token, hex] of Object.entries(panels)) {
+				expect(distance(String(theme.colors[token as keyof typeof theme.colors]), hex)).toBeLessThan(0.025);
+			}
+			expect(theme.colors.text).toBe("");
+			expect(theme.colors.userMessageText).toBe("");
+		}
+	});
+
 	test("with a reported background: the built-in theme of that appearance at the terminal's depth", () => {
 		expect(appearanceOf({ r: 255, g: 255, b: 255 })).toBe("light");
 		expect(appearanceOf({ r: 30, g: 30, b: 46 })).toBe("dark");

@@ -1,9 +1,10 @@
-import type { TerminalColorMode } from "@earendil-works/pi-tui";
+import { colorToHex, colorToOklch, oklchColor, parseColor, type TerminalColorMode } from "@earendil-works/pi-tui";
 import dark from "../../../assets/themes/dark.json";
 import light from "../../../assets/themes/light.json";
 import type { TerminalColors } from "../../protocol/channel.ts";
 import type { ThemeJson } from "./schema.ts";
 import { type Appearance, Theme } from "./theme.ts";
+import { BG_TOKENS } from "./tokens.ts";
 
 /** pi's built-in themes. They ship with this code and are not validated at start (a test checks them). */
 export const BUILTIN_THEMES: Readonly<Record<"dark" | "light", ThemeJson>> = {
@@ -31,13 +32,46 @@ export function appearanceOf(background: { r: number; g: number; b: number }): A
 	return luminance > 0.4 ? "light" : "dark";
 }
 
+/** OKLab lightness of the panels for a background's lightness: p2's fit to pi's system theme (pi-look §4.3). */
+function panelLightness(appearance: Appearance, background: number): number {
+	return appearance === "dark" ? 0.29 + 0.107 * background : background - 0.044;
+}
+
+/**
+ * The built-in theme of the background's appearance, adapted to that background as pi's system theme is: body
+ * text in the terminal's own foreground, and the panels (messages, tool cards, selection) at a lightness that
+ * keeps pi's contrast with the actual background, in the built-in hues. The other colors stay the built-in's.
+ */
+export function adaptedTheme(background: { r: number; g: number; b: number }): ThemeJson {
+	const appearance = appearanceOf(background);
+	const base = structuredClone(BUILTIN_THEMES[appearance]) as ThemeJson & { colors: Record<string, string | number> };
+	const resolved = Theme.fromJson(base, "truecolor");
+	const bgL = colorToOklch(
+		parseColor(`#${[background.r, background.g, background.b].map((v) => v.toString(16).padStart(2, "0")).join("")}`),
+	).l;
+	const target = panelLightness(appearance, bgL);
+	for (const token of BG_TOKENS) {
+		const sgr = /48;2;(\d+);(\d+);(\d+)/.exec(resolved.bgPaint(token).open);
+		if (!sgr) continue;
+		const hex = `#${sgr
+			.slice(1)
+			.map((v) => Number(v).toString(16).padStart(2, "0"))
+			.join("")}`;
+		const panel = colorToOklch(parseColor(hex));
+		// Chroma follows lightness, so a darker panel is not more colorful than pi's.
+		const chroma = panel.l > 0 ? (panel.c * target) / panel.l : 0;
+		base.colors[token] = colorToHex(oklchColor(target, chroma, panel.h));
+	}
+	for (const token of ["text", "userMessageText", "toolTitle"]) base.colors[token] = "";
+	return { ...base, name: "system" };
+}
+
 /**
  * pi's default, `system`: with no reported background, the ANSI fallback; with one, the built-in theme of the
- * same appearance at the terminal's depth. (pi generates contrast-tuned colors from the reported background;
- * p2 does not yet.)
+ * same appearance adapted to it (see `adaptedTheme`), at the terminal's depth.
  */
 export function systemTheme(facts: TerminalFacts): Theme {
 	const background = facts.colors?.background;
 	if (!background) return Theme.ansi();
-	return Theme.fromJson(BUILTIN_THEMES[appearanceOf(background)], colorMode(facts));
+	return Theme.fromJson(adaptedTheme(background), colorMode(facts));
 }
