@@ -44,7 +44,8 @@ function panelLightness(appearance: Appearance, background: number): number {
  */
 export function adaptedTheme(background: { r: number; g: number; b: number }): ThemeJson {
 	const appearance = appearanceOf(background);
-	const base = structuredClone(BUILTIN_THEMES[appearance]) as ThemeJson & { colors: Record<string, string | number> };
+	const base = structuredClone(BUILTIN_THEMES[appearance]);
+	const colors: Record<string, string | number> = { ...base.colors };
 	const resolved = Theme.fromJson(base, "truecolor");
 	const bgL = colorToOklch(
 		parseColor(`#${[background.r, background.g, background.b].map((v) => v.toString(16).padStart(2, "0")).join("")}`),
@@ -60,10 +61,10 @@ export function adaptedTheme(background: { r: number; g: number; b: number }): T
 		const panel = colorToOklch(parseColor(hex));
 		// Chroma follows lightness, so a darker panel is not more colorful than pi's.
 		const chroma = panel.l > 0 ? (panel.c * target) / panel.l : 0;
-		base.colors[token] = colorToHex(oklchColor(target, chroma, panel.h));
+		colors[token] = colorToHex(oklchColor(target, chroma, panel.h));
 	}
-	for (const token of ["text", "userMessageText", "toolTitle"]) base.colors[token] = "";
-	return { ...base, name: "system" };
+	for (const token of ["text", "userMessageText", "toolTitle"]) colors[token] = "";
+	return { ...base, name: "system", colors };
 }
 
 /**

@@ -1,5 +1,5 @@
 import { type } from "arktype";
-import { BG_TOKENS, EXPORT_TOKENS, FG_TOKENS, TOKEN_FALLBACKS } from "./tokens.ts";
+import { BG_TOKENS, EXPORT_TOKENS, FG_TOKENS, TOKEN_FALLBACKS, type ThemeToken } from "./tokens.ts";
 
 /** `#rgb`/`#rrggbb`, `okhsl(…)`, `oklch(…)`, a variable's name, `""` (the terminal's default), or 0–255. */
 export const ColorValue = type("string <= 64 | 0 <= number.integer <= 255");
@@ -21,7 +21,14 @@ const themeJson = () =>
 			Object.fromEntries(EXPORT_TOKENS.map((token) => [`${token}?`, ColorValue])) as Record<string, typeof ColorValue>,
 		).onUndeclaredKey("reject"),
 	}).onUndeclaredKey("reject");
-export type ThemeJson = ReturnType<typeof themeJson>["infer"];
+export interface ThemeJson {
+	readonly $schema?: string;
+	readonly name: string;
+	readonly appearance?: "dark" | "light";
+	readonly vars?: Readonly<Record<string, ColorValue>>;
+	readonly colors: Readonly<Partial<Record<ThemeToken, ColorValue>>>;
+	readonly export?: Readonly<Partial<Record<(typeof EXPORT_TOKENS)[number], ColorValue>>>;
+}
 let schema: ReturnType<typeof themeJson> | undefined;
 
 /** Validates a theme document; the error names the theme and what is wrong, never the file's contents. */
@@ -30,5 +37,5 @@ export function parseThemeJson(label: string, json: unknown): ThemeJson {
 	schema ??= themeJson();
 	const checked = schema(json);
 	if (checked instanceof type.errors) throw new Error(`theme ${label}: ${checked.summary.slice(0, 400)}`);
-	return checked;
+	return checked as ThemeJson;
 }
