@@ -19,7 +19,7 @@ import { StatusLine, type StatusLineData } from "../ui/transcript/status-line.ts
 import type { ThemedItem } from "../ui/transcript/themed.ts";
 import { UserMessage, type UserMessageData } from "../ui/transcript/user-message.ts";
 import { type DisplayItem, displayItems, sameItem } from "./display-items.ts";
-import { MarkdownTransformers, ToolRenderers } from "./registries.ts";
+import { MarkdownTransformers, Slots, ToolRenderers } from "./registries.ts";
 import type { ReadingAnchor } from "./snapshot.ts";
 
 export interface ChatScreenOptions {
@@ -64,6 +64,10 @@ export class ChatScreen {
 	/** Where plugins' TUI parts add tool renderers and Markdown transformers. */
 	readonly toolRenderers = new ToolRenderers();
 	readonly markdownTransformers = new MarkdownTransformers();
+	readonly slots = new Slots(() => {
+		this.#footer.set(this.#footerData());
+		this.#options.tui.requestRender();
+	});
 	readonly root: Component;
 	readonly editor: ChatEditor;
 	readonly #options: ChatScreenOptions;
@@ -104,6 +108,7 @@ export class ChatScreen {
 		this.editor.onSubmit = (text) => this.submit(text, "steer");
 		this.#footer = new Footer(theme, this.#footerData());
 		this.#document.addChild(this.#header);
+		this.#document.addChild(this.slots.container("header"));
 		const t = () => theme.current;
 		const transcript = new ScrollView(this.#document, {
 			follow: "end",
@@ -116,7 +121,9 @@ export class ChatScreen {
 		this.#transcript = transcript;
 		const dock = new VStack([
 			{ component: this.#pending, shrink: 1, minSize: 0 },
+			{ component: this.slots.container("widgets:above"), shrink: 1, minSize: 0 },
 			{ component: this.editor, shrink: 1, minSize: 3 },
+			{ component: this.slots.container("widgets:below"), shrink: 1, minSize: 0 },
 			{ component: this.#footer, shrink: 1, minSize: 0 },
 		]);
 		this.root = new VStack([
@@ -273,7 +280,7 @@ export class ChatScreen {
 		if (this.#transcript.isFollowingEnd) return undefined;
 		const top = this.#transcript.scrollTop;
 		const width = this.#transcript.getContentWidth(this.#options.tui.terminal.columns);
-		let line = this.#header.render(width).length;
+		let line = this.#header.render(width).length + this.slots.container("header").render(width).length;
 		for (const key of this.#order) {
 			const height = this.#items.get(key)!.component.render(width).length;
 			if (top < line + height) return { key, offset: Math.max(0, top - line) };
@@ -285,7 +292,7 @@ export class ChatScreen {
 	/** Scrolls back to a reading position once its item is on screen (after a reload); false until then. */
 	restorePosition(anchor: ReadingAnchor): boolean {
 		const width = this.#transcript.getContentWidth(this.#options.tui.terminal.columns);
-		let line = this.#header.render(width).length;
+		let line = this.#header.render(width).length + this.slots.container("header").render(width).length;
 		for (const key of this.#order) {
 			const height = this.#items.get(key)!.component.render(width).length;
 			if (key === anchor.key) {
@@ -372,6 +379,7 @@ export class ChatScreen {
 		if (changedOrder) {
 			this.#document.clear();
 			this.#document.addChild(this.#header);
+			this.#document.addChild(this.slots.container("header"));
 			for (const key of keys) this.#document.addChild(this.#items.get(key)!.component);
 			this.#order = keys;
 		}
@@ -451,7 +459,7 @@ export class ChatScreen {
 			contextTokens: status?.contextTokens ?? null,
 			model: chat?.model ?? null,
 			thinkingLevel: chat?.thinkingLevel ?? "off",
-			statuses: [],
+			statuses: this.slots.statuses(),
 		};
 	}
 }

@@ -1,7 +1,8 @@
 /**
  * The registries plugins extend the chat surface through (seed 7.2): tool renderers by name and ordered
- * resolvers, and Markdown transformers. Each registration returns its own removal.
+ * resolvers, Markdown transformers, and slots on the screen. Each registration returns its own removal.
  */
+import { type Component, Container } from "@earendil-works/pi-tui";
 import { generic, TOOL_RENDERERS, type ToolCardData, type ToolRenderer } from "../ui/tools/tool-card.ts";
 
 /** Chooses a renderer for a card, or defers to the next resolver (and finally to the renderer by name). */
@@ -68,5 +69,52 @@ export class MarkdownTransformers {
 
 	get size(): number {
 		return this.#transformers.length;
+	}
+}
+
+/** Where plugins put their own components on the chat screen (pi's extension widgets and header parts). */
+export type SlotName = "header" | "widgets:above" | "widgets:below";
+
+/**
+ * Named places for plugins' components, each an ordered container the screen mounts once; the footer's plugin
+ * status line is a keyed set of short texts, shown sorted by key (pi).
+ */
+export class Slots {
+	readonly #containers = new Map<SlotName, Container>();
+	readonly #statuses = new Map<string, string>();
+	readonly #changed: () => void;
+
+	constructor(changed: () => void) {
+		this.#changed = changed;
+	}
+
+	container(name: SlotName): Container {
+		let container = this.#containers.get(name);
+		if (!container) {
+			container = new Container();
+			this.#containers.set(name, container);
+		}
+		return container;
+	}
+
+	add(name: SlotName, component: Component): () => void {
+		const container = this.container(name);
+		container.addChild(component);
+		this.#changed();
+		return () => {
+			container.removeChild(component);
+			this.#changed();
+		};
+	}
+
+	/** A plugin's footer status (`undefined` clears it). */
+	setStatus(key: string, text: string | undefined): void {
+		if (text === undefined) this.#statuses.delete(key);
+		else this.#statuses.set(key, text);
+		this.#changed();
+	}
+
+	statuses(): string[] {
+		return [...this.#statuses.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, text]) => text);
 	}
 }

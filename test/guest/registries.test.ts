@@ -64,3 +64,22 @@ describe("Markdown transformers", () => {
 		expect(lines[1]).toContain("\x1b[1m");
 	});
 });
+
+describe("slots", () => {
+	test("components in named places and footer statuses sorted by key; each can be removed", async () => {
+		const { Slots } = await import("../../src/guest/registries.ts");
+		const { Text } = await import("@earendil-works/pi-tui");
+		let changes = 0;
+		const slots = new Slots(() => changes++);
+		const remove = slots.add("widgets:above", new Text("widget", 0, 0));
+		expect(plain(slots.container("widgets:above").render(20))).toEqual(["widget"]);
+		slots.setStatus("b-plugin", "second");
+		slots.setStatus("a-plugin", "first");
+		expect(slots.statuses()).toEqual(["first", "second"]);
+		slots.setStatus("a-plugin", undefined);
+		expect(slots.statuses()).toEqual(["second"]);
+		remove();
+		expect(slots.container("widgets:above").render(20)).toEqual([]);
+		expect(changes).toBe(5);
+	});
+});
