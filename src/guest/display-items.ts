@@ -14,6 +14,8 @@ interface ItemBase {
 	readonly committed?: boolean;
 	/** The committed entry's seq. */
 	readonly seq?: number;
+	/** The committed entry itself and the view it was shown with: the same pair shows the same item. */
+	readonly source?: { readonly entry: ChatEntry; readonly view: string };
 }
 
 export type DisplayItem =
@@ -33,7 +35,10 @@ export interface ViewOptions {
 export function displayItems(state: ChatState, view: ViewOptions): DisplayItem[] {
 	const items: DisplayItem[] = [];
 	const liveToolIds = new Set(state.live?.tools.map((t) => t.id) ?? []);
-	for (const entry of state.entries) items.push({ ...entryItem(entry, view), committed: true, seq: entry.seq });
+	const shownWith = `${view.viewerId}|${view.toolsExpanded}|${view.hideThinking}|${view.home}`;
+	for (const entry of state.entries) {
+		items.push({ ...entryItem(entry, view), committed: true, seq: entry.seq, source: { entry, view: shownWith } });
+	}
 	const live = state.live;
 	if (live?.message) {
 		const committed = new Set(state.entries.flatMap((e) => (e.kind === "tool" ? [e.callId] : [])));
@@ -126,5 +131,8 @@ function pendingTool(id: string, tool: LiveTool | undefined, view: ViewOptions):
 
 /** Items are equal when their data is: a component is rebuilt only then. */
 export function sameItem(a: DisplayItem, b: DisplayItem): boolean {
+	// Committed entries do not change: the same entry shown the same way needs no comparison (a long transcript
+	// is compared on every streamed token).
+	if (a.source && b.source && a.source.entry === b.source.entry && a.source.view === b.source.view) return true;
 	return a.kind === b.kind && JSON.stringify(a.data) === JSON.stringify(b.data);
 }
