@@ -179,13 +179,13 @@ await Bun.spawn(
 
 const devFrames = await firstFrame([process.execPath, MAIN], 5);
 const exeFrames = await firstFrame([join(exeDir, "p2")], 5);
-const keys = await keystrokes(100);
+const keys = await keystrokes(300);
 // pi 1.6.0 beside it, when installed outside the repo: PI_CLI=/path/to/pi/dist/bundle/cli.js (run with Bun).
 const piCli = process.env.PI_CLI;
 const pi = piCli
 	? {
 			firstFrame: await firstFrame([process.execPath, piCli], 5, PI_READY),
-			keys: await keystrokes(100, [process.execPath, piCli], PI_READY),
+			keys: await keystrokes(300, [process.execPath, piCli], PI_READY),
 		}
 	: undefined;
 const result = {
