@@ -161,4 +161,18 @@ describe("the chat surface end to end (real server, fake model)", () => {
 		run.type("\x04");
 		expect(await run.exited).toBe(0);
 	}, 60_000);
+
+	test("transcript search (pi-tui's, Ctrl+Shift+F) finds text in the transcript", async () => {
+		const run = start("--continue");
+		await run.waitFor((s) => s.includes("fake-model"), "the screen");
+		run.type("\x1b[102;6u"); // Ctrl+Shift+F as a CSI u key
+		await Bun.sleep(300);
+		run.type("recovered");
+		// pi-tui's search box: the query and "current/total" matches.
+		await run.waitFor((s) => /│ recovered +\d+\/\d+ │/.test(s), "the search box with its match count");
+		run.type("\x1b");
+		await Bun.sleep(200);
+		run.type("\x04");
+		expect(await run.exited).toBe(0);
+	}, 60_000);
 });
