@@ -163,13 +163,16 @@ describe("the chat surface end to end (real server, fake model)", () => {
 	}, 60_000);
 
 	test("transcript search (pi-tui's, Ctrl+Shift+F) finds text in the transcript", async () => {
-		const run = start("--continue");
+		const run = start();
 		await run.waitFor((s) => s.includes("fake-model"), "the screen");
+		fake.enqueue({ text: "the word is zanzibar" });
+		run.type("say it\r");
+		await run.waitFor((s) => s.includes("the word is zanzibar"), "the answer");
 		run.type("\x1b[102;6u"); // Ctrl+Shift+F as a CSI u key
 		await Bun.sleep(300);
-		run.type("recovered");
+		run.type("zanzibar");
 		// pi-tui's search box: the query and "current/total" matches.
-		await run.waitFor((s) => /│ recovered +\d+\/\d+ │/.test(s), "the search box with its match count");
+		await run.waitFor((s) => /│ zanzibar +1\/1 │/.test(s), "the search box with its match count");
 		run.type("\x1b");
 		await Bun.sleep(200);
 		run.type("\x04");
