@@ -8,7 +8,7 @@ import type { GuestHost, LauncherMessage } from "../protocol/channel.ts";
 import { ProtocolError } from "../protocol/codes.ts";
 import { ObjectClient, type ObjectRef } from "../protocol/object-client.ts";
 import type { Role } from "../protocol/roles.ts";
-import { systemTheme, type TerminalFacts } from "../ui/theme/builtin.ts";
+import { namedTheme, systemTheme, type TerminalFacts } from "../ui/theme/builtin.ts";
 import { ThemeRef } from "../ui/theme/theme-ref.ts";
 import { THINKING_TOKENS, type ThinkingLevel } from "../ui/theme/tokens.ts";
 import { BridgeTerminal } from "./bridge-terminal.ts";
@@ -52,7 +52,7 @@ export class GuestRuntime {
 		configureProcess({ env: start.env, platform: start.capabilities.platform });
 		this.#terminal = new BridgeTerminal(host);
 		this.#facts = { colors: start.terminalColors, trueColor: start.capabilities.trueColor };
-		this.#theme = new ThemeRef(systemTheme(this.#facts));
+		this.#theme = new ThemeRef(this.#themeFor(this.#facts));
 		const t = () => this.#theme.current;
 		this.#tui = new TuiAltScreen(this.#terminal, false, undefined, {
 			mouse: start.mouse !== "off",
@@ -91,6 +91,13 @@ export class GuestRuntime {
 			this.#screen.setPlace(`${hostOf(this.#host.start.origin)} · ${ROLE_LABELS[state.role]}`);
 			void this.#chooseSession(state.session);
 		});
+		const themeName = this.#host.start.args.theme;
+		if (themeName && !namedTheme(themeName, this.#facts)) {
+			this.#screen.notice(
+				`Unknown theme "${themeName}": using the system theme (built-in: system, dark, light)`,
+				"warning",
+			);
+		}
 		this.#tui.start();
 		this.#terminal.setTitle(`π - p2 · ${hostOf(this.#host.start.origin)}`);
 		this.#host.post({ kind: "ready" });
@@ -299,11 +306,17 @@ export class GuestRuntime {
 		}
 	}
 
+	/** `--theme` when it names one this build has, else pi's `system` theme. */
+	#themeFor(facts: TerminalFacts) {
+		const name = this.#host.start.args.theme;
+		return (name ? namedTheme(name, facts) : undefined) ?? systemTheme(facts);
+	}
+
 	/** The system theme follows what the terminal reports; an unchanged report keeps the theme (and caches). */
 	#setFacts(facts: TerminalFacts): void {
 		if (JSON.stringify(facts) === JSON.stringify(this.#facts)) return;
 		this.#facts = facts;
-		this.#theme.set(systemTheme(facts));
+		this.#theme.set(this.#themeFor(facts));
 	}
 
 	#exit(): void {

@@ -133,6 +133,7 @@ export async function runLauncher(options: LauncherOptions): Promise<LauncherRes
 			...(options.args.provider ? { provider: options.args.provider } : {}),
 			...(options.args.thinking ? { thinking: options.args.thinking } : {}),
 			...(options.args.name ? { name: options.args.name } : {}),
+			...(options.args.theme ? { theme: options.args.theme } : {}),
 		},
 		...(snapshot ? { snapshot } : {}),
 		reason,

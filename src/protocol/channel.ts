@@ -65,6 +65,8 @@ export const StartData = lazy(() =>
 			"provider?": "string <= 128",
 			"thinking?": ThinkingLevel,
 			"name?": "string <= 200",
+			/** `--theme` for this run: `system`, `dark`, `light` (custom themes arrive with the preferences). */
+			"theme?": "string <= 64",
 		},
 		/** The previous worker's reload snapshot, handed over unchanged. */
 		"snapshot?": `string <= ${MAX_SNAPSHOT_CHARS}`,

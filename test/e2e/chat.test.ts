@@ -108,6 +108,11 @@ describe("the chat surface end to end (real server, fake model)", () => {
 		await wrong.waitFor((s) => s.includes("Error: no model fake/nope on this server"), "the refusal");
 		wrong.type("\x04");
 		expect(await wrong.exited).toBe(0);
+
+		const themed = start("--theme", "solarized");
+		await themed.waitFor((s) => s.includes('Unknown theme "solarized": using the system theme'), "the theme notice");
+		themed.type("\x04");
+		expect(await themed.exited).toBe(0);
 	}, 60_000);
 
 	test("scrolled up, the transcript stays on the same line while output grows; Ctrl+End follows again", async () => {

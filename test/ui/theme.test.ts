@@ -115,6 +115,16 @@ describe("the system theme", () => {
 	});
 });
 
+describe("--theme", () => {
+	test("names system, dark or light for one run; other names are unknown", async () => {
+		const { namedTheme } = await import("../../src/ui/theme/builtin.ts");
+		expect(namedTheme("light", { trueColor: true })?.appearance).toBe("light");
+		expect(namedTheme("dark", { trueColor: false })?.fg("accent", "x")).toBe("\x1b[38;5;140mx\x1b[39m");
+		expect(namedTheme("system", { trueColor: true })?.name).toBe("system");
+		expect(namedTheme("solarized", { trueColor: true })).toBeUndefined();
+	});
+});
+
 describe("theme files", () => {
 	const minimal = () =>
 		structuredClone(BUILTIN_THEMES.dark) as unknown as Record<string, unknown> & { colors: Record<string, unknown> };

@@ -67,6 +67,13 @@ export function adaptedTheme(background: { r: number; g: number; b: number }): T
 	return { ...base, name: "system", colors };
 }
 
+/** A theme by name for this run: `system` (pi's default) or a built-in; undefined for a name it does not know. */
+export function namedTheme(name: string, facts: TerminalFacts): Theme | undefined {
+	if (name === "system") return systemTheme(facts);
+	if (name === "dark" || name === "light") return Theme.fromJson(BUILTIN_THEMES[name], colorMode(facts));
+	return undefined;
+}
+
 /**
  * pi's default, `system`: with no reported background, the ANSI fallback; with one, the built-in theme of the
  * same appearance adapted to it (see `adaptedTheme`), at the terminal's depth.
