@@ -69,7 +69,8 @@ export class GuestRuntime {
 		this.#screen = new ChatScreen({
 			tui: this.#tui,
 			theme: this.#theme,
-			place: `${hostOf(start.origin)} · …`,
+			// What the launcher signed in as, until the server says who this is.
+			place: `${hostOf(start.origin)} · ${start.signedInAs ? ROLE_LABELS[start.signedInAs === "device" ? "deviceOwner" : "owner"] : "…"}`,
 			home: start.local?.home,
 			draft: snapshot?.draft ?? start.args.draft,
 			send: (text, mode) => this.#send(text, mode),

@@ -123,6 +123,7 @@ export async function runLauncher(options: LauncherOptions): Promise<LauncherRes
 		env: sharedEnv(),
 		mouse,
 		...(options.local && options.target.kind === "device" ? { local: { ...options.local } } : {}),
+		signedInAs: options.target.kind,
 		args: {
 			verbose: options.args.verbose,
 			draft: options.args.draft,

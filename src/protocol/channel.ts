@@ -54,6 +54,8 @@ export const StartData = lazy(() =>
 		 * sessions start there) and the home directory (shown as `~`). A remote server never learns local paths.
 		 */
 		"local?": { cwd: "string <= 4096", home: "string <= 4096" },
+		/** How the launcher signed in: with this device's token, or an owner's cookie. The server still decides. */
+		"signedInAs?": "'device' | 'owner'",
 		args: {
 			verbose: "boolean",
 			draft: "string <= 65536",
