@@ -37,6 +37,7 @@ export interface ChatScreenOptions {
 /** The session facts the footer shows, from the sessions catalog. */
 export interface SessionFacts {
 	readonly cwd: string | undefined;
+	readonly branch?: string | null;
 	readonly title: string;
 }
 
@@ -452,6 +453,7 @@ export class ChatScreen {
 		const status = this.#status;
 		return {
 			cwd: this.#session.cwd,
+			branch: this.#session.branch ?? null,
 			home: this.#options.home,
 			title: this.#session.title,
 			usage: status?.conversation,

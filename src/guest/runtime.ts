@@ -130,7 +130,7 @@ export class GuestRuntime {
 			const showRow = () => {
 				const row = sessions.state?.sessions.find((s) => s.id === id);
 				if (!row) return;
-				this.#screen.setSession({ cwd: row.cwd, title: row.title });
+				this.#screen.setSession({ cwd: row.cwd, branch: row.branch, title: row.title });
 				const base = row.cwd.split("/").filter(Boolean).at(-1) ?? row.cwd;
 				this.#terminal.setTitle(row.title ? `π - ${row.title} - ${base}` : `π - ${base}`);
 			};

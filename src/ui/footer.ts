@@ -4,6 +4,7 @@ import type { ThemeRef } from "./theme/theme-ref.ts";
 
 export interface FooterData {
 	readonly cwd: string | undefined;
+	readonly branch?: string | null;
 	readonly home: string | undefined;
 	readonly title: string;
 	readonly usage: { input: number; output: number; cacheRead: number; cacheWrite: number; cost: number } | undefined;
@@ -46,9 +47,8 @@ export class Footer implements Component {
 	#build(width: number): string[] {
 		const t = this.#theme.current;
 		const d = this.#data;
-		const place = [d.cwd ? shortenHome(d.cwd, d.home) : "", d.title ? visibleText(d.title, false) : ""]
-			.filter(Boolean)
-			.join(" • ");
+		const where = d.cwd ? `${shortenHome(d.cwd, d.home)}${d.branch ? ` (${visibleText(d.branch, false)})` : ""}` : "";
+		const place = [where, d.title ? visibleText(d.title, false) : ""].filter(Boolean).join(" • ");
 		const lines = [t.fg("dim", truncateToWidth(place, width, t.fg("dim", "...")))];
 
 		const stats: string[] = [];

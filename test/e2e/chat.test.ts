@@ -17,6 +17,8 @@ beforeAll(async () => {
 	project = join(home, "proj");
 	mkdirSync(project);
 	writeFileSync(join(project, "hello.py"), 'def main():\n    print("hello")\n');
+	mkdirSync(join(project, ".git"));
+	writeFileSync(join(project, ".git", "HEAD"), "ref: refs/heads/main\n");
 	const data = join(home, "data");
 	mkdirSync(data, { mode: 0o700 });
 	fake = await startFakeOpenAI();
@@ -96,7 +98,7 @@ describe("the chat surface end to end (real server, fake model)", () => {
 	test("--name, --model and --thinking apply to the session that opens; an unknown model is named", async () => {
 		const run = start("--name", "flag session", "--model", "fake/fake-model", "--thinking", "high");
 		await run.waitFor(
-			(s) => s.includes("~/proj • flag session") && s.includes("fake-model • high"),
+			(s) => s.includes("~/proj (main) • flag session") && s.includes("fake-model • high"),
 			"the flags applied",
 		);
 		// Status lines that follow each other replace each other (pi): the last one stays.

@@ -136,6 +136,7 @@ const row = (id: string, cwd: string, updatedAt: number, over: Partial<SessionRo
 	id,
 	title: "",
 	cwd,
+	branch: null,
 	env: "local",
 	model: null,
 	thinkingLevel: null,

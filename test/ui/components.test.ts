@@ -278,9 +278,12 @@ describe("header and footer", () => {
 		...over,
 	});
 
-	test("the footer: cwd • title, pi's stats, model • level right-aligned", () => {
+	test("the footer: cwd (branch) • title, pi's stats, model • level right-aligned", () => {
 		const lines = plain(new Footer(dark(), footer()).render(100));
 		expect(lines[0]).toBe("~/proj • my demo session");
+		expect(plain(new Footer(dark(), footer({ branch: "main" })).render(100))[0]).toBe(
+			"~/proj (main) • my demo session",
+		);
 		expect(lines[1]).toMatch(/^↑5\.2k ↓1\.7k R1\.0k CH16\.2% \$0\.042 0\.8%\/200k +fake-coder • medium$/);
 		expect(lines[1]!.length).toBe(100);
 	});

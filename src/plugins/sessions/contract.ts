@@ -10,6 +10,8 @@ export const SessionRow = lazy(() =>
 		id: SessionId,
 		title: "string",
 		cwd: "string",
+		/** The git branch of `cwd` on the server (`detached` for a detached HEAD), null outside a repository. */
+		branch: "string | null",
 		/** Where the session's tools run: `local` is the server's own machine. */
 		env: "string",
 		/** `provider/id` of the session's model, or null for the server default. */

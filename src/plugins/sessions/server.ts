@@ -14,6 +14,7 @@ import {
 	type SessionsState,
 	sessionsContract,
 } from "./contract.ts";
+import { gitBranch } from "./git-branch.ts";
 
 function checkDirectory(cwd: string): void {
 	if (!isAbsolute(cwd)) throw new ProtocolError("bad_args", "cwd must be an absolute path on the server");
@@ -54,6 +55,7 @@ class SessionsObject {
 			id: record.id,
 			title: record.title,
 			cwd: record.cwd,
+			branch: record.env === "local" ? gitBranch(record.cwd) : null,
 			env: record.env,
 			model: record.model,
 			thinkingLevel: record.thinkingLevel,
