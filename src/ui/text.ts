@@ -3,7 +3,6 @@
  * made visible as their Unicode control pictures before layout, so nothing the server sends reaches the
  * terminal as a sequence. Tabs become spaces; newlines stay where `keepNewlines` asks.
  */
-// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point.
 const CONTROLS = /[\x00-\x08\x0b-\x1f\x7f-\x9f]/g;
 
 export function visibleText(text: string, keepNewlines = true): string {

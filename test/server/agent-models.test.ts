@@ -86,6 +86,7 @@ describe("model catalog", () => {
 
 	test("config values resolve like pi's, and commands never run", () => {
 		expect(resolveConfigValue("$A", { A: "1" })).toBe("1");
+		// biome-ignore lint/suspicious/noTemplateCurlyInString: pi's config syntax is the string under test.
 		expect(resolveConfigValue("x-${A}-$$", { A: "1" })).toBe("x-1-$");
 		expect(resolveConfigValue("$MISSING", {})).toBeUndefined();
 		expect(resolveConfigValue("!echo hi", {})).toBeUndefined();

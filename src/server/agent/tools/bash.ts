@@ -87,7 +87,7 @@ export function bashTool(cwd: string, spillDir: string): AgentTool<typeof parame
 					if (updateTimer) clearTimeout(updateTimer);
 					signal?.removeEventListener("abort", onAbort);
 				};
-				child.on("close", (code, sig) => {
+				child.on("close", (code) => {
 					cleanup();
 					// Children that outlived the shell still hold the group; end them with it.
 					killGroup(child.pid);
