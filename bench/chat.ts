@@ -6,6 +6,8 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { Sandbox } from "../src/host/sandbox.ts";
+import { buildGuestBundle } from "../src/server/bundle.ts";
 import { BUILTIN_THEMES } from "../src/ui/theme/builtin.ts";
 import { Theme } from "../src/ui/theme/theme.ts";
 import { ThemeRef } from "../src/ui/theme/theme-ref.ts";
@@ -13,21 +15,10 @@ import { AssistantMessage } from "../src/ui/transcript/assistant-message.ts";
 import { startFakeOpenAI, writeFakeModelsJson } from "../test/support/fake-openai.ts";
 import { runInPty } from "../test/support/pty.ts";
 import { seedConversation } from "../test/support/seed.ts";
+import { longAnswer } from "./guest/long-answer.ts";
 
 const MAIN = join(import.meta.dir, "..", "src", "main.ts");
 const round = (n: number, digits = 3) => Number(n.toFixed(digits));
-
-/** A long Markdown answer with prose, lists and code, as tokens of a few characters. */
-function longAnswer(tokens: number): string[] {
-	const words = "The function reads the file, splits it into lines and returns the ones that match. ".split(/(?<= )/);
-	const out: string[] = [];
-	for (let i = 0; out.length < tokens; i++) {
-		if (i % 60 === 30) out.push("\n\n```ts\n", "const x = read(path);\n", "return x.split('\\n');\n", "```\n\n");
-		else if (i % 40 === 20) out.push("\n- item one\n", "- item two\n\n");
-		else out.push(words[i % words.length]!);
-	}
-	return out.slice(0, tokens);
-}
 
 /** Rendering the growing answer after every token, as the screen does while streaming. */
 function renderCostPerToken(tokens: number): { msPerToken: number; lastRenderMs: number } {
@@ -70,6 +61,38 @@ async function piRenderCostPerToken(tokens: number): Promise<{ msPerToken: numbe
 		last = performance.now() - t;
 	}
 	return { msPerToken: round((performance.now() - start) / tokens), lastRenderMs: round(last) };
+}
+
+/** The same streaming render inside the real sandbox: the bundle runs under ses in a Compartment. */
+async function sandboxedRenderCostPerToken(): Promise<{ msPerToken: number; lastRenderMs: number }> {
+	const bundle = await buildGuestBundle({ entry: join(import.meta.dir, "guest", "render-entry.ts") });
+	return new Promise((resolve, reject) => {
+		const sandbox = new Sandbox({
+			bundle,
+			start: {
+				origin: "http://127.0.0.1:1",
+				columns: 120,
+				rows: 40,
+				capabilities: { kittyProtocol: false, modifyOtherKeys: false, trueColor: true, platform: "linux" },
+				env: {},
+				mouse: "off",
+				args: { verbose: false, draft: "", continue: false, resume: false },
+				reason: "start",
+			},
+			limits: { heartbeatTimeoutMs: 120_000 },
+			onMessage(message) {
+				if (message.kind === "log") {
+					const r = JSON.parse(message.text) as { msPerToken: number; lastRenderMs: number };
+					sandbox.terminate();
+					resolve({ msPerToken: round(r.msPerToken), lastRenderMs: round(r.lastRenderMs) });
+				} else if (message.kind === "error") reject(new Error(message.message));
+			},
+			onProblem() {},
+			onEnd(reason, detail) {
+				if (reason !== "terminated") reject(new Error(`${reason}: ${detail}`));
+			},
+		});
+	});
 }
 
 function env(home: string, data: string): Record<string, string> {
@@ -140,6 +163,7 @@ async function conversation(n: number): Promise<{ firstFrameMs: number; rssAfter
 
 const result = {
 	renderCost: renderCostPerToken(4000),
+	renderCostSandboxed: await sandboxedRenderCostPerToken(),
 	renderCostPi_1_6_0: await piRenderCostPerToken(4000),
 	streaming: await framesPerSecond(),
 	// The same start with a two-entry conversation: the difference is what the 10,000 entries cost.
