@@ -140,6 +140,13 @@ describe("the chat surface end to end (real server, fake model)", () => {
 		expect(topLines()).toEqual(top);
 		run.type("\x1b[1;5F");
 		await run.waitFor((s) => s.includes("end of more") && !s.includes("Jump to latest"), "following the end again");
+		// Ctrl+Up jumps from message to message (pi's prompt marks): a user message comes to the top.
+		const topPrompt = (s: string) => /^ question (\d)/m.exec(s.split("\n").slice(0, 2).join("\n"))?.[1];
+		run.type("\x1b[1;5A");
+		await run.waitFor((s) => topPrompt(s) !== undefined, "a message at the top");
+		const first = Number(topPrompt(text(run.screen())));
+		run.type("\x1b[1;5A");
+		await run.waitFor((s) => Number(topPrompt(s)) === first - 1, "the message before it at the top");
 		run.type("\x04");
 		expect(await run.exited).toBe(0);
 	}, 60_000);

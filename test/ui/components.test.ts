@@ -11,7 +11,8 @@ import { AssistantMessage } from "../../src/ui/transcript/assistant-message.ts";
 import { UserMessage } from "../../src/ui/transcript/user-message.ts";
 
 const dark = () => new ThemeRef(Theme.fromJson(BUILTIN_THEMES.dark, "truecolor"));
-const plain = (lines: readonly string[]) => lines.map((l) => l.replace(/\x1b\[[0-9;]*m/g, "").trimEnd());
+const plain = (lines: readonly string[]) =>
+	lines.map((l) => l.replace(/\x1b\[[0-9;]*m|\x1b\]133;[ABC]\x07/g, "").trimEnd());
 const WIDTHS = [40, 80, 120];
 
 const tool = (over: Partial<ToolCardData>): ToolCardData => ({
@@ -55,6 +56,9 @@ describe("user message", () => {
 				expect(visibleWidth(line)).toBe(width);
 			}
 			expect(lines[2]).toContain("\x1b[38;2;222;224;225m");
+			// pi's prompt marks, which pi-tui uses to jump between messages and strips before writing.
+			expect(lines[1]!.startsWith("\x1b]133;A\x07")).toBe(true);
+			expect(lines[3]!.startsWith("\x1b]133;B\x07\x1b]133;C\x07")).toBe(true);
 			expect(lines[2]).toContain("\x1b[1m");
 		}
 	});

@@ -8,8 +8,24 @@ export interface UserMessageData {
 	readonly author?: string;
 }
 
+/**
+ * Shell-integration prompt marks (OSC 133) around the block, as pi sets them: pi-tui uses them to jump between
+ * messages (Ctrl+Shift+Up/Down) and strips them before anything is written to the terminal.
+ */
+const ZONE_START = "\x1b]133;A\x07";
+const ZONE_END = "\x1b]133;B\x07\x1b]133;C\x07";
+
 /** pi's user message: a blank line, then a full-width block on `userMessageBg` with one padding row each side. */
 export class UserMessage extends ThemedItem<UserMessageData> {
+	override render(width: number): string[] {
+		const lines = super.render(width);
+		if (lines.length < 2) return lines;
+		const zoned = [...lines];
+		zoned[1] = ZONE_START + zoned[1];
+		zoned[zoned.length - 1] = ZONE_END + zoned[zoned.length - 1];
+		return zoned;
+	}
+
 	protected build(): void {
 		const t = () => this.theme.current;
 		this.addChild(new Spacer(1));
