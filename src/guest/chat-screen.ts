@@ -18,6 +18,7 @@ import { AssistantMessage, type AssistantMessageData } from "../ui/transcript/as
 import { StatusLine, type StatusLineData } from "../ui/transcript/status-line.ts";
 import type { ThemedItem } from "../ui/transcript/themed.ts";
 import { UserMessage, type UserMessageData } from "../ui/transcript/user-message.ts";
+import { CommandRegistry, parseSlash, SlashAutocomplete } from "./commands.ts";
 import { type DisplayItem, displayItems, sameItem } from "./display-items.ts";
 import { MarkdownTransformers, Slots, ToolRenderers } from "./registries.ts";
 import type { ReadingAnchor } from "./snapshot.ts";
@@ -65,6 +66,8 @@ export class ChatScreen {
 	/** Where plugins' TUI parts add tool renderers and Markdown transformers. */
 	readonly toolRenderers = new ToolRenderers();
 	readonly markdownTransformers = new MarkdownTransformers();
+	/** What `/` lists and runs. */
+	readonly commands = new CommandRegistry();
 	readonly slots = new Slots(() => {
 		this.#footer.set(this.#footerData());
 		this.#options.tui.requestRender();
@@ -107,6 +110,7 @@ export class ChatScreen {
 		this.editor = new ChatEditor(tui, theme, () => this.#level(), { paddingX: 0 });
 		this.editor.setText(options.draft);
 		this.editor.onSubmit = (text) => this.submit(text, "steer");
+		this.editor.setAutocompleteProvider(new SlashAutocomplete(this.commands));
 		this.#footer = new Footer(theme, this.#footerData());
 		this.#document.addChild(this.#header);
 		this.#document.addChild(this.slots.container("header"));
@@ -209,6 +213,18 @@ export class ChatScreen {
 		if (!trimmed) return;
 		this.editor.addToHistory(text);
 		this.editor.setText("");
+		// A known slash command runs here; any other text, even one starting with `/`, is a message (pi).
+		const slash = parseSlash(trimmed);
+		const command = slash && this.commands.get(slash.name);
+		if (command && slash) {
+			Promise.resolve()
+				.then(() => command.run(slash.args))
+				.catch((error: unknown) => {
+					this.editor.setText(text);
+					this.notice(`Error: ${error instanceof Error ? error.message : String(error)}`, "error");
+				});
+			return;
+		}
 		this.#options.send(text, mode).catch((error: unknown) => {
 			// Nothing is lost: the text goes back into the editor, ahead of what was typed since.
 			const now = this.editor.getText();

@@ -82,6 +82,7 @@ export class GuestRuntime {
 	}
 
 	start(): void {
+		this.#registerCommands();
 		this.#tui.setLayoutRoot(this.#screen.root);
 		this.#tui.setFocus(this.#screen.editor);
 		this.#tui.addInputListener((data) => this.#onKey(data));
@@ -155,6 +156,17 @@ export class GuestRuntime {
 		} finally {
 			this.#choosing = false;
 		}
+	}
+
+	#registerCommands(): void {
+		const commands = this.#screen.commands;
+		commands.register({ id: "app.quit", name: "quit", description: "Quit p2", run: () => this.#exit() });
+		commands.register({
+			id: "app.reload",
+			name: "reload",
+			description: "Reload the UI from the server's current bundle (the draft and reading position stay)",
+			run: () => this.#host.post({ kind: "reload" }),
+		});
 	}
 
 	/** `--name`, `--model`, `--provider` and `--thinking`, as pi applies them: to the session that opens. */

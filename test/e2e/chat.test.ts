@@ -192,4 +192,27 @@ describe("the chat surface end to end (real server, fake model)", () => {
 		run.type("\x04");
 		expect(await run.exited).toBe(0);
 	}, 60_000);
+
+	test("/ lists the commands; /reload swaps the UI and keeps the session; unknown slash text is a message; /quit", async () => {
+		const run = start();
+		await run.waitFor((s) => s.includes("fake-model"), "the screen");
+		fake.enqueue({ text: "kept across the reload" });
+		run.type("remember this\r");
+		await run.waitFor((s) => s.includes("kept across the reload"), "the answer");
+		run.type("/");
+		await run.waitFor((s) => s.includes("→ quit") && s.includes("reload"), "the command list");
+		run.type("rel\t\r");
+		await Bun.sleep(1500);
+		await run.waitFor(
+			(s) => s.includes("kept across the reload") && s.includes("fake-model"),
+			"the same session after /reload",
+		);
+		const before = fake.requests.length;
+		fake.enqueue({ text: "slash text went to the model" });
+		run.type("/nonsense is a message\r");
+		await run.waitFor((s) => s.includes("slash text went to the model"), "the answer to the slash text");
+		expect(JSON.stringify(fake.requests.slice(before))).toContain("/nonsense is a message");
+		run.type("/quit\r");
+		expect(await run.exited).toBe(0);
+	}, 60_000);
 });
