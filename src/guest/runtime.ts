@@ -42,6 +42,7 @@ export class GuestRuntime {
 	#role: Role | undefined;
 	#chat: ObjectRef<typeof chatContract> | undefined;
 	#sessionId: string | undefined;
+	#sessions: ObjectRef<typeof sessionsContract> | undefined;
 	#choosing = false;
 	readonly #restored: ReloadSnapshot | undefined;
 	#facts: TerminalFacts;
@@ -110,6 +111,7 @@ export class GuestRuntime {
 		this.#choosing = true;
 		try {
 			const sessions = this.#client.open(sessionsContract, {});
+			this.#sessions = sessions;
 			await sessions.ready;
 			const start = this.#host.start;
 			// A reload or a restart reopens the session that was open, whatever the command line said.
@@ -166,6 +168,18 @@ export class GuestRuntime {
 			name: "reload",
 			description: "Reload the UI from the server's current bundle (the draft and reading position stay)",
 			run: () => this.#host.post({ kind: "reload" }),
+		});
+		commands.register({
+			id: "sessions.rename",
+			name: "name",
+			argumentHint: "<title>",
+			description: "Set the session's name",
+			run: async (title) => {
+				if (!title) throw new Error("Usage: /name <title>");
+				if (!this.#sessions || !this.#sessionId) throw new Error("No session is open yet.");
+				await this.#sessions.call("rename", { id: this.#sessionId, title });
+				this.#screen.notice(`Session name set: ${title}`);
+			},
 		});
 	}
 

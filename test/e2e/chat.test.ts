@@ -212,7 +212,14 @@ describe("the chat surface end to end (real server, fake model)", () => {
 		run.type("/nonsense is a message\r");
 		await run.waitFor((s) => s.includes("slash text went to the model"), "the answer to the slash text");
 		expect(JSON.stringify(fake.requests.slice(before))).toContain("/nonsense is a message");
-		run.type("/quit\r");
+		run.type("/name reload demo\r");
+		await run.waitFor(
+			(s) => s.includes("• reload demo") && s.includes("Session name set: reload demo"),
+			"the new name",
+		);
+		run.type("/name\r");
+		await run.waitFor((s) => s.includes("Error: Usage: /name <title>"), "the usage");
+		run.type("\x15/quit\r");
 		expect(await run.exited).toBe(0);
 	}, 60_000);
 });
