@@ -37,6 +37,13 @@ async function main(argv: string[]): Promise<number> {
 }
 
 // No top-level await: the executable is compiled to bytecode, which needs a CommonJS entry.
-void main(process.argv.slice(2)).then((code) => {
-	process.exitCode = code;
-});
+void main(process.argv.slice(2)).then(
+	(code) => {
+		process.exitCode = code;
+	},
+	// A refused bundle, an unreachable server, a broken data directory: one clear line, not a stack trace.
+	(error: unknown) => {
+		console.error(`p2: ${error instanceof Error ? error.message : String(error)}`);
+		process.exitCode = 1;
+	},
+);

@@ -94,6 +94,10 @@ export class ChatScreen {
 	#hasOlder = false;
 	#loadingOlder = false;
 	#olderWatch: ReturnType<typeof setInterval> | undefined;
+	/** Texts sent but not yet taken by the server (held while the connection is down). */
+	readonly #sending: string[] = [];
+	#connection: "connecting" | "open" | "closed" = "connecting";
+	#wasOpen = false;
 	readonly #transcript: ScrollView;
 	#noticeCount = 0;
 	#toolsExpanded = false;
@@ -144,6 +148,13 @@ export class ChatScreen {
 
 	get toolsExpanded(): boolean {
 		return this.#toolsExpanded;
+	}
+
+	/** The launcher's connection to the server: while it is down, sends wait and the dock says so. */
+	setConnection(state: "connecting" | "open" | "closed"): void {
+		this.#connection = state;
+		if (state === "open") this.#wasOpen = true;
+		this.#refresh();
 	}
 
 	setViewer(id: string | undefined): void {
@@ -225,7 +236,15 @@ export class ChatScreen {
 				});
 			return;
 		}
-		this.#options.send(text, mode).catch((error: unknown) => {
+		this.#sending.push(text);
+		this.#refresh();
+		const done = () => {
+			const at = this.#sending.indexOf(text);
+			if (at >= 0) this.#sending.splice(at, 1);
+			this.#refresh();
+		};
+		this.#options.send(text, mode).then(done, (error: unknown) => {
+			done();
 			// Nothing is lost: the text goes back into the editor, ahead of what was typed since.
 			const now = this.editor.getText();
 			this.editor.setText(now ? `${text}\n${now}` : text);
@@ -432,6 +451,8 @@ export class ChatScreen {
 		});
 		if (queue.some((q) => q.author.id === this.#viewerId))
 			lines.push(t.fg("dim", "↳ Alt+Up to edit all queued messages"));
+		for (const text of this.#sending) lines.push(t.fg("dim", `Sending: ${visibleText(text, false)}`));
+		if (this.#connection !== "open" && this.#wasOpen) lines.push(t.fg("warning", "Reconnecting to the server…"));
 		this.#pending.setText(lines.length ? `\n${lines.join("\n")}` : "");
 		const live = chat?.live;
 		if (live?.retry) {

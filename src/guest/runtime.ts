@@ -377,7 +377,7 @@ export class GuestRuntime {
 			case "connection":
 				if (message.state === "open") this.#client.attach((text) => this.#host.post({ kind: "frame", text }));
 				else this.#client.detach();
-				return;
+				return this.#screen.setConnection(message.state);
 			case "capabilities":
 				this.#terminal.setCapabilities(message.capabilities);
 				return this.#setFacts({ ...this.#facts, trueColor: message.capabilities.trueColor });

@@ -1,4 +1,5 @@
 import { parseArgs } from "node:util";
+import { defaultGuestBundle } from "./bundle.ts";
 import { defaultPlugins } from "./plugins.ts";
 import { ServerConfigError, startServer } from "./server.ts";
 import { resolveDataDir } from "./store/data-dir.ts";
@@ -88,6 +89,8 @@ export async function serveCommand(argv: string[]): Promise<number> {
 			behindProxy: args.behindProxy,
 			publicOrigin: args.publicOrigin,
 			plugins: defaultPlugins(),
+			// The UI every launcher that connects runs: a server on its own serves it too.
+			bundle: defaultGuestBundle(),
 			advertise: true,
 		});
 		console.log(`p2 server listening on ${server.origin}`);

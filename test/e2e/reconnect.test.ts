@@ -1,0 +1,67 @@
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { type FakeOpenAI, startFakeOpenAI, writeFakeModelsJson } from "../support/fake-openai.ts";
+import { runInPty } from "../support/pty.ts";
+
+const MAIN = join(import.meta.dir, "..", "..", "src", "main.ts");
+let home: string;
+let data: string;
+let fake: FakeOpenAI;
+let env: Record<string, string>;
+
+beforeAll(async () => {
+	home = mkdtempSync(join(tmpdir(), "p2-reconnect-"));
+	data = join(home, "data");
+	mkdirSync(data, { mode: 0o700 });
+	fake = await startFakeOpenAI();
+	writeFakeModelsJson(data, fake.baseUrl);
+	env = { PATH: process.env.PATH ?? "", HOME: home, P2_DATA_DIR: data, TERM: "xterm-256color" };
+});
+afterAll(async () => {
+	await fake.stop();
+	rmSync(home, { recursive: true, force: true });
+});
+
+async function serve() {
+	const server = Bun.spawn([process.execPath, MAIN, "serve", "--port", "0"], {
+		env,
+		stdout: "ignore",
+		stderr: "ignore",
+	});
+	const info = join(data, "server.json");
+	for (let i = 0; i < 200 && !existsSync(info); i++) await Bun.sleep(50);
+	return server;
+}
+
+test("a message sent while this device's server is away waits, then goes once when it is back", async () => {
+	let server = await serve();
+	const run = runInPty([process.execPath, MAIN], { env, cwd: home, cols: 100, rows: 24 });
+	await run.waitFor((s) => s.includes("fake-model"), "the screen");
+	fake.enqueue({ text: "first answer" });
+	run.type("before\r");
+	await run.waitFor((s) => s.includes("first answer"), "an answer while connected");
+
+	server.kill("SIGTERM");
+	await server.exited;
+	await run.waitFor((s) => s.includes("Reconnecting to the server"), "the reconnecting line");
+	run.type("while away\r");
+	await run.waitFor((s) => s.includes("Sending: while away"), "the held message");
+	const requestsBefore = fake.requests.length;
+
+	fake.enqueue({ text: "answer after the server came back" });
+	server = await serve();
+	await run.waitFor((s) => s.includes("answer after the server came back"), "the held message answered", 30_000);
+	expect(text(run.screen())).not.toContain("Sending: while away");
+	const sent = fake.requests.slice(requestsBefore).map((r) => JSON.stringify(r));
+	expect(sent.filter((r) => r.includes("while away"))).toHaveLength(1);
+	run.type("\x04");
+	expect(await run.exited).toBe(0);
+	server.kill("SIGTERM");
+	await server.exited;
+}, 60_000);
+
+function text(lines: string[]): string {
+	return lines.join("\n");
+}
