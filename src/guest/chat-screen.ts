@@ -20,6 +20,7 @@ import type { ThemedItem } from "../ui/transcript/themed.ts";
 import { UserMessage, type UserMessageData } from "../ui/transcript/user-message.ts";
 import { CommandRegistry, parseSlash, SlashAutocomplete } from "./commands.ts";
 import { type DisplayItem, displayItems, sameItem } from "./display-items.ts";
+import { EntryHistory } from "./entry-history.ts";
 import { MarkdownTransformers, Slots, ToolRenderers } from "./registries.ts";
 import type { ReadingAnchor } from "./snapshot.ts";
 
@@ -85,12 +86,7 @@ export class ChatScreen {
 	#status: StatusState | undefined;
 	#session: SessionFacts = { cwd: undefined, title: "" };
 	#notices: { key: string; data: StatusLineData; afterSeq: number }[] = [];
-	/**
-	 * Every committed entry seen, by seq, in order: the server's window slides forward during a long session
-	 * and older pages arrive on demand, but what the person has on screen never disappears or moves.
-	 */
-	#entries: ChatEntry[] = [];
-	#bySeq = new Map<number, ChatEntry>();
+	readonly #history = new EntryHistory();
 	#hasOlder = false;
 	#loadingOlder = false;
 	#olderWatch: ReturnType<typeof setInterval> | undefined;
@@ -165,7 +161,7 @@ export class ChatScreen {
 	setChat(state: ChatState | undefined): void {
 		const first = !this.#chat && state;
 		this.#chat = state;
-		if (state) this.#merge(state.entries);
+		if (state) this.#history.merge(state.entries);
 		if (first) this.#setHasOlder(state.older);
 		// Up-arrow history starts with this person's own messages in the conversation, oldest first (pi).
 		if (first) {
@@ -197,7 +193,7 @@ export class ChatScreen {
 
 	/** A status line in the transcript; one that follows another with nothing between replaces it (pi). */
 	notice(text: string, tone: StatusLineData["tone"] = "status"): void {
-		const afterSeq = this.#entries.at(-1)?.seq ?? 0;
+		const afterSeq = this.#history.last?.seq ?? 0;
 		const last = this.#notices.at(-1);
 		if (last && last.afterSeq === afterSeq && this.#order.at(-1) === last.key) {
 			last.data = { text, tone };
@@ -255,7 +251,7 @@ export class ChatScreen {
 	/** Scrolled to the top with more before it: the next page is loaded above, keeping the reading position. */
 	async maybeLoadOlder(): Promise<void> {
 		if (!this.#hasOlder || this.#loadingOlder || this.#transcript.scrollTop > 0) return;
-		const first = this.#entries[0];
+		const first = this.#history.first;
 		if (!first) return;
 		this.#loadingOlder = true;
 		try {
@@ -263,7 +259,7 @@ export class ChatScreen {
 			this.#setHasOlder(page.more);
 			const width = this.#transcript.getContentWidth(this.#options.tui.terminal.columns);
 			const before = this.#document.render(width).length;
-			this.#merge(page.entries);
+			this.#history.merge(page.entries);
 			this.#refresh();
 			const added = this.#document.render(width).length - before;
 			if (added > 0) this.#transcript.scrollTo(this.#transcript.scrollTop + added, { disableFollow: true });
@@ -285,29 +281,6 @@ export class ChatScreen {
 		if (!more && this.#olderWatch) {
 			clearInterval(this.#olderWatch);
 			this.#olderWatch = undefined;
-		}
-	}
-
-	#merge(entries: readonly ChatEntry[]): void {
-		for (const entry of entries) {
-			const known = this.#bySeq.get(entry.seq);
-			if (known === entry) continue;
-			this.#bySeq.set(entry.seq, entry);
-			const last = this.#entries.at(-1);
-			if (!last || entry.seq > last.seq) {
-				this.#entries.push(entry);
-				continue;
-			}
-			// Binary search: replace a known entry in place, or insert an older one where it belongs.
-			let lo = 0;
-			let hi = this.#entries.length;
-			while (lo < hi) {
-				const mid = (lo + hi) >> 1;
-				if (this.#entries[mid]!.seq < entry.seq) lo = mid + 1;
-				else hi = mid;
-			}
-			if (this.#entries[lo]?.seq === entry.seq) this.#entries[lo] = entry;
-			else this.#entries.splice(lo, 0, entry);
 		}
 	}
 
@@ -357,7 +330,8 @@ export class ChatScreen {
 		const now = Date.now();
 		const items: DisplayItem[] = chat
 			? displayItems(
-					{ ...chat, entries: this.#entries },
+					// displayItems only reads the entries.
+					{ ...chat, entries: this.#history.entries as ChatEntry[] },
 					{
 						viewerId: this.#viewerId,
 						toolsExpanded: this.#toolsExpanded,
