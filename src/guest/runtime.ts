@@ -1,7 +1,6 @@
 import { matchesKey, TuiAltScreen } from "@earendil-works/pi-tui";
 import { accessContract } from "../plugins/access/contract.ts";
 import { chatContract, MAIN_CONVERSATION, type QueueMode } from "../plugins/chat/contract.ts";
-import { modelsContract } from "../plugins/models/contract.ts";
 import { sessionsContract } from "../plugins/sessions/contract.ts";
 import { statusContract } from "../plugins/status/contract.ts";
 import type { GuestHost, LauncherMessage } from "../protocol/channel.ts";
@@ -16,6 +15,7 @@ import { ChatScreen } from "./chat-screen.ts";
 import { configureProcess } from "./process-shim.ts";
 import { chooseSession } from "./session-choice.ts";
 import { parseSnapshot, type ReloadSnapshot, serializeSnapshot } from "./snapshot.ts";
+import { applyStartFlags } from "./start-flags.ts";
 
 const ROLE_LABELS: Record<Role, string> = {
 	deviceOwner: "this device",
@@ -152,7 +152,16 @@ export class GuestRuntime {
 			const status = this.#client.open(statusContract, input);
 			status.onChange((state) => this.#screen.setStatus(state));
 			// The command line's choices apply once, to the session this start opened (not after a reload).
-			if (start.reason === "start") await this.#applyFlags(id, sessions);
+			if (start.reason === "start" && this.#role && this.#chat) {
+				await applyStartFlags(start.args, {
+					role: this.#role,
+					session: id,
+					sessions,
+					chat: this.#chat,
+					client: this.#client,
+					notice: (text, tone) => this.#screen.notice(text, tone),
+				});
+			}
 		} catch (error) {
 			this.#screen.notice(`Error: ${error instanceof Error ? error.message : String(error)}`, "error");
 		} finally {
@@ -181,49 +190,6 @@ export class GuestRuntime {
 				this.#screen.notice(`Session name set: ${title}`);
 			},
 		});
-	}
-
-	/** `--name`, `--model`, `--provider` and `--thinking`, as pi applies them: to the session that opens. */
-	async #applyFlags(id: string, sessions: ObjectRef<typeof sessionsContract>): Promise<void> {
-		const args = this.#host.start.args;
-		if (!args.name && !args.model && !args.thinking) return;
-		if (this.#role !== "owner" && this.#role !== "deviceOwner") {
-			return this.#screen.notice("Only the session's owner can set its name, model or thinking level.", "warning");
-		}
-		if (args.name) {
-			await sessions.call("rename", { id, title: args.name });
-			this.#screen.notice(`Session name set: ${args.name}`);
-		}
-		const chat = this.#chat;
-		if (!chat || (!args.model && !args.thinking)) return;
-		let model: { provider: string; id: string } | undefined;
-		if (args.model) {
-			model = await this.#findModel(args.model, args.provider);
-			if (!model) return this.#screen.notice(`Error: no model ${args.model} on this server`, "error");
-		}
-		await chat.ready;
-		const state = await chat.call("configure", {
-			...(model ? { model } : {}),
-			...(args.thinking ? { thinkingLevel: args.thinking } : {}),
-		});
-		if (model) this.#screen.notice(`Model: ${state?.id ?? model.id}`);
-		if (args.thinking) this.#screen.notice(`Thinking level: ${args.thinking}`);
-	}
-
-	/** `provider/id`, or an id with `--provider`, or an id that only one provider has. */
-	async #findModel(spec: string, provider: string | undefined): Promise<{ provider: string; id: string } | undefined> {
-		const catalog = this.#client.open(modelsContract, {});
-		try {
-			await catalog.ready;
-			const models = catalog.state?.models ?? [];
-			const slash = spec.indexOf("/");
-			const wanted =
-				slash > 0 && !provider ? { provider: spec.slice(0, slash), id: spec.slice(slash + 1) } : { provider, id: spec };
-			const matches = models.filter((m) => m.id === wanted.id && (!wanted.provider || m.provider === wanted.provider));
-			return matches.length === 1 ? { provider: matches[0]!.provider, id: matches[0]!.id } : undefined;
-		} finally {
-			catalog.close();
-		}
 	}
 
 	/**

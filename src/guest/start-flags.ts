@@ -1,0 +1,61 @@
+import type { chatContract } from "../plugins/chat/contract.ts";
+import { modelsContract } from "../plugins/models/contract.ts";
+import type { sessionsContract } from "../plugins/sessions/contract.ts";
+import type { StartData } from "../protocol/channel.ts";
+import type { ObjectClient, ObjectRef } from "../protocol/object-client.ts";
+import type { Role } from "../protocol/roles.ts";
+import type { StatusLineData } from "../ui/transcript/status-line.ts";
+
+export interface StartFlagsContext {
+	readonly role: Role;
+	readonly session: string;
+	readonly sessions: ObjectRef<typeof sessionsContract>;
+	readonly chat: ObjectRef<typeof chatContract>;
+	readonly client: ObjectClient;
+	notice(text: string, tone?: StatusLineData["tone"]): void;
+}
+
+/** `--name`, `--model`, `--provider` and `--thinking`, as pi applies them: to the session that opens (owner). */
+export async function applyStartFlags(args: StartData["args"], ctx: StartFlagsContext): Promise<void> {
+	if (!args.name && !args.model && !args.thinking) return;
+	if (ctx.role !== "owner" && ctx.role !== "deviceOwner") {
+		return ctx.notice("Only the session's owner can set its name, model or thinking level.", "warning");
+	}
+	if (args.name) {
+		await ctx.sessions.call("rename", { id: ctx.session, title: args.name });
+		ctx.notice(`Session name set: ${args.name}`);
+	}
+	if (!args.model && !args.thinking) return;
+	let model: { provider: string; id: string } | undefined;
+	if (args.model) {
+		model = await findModel(ctx.client, args.model, args.provider);
+		if (!model) return ctx.notice(`Error: no model ${args.model} on this server`, "error");
+	}
+	await ctx.chat.ready;
+	const state = await ctx.chat.call("configure", {
+		...(model ? { model } : {}),
+		...(args.thinking ? { thinkingLevel: args.thinking } : {}),
+	});
+	if (model) ctx.notice(`Model: ${state?.id ?? model.id}`);
+	if (args.thinking) ctx.notice(`Thinking level: ${args.thinking}`);
+}
+
+/** `provider/id`, or an id with `--provider`, or an id that only one provider has. */
+async function findModel(
+	client: ObjectClient,
+	spec: string,
+	provider: string | undefined,
+): Promise<{ provider: string; id: string } | undefined> {
+	const catalog = client.open(modelsContract, {});
+	try {
+		await catalog.ready;
+		const models = catalog.state?.models ?? [];
+		const slash = spec.indexOf("/");
+		const wanted =
+			slash > 0 && !provider ? { provider: spec.slice(0, slash), id: spec.slice(slash + 1) } : { provider, id: spec };
+		const matches = models.filter((m) => m.id === wanted.id && (!wanted.provider || m.provider === wanted.provider));
+		return matches.length === 1 ? { provider: matches[0]!.provider, id: matches[0]!.id } : undefined;
+	} finally {
+		catalog.close();
+	}
+}
