@@ -12,6 +12,7 @@ import { ThemeRef } from "../ui/theme/theme-ref.ts";
 import { THINKING_TOKENS, type ThinkingLevel } from "../ui/theme/tokens.ts";
 import { BridgeTerminal } from "./bridge-terminal.ts";
 import { ChatScreen } from "./chat-screen.ts";
+import { registerCoreCommands } from "./core-commands.ts";
 import { configureProcess } from "./process-shim.ts";
 import { chooseSession } from "./session-choice.ts";
 import { parseSnapshot, type ReloadSnapshot, serializeSnapshot } from "./snapshot.ts";
@@ -83,7 +84,15 @@ export class GuestRuntime {
 	}
 
 	start(): void {
-		this.#registerCommands();
+		registerCoreCommands(this.#screen.commands, {
+			exit: () => this.#exit(),
+			reload: () => this.#host.post({ kind: "reload" }),
+			rename: async (title) => {
+				if (!this.#sessions || !this.#sessionId) throw new Error("No session is open yet.");
+				await this.#sessions.call("rename", { id: this.#sessionId, title });
+			},
+			notice: (text) => this.#screen.notice(text),
+		});
 		this.#tui.setLayoutRoot(this.#screen.root);
 		this.#tui.setFocus(this.#screen.editor);
 		this.#tui.addInputListener((data) => this.#onKey(data));
@@ -167,29 +176,6 @@ export class GuestRuntime {
 		} finally {
 			this.#choosing = false;
 		}
-	}
-
-	#registerCommands(): void {
-		const commands = this.#screen.commands;
-		commands.register({ id: "app.quit", name: "quit", description: "Quit p2", run: () => this.#exit() });
-		commands.register({
-			id: "app.reload",
-			name: "reload",
-			description: "Reload the UI from the server's current bundle (the draft and reading position stay)",
-			run: () => this.#host.post({ kind: "reload" }),
-		});
-		commands.register({
-			id: "sessions.rename",
-			name: "name",
-			argumentHint: "<title>",
-			description: "Set the session's name",
-			run: async (title) => {
-				if (!title) throw new Error("Usage: /name <title>");
-				if (!this.#sessions || !this.#sessionId) throw new Error("No session is open yet.");
-				await this.#sessions.call("rename", { id: this.#sessionId, title });
-				this.#screen.notice(`Session name set: ${title}`);
-			},
-		});
 	}
 
 	/**
