@@ -86,7 +86,7 @@ export class ChatScreen {
 	#status: StatusState | undefined;
 	#session: SessionFacts = { cwd: undefined, title: "" };
 	#notices: { key: string; data: StatusLineData; afterSeq: number }[] = [];
-	readonly #history = new EntryHistory();
+	#history = new EntryHistory();
 	#hasOlder = false;
 	#loadingOlder = false;
 	#olderWatch: ReturnType<typeof setInterval> | undefined;
@@ -282,6 +282,21 @@ export class ChatScreen {
 			clearInterval(this.#olderWatch);
 			this.#olderWatch = undefined;
 		}
+	}
+
+	/** Empties the transcript for another session (the header, the slots and the editor stay). */
+	reset(): void {
+		this.#history = new EntryHistory();
+		this.#chat = undefined;
+		this.#status = undefined;
+		this.#notices = [];
+		this.#items.clear();
+		this.#order = [];
+		this.#setHasOlder(false);
+		this.#document.clear();
+		this.#document.addChild(this.#header);
+		this.#document.addChild(this.slots.container("header"));
+		this.#refresh();
 	}
 
 	/** Where the person is reading: the item at the top of the view and the line within it; none when following. */

@@ -15,7 +15,7 @@ import { ChatScreen } from "./chat-screen.ts";
 import { registerCoreCommands } from "./core-commands.ts";
 import { configureProcess } from "./process-shim.ts";
 import { chooseSession } from "./session-choice.ts";
-import { parseSnapshot, type ReloadSnapshot, serializeSnapshot } from "./snapshot.ts";
+import { parseSnapshot, type ReadingAnchor, type ReloadSnapshot, serializeSnapshot } from "./snapshot.ts";
 import { applyStartFlags } from "./start-flags.ts";
 
 const ROLE_LABELS: Record<Role, string> = {
@@ -44,6 +44,9 @@ export class GuestRuntime {
 	#chat: ObjectRef<typeof chatContract> | undefined;
 	#sessionId: string | undefined;
 	#sessions: ObjectRef<typeof sessionsContract> | undefined;
+	#status: ObjectRef<typeof statusContract> | undefined;
+	/** Drafts of the sessions this run has left, by `session:conversation`. */
+	readonly #drafts: Record<string, string>;
 	#choosing = false;
 	readonly #restored: ReloadSnapshot | undefined;
 	#facts: TerminalFacts;
@@ -68,6 +71,7 @@ export class GuestRuntime {
 		});
 		const snapshot = parseSnapshot(start.snapshot);
 		this.#restored = snapshot;
+		this.#drafts = { ...snapshot?.drafts };
 		this.#screen = new ChatScreen({
 			tui: this.#tui,
 			theme: this.#theme,
@@ -92,6 +96,7 @@ export class GuestRuntime {
 				await this.#sessions.call("rename", { id: this.#sessionId, title });
 			},
 			notice: (text) => this.#screen.notice(text),
+			newSession: (path) => this.#newSession(path),
 		});
 		this.#tui.setLayoutRoot(this.#screen.root);
 		this.#tui.setFocus(this.#screen.editor);
@@ -138,28 +143,8 @@ export class GuestRuntime {
 			if (choice.kind === "none") return this.#screen.notice(choice.reason, "warning");
 			if (choice.kind === "create") id = (await sessions.call("create", { cwd: choice.cwd })).id;
 			else id = choice.id;
-			this.#sessionId = id;
-			const showRow = () => {
-				const row = sessions.state?.sessions.find((s) => s.id === id);
-				if (!row) return;
-				this.#screen.setSession({ cwd: row.cwd, branch: row.branch, title: row.title });
-				const base = row.cwd.split("/").filter(Boolean).at(-1) ?? row.cwd;
-				this.#terminal.setTitle(row.title ? `π - ${row.title} - ${base}` : `π - ${base}`);
-			};
-			sessions.onChange(showRow);
-			showRow();
-			const input = { session: id, conversation: MAIN_CONVERSATION };
-			this.#chat = this.#client.open(chatContract, input);
-			let anchor = this.#restored?.anchor;
-			this.#chat.onChange((state) => {
-				this.#screen.setChat(state);
-				if (anchor && this.#screen.restorePosition(anchor)) anchor = undefined;
-			});
-			this.#chat.onStatus((status) => {
-				if (status.kind === "refused") this.#screen.notice(`Error: ${status.message}`, "error");
-			});
-			const status = this.#client.open(statusContract, input);
-			status.onChange((state) => this.#screen.setStatus(state));
+			sessions.onChange(() => this.#showRow());
+			this.#openSession(id, this.#restored?.anchor);
 			// The command line's choices apply once, to the session this start opened (not after a reload).
 			if (start.reason === "start" && this.#role && this.#chat) {
 				await applyStartFlags(start.args, {
@@ -176,6 +161,61 @@ export class GuestRuntime {
 		} finally {
 			this.#choosing = false;
 		}
+	}
+
+	/** The footer and the terminal title follow the open session's row in the catalog. */
+	#showRow(): void {
+		const row = this.#sessions?.state?.sessions.find((s) => s.id === this.#sessionId);
+		if (!row) return;
+		this.#screen.setSession({ cwd: row.cwd, branch: row.branch, title: row.title });
+		const base = row.cwd.split("/").filter(Boolean).at(-1) ?? row.cwd;
+		this.#terminal.setTitle(row.title ? `π - ${row.title} - ${base}` : `π - ${base}`);
+	}
+
+	/**
+	 * Opens a session's main conversation on the screen. Switching from another keeps that one's draft (the
+	 * snapshot carries drafts per session) and gives the new one its own.
+	 */
+	#openSession(id: string, anchor?: ReadingAnchor): void {
+		const previous = this.#sessionId;
+		if (previous && previous !== id) {
+			this.#drafts[`${previous}:${MAIN_CONVERSATION}`] = this.#screen.editor.getText();
+			this.#chat?.close();
+			this.#status?.close();
+			this.#screen.reset();
+			this.#screen.editor.setText(this.#drafts[`${id}:${MAIN_CONVERSATION}`] ?? "");
+		}
+		this.#sessionId = id;
+		this.#showRow();
+		const input = { session: id, conversation: MAIN_CONVERSATION };
+		const chat = this.#client.open(chatContract, input);
+		this.#chat = chat;
+		let pending = anchor;
+		chat.onChange((state) => {
+			if (this.#chat !== chat) return;
+			this.#screen.setChat(state);
+			if (pending && this.#screen.restorePosition(pending)) pending = undefined;
+		});
+		chat.onStatus((status) => {
+			if (this.#chat === chat && status.kind === "refused") this.#screen.notice(`Error: ${status.message}`, "error");
+		});
+		const status = this.#client.open(statusContract, input);
+		this.#status = status;
+		status.onChange((state) => {
+			if (this.#status === status) this.#screen.setStatus(state);
+		});
+	}
+
+	/** `/new [path]`: a new session in the path (relative to the open session's directory), or the same one. */
+	async #newSession(path: string): Promise<void> {
+		if (!this.#sessions) throw new Error("No session catalog yet.");
+		const here =
+			this.#sessions.state?.sessions.find((s) => s.id === this.#sessionId)?.cwd ?? this.#host.start.local?.cwd;
+		const cwd = !path ? here : path.startsWith("/") ? path : here ? `${here.replace(/\/$/, "")}/${path}` : undefined;
+		if (!cwd) throw new Error("Usage: /new <absolute path on the server>");
+		const row = await this.#sessions.call("create", { cwd });
+		this.#openSession(row.id);
+		this.#screen.notice("✓ New session started", "success");
 	}
 
 	/**
@@ -307,7 +347,7 @@ export class GuestRuntime {
 	#snapshot(): ReloadSnapshot {
 		const draft = this.#screen.editor.getText();
 		const anchor = this.#screen.readingPosition();
-		const drafts = { ...this.#restored?.drafts };
+		const drafts = { ...this.#drafts };
 		if (this.#sessionId) drafts[`${this.#sessionId}:${MAIN_CONVERSATION}`] = draft;
 		return {
 			version: 2,

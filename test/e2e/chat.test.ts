@@ -219,7 +219,17 @@ describe("the chat surface end to end (real server, fake model)", () => {
 		);
 		run.type("/name\r");
 		await run.waitFor((s) => s.includes("Error: Usage: /name <title>"), "the usage");
-		run.type("\x15/quit\r");
+		// /new: an empty transcript in a new session, the old one's text gone from the screen.
+		run.type("\x15unsent draft");
+		run.type("\x15/new\r");
+		await run.waitFor(
+			(s) => s.includes("✓ New session started") && !s.includes("kept across the reload"),
+			"a new session",
+		);
+		fake.enqueue({ text: "answer in the new session" });
+		run.type("hello new\r");
+		await run.waitFor((s) => s.includes("answer in the new session"), "the new session working");
+		run.type("/quit\r");
 		expect(await run.exited).toBe(0);
 	}, 60_000);
 });
