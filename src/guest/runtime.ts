@@ -1,6 +1,7 @@
 import { matchesKey, TuiAltScreen } from "@earendil-works/pi-tui";
 import { accessContract } from "../plugins/access/contract.ts";
 import { chatContract, MAIN_CONVERSATION, type QueueMode } from "../plugins/chat/contract.ts";
+import { modelsContract } from "../plugins/models/contract.ts";
 import { sessionsContract } from "../plugins/sessions/contract.ts";
 import { statusContract } from "../plugins/status/contract.ts";
 import type { GuestHost, LauncherMessage } from "../protocol/channel.ts";
@@ -145,6 +146,7 @@ export class GuestRuntime {
 			else id = choice.id;
 			sessions.onChange(() => this.#showRow());
 			this.#openSession(id, this.#restored?.anchor);
+			if (start.reason === "start") void this.#warnAboutModels();
 			// The command line's choices apply once, to the session this start opened (not after a reload).
 			if (start.reason === "start" && this.#role && this.#chat) {
 				await applyStartFlags(start.args, {
@@ -160,6 +162,31 @@ export class GuestRuntime {
 			this.#screen.notice(`Error: ${error instanceof Error ? error.message : String(error)}`, "error");
 		} finally {
 			this.#choosing = false;
+		}
+	}
+
+	/**
+	 * pi's startup warnings about models, for owners (guests never see the catalog): none configured, or a
+	 * configuration the server could not read.
+	 */
+	async #warnAboutModels(): Promise<void> {
+		if (this.#role !== "owner" && this.#role !== "deviceOwner") return;
+		const catalog = this.#client.open(modelsContract, {});
+		try {
+			await catalog.ready;
+			const state = catalog.state;
+			if (!state) return;
+			for (const problem of state.problems) this.#screen.notice(`Error: ${problem}`, "error");
+			if (state.models.length === 0) {
+				this.#screen.notice(
+					"Warning: No models available. Configure a provider in the server's models.json (data directory).",
+					"warning",
+				);
+			}
+		} catch {
+			// Not fatal: the footer says "unknown" and a send says why.
+		} finally {
+			catalog.close();
 		}
 	}
 

@@ -1,0 +1,21 @@
+import { expect, test } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { runInPty } from "../support/pty.ts";
+
+const MAIN = join(import.meta.dir, "..", "..", "src", "main.ts");
+
+test("with no model configured, the owner is told where to configure one, as pi warns at start", async () => {
+	const home = mkdtempSync(join(tmpdir(), "p2-nomodels-"));
+	try {
+		const env = { PATH: process.env.PATH ?? "", HOME: home, P2_DATA_DIR: join(home, "data"), TERM: "xterm-256color" };
+		const run = runInPty([process.execPath, MAIN], { env, cwd: home, cols: 120, rows: 30 });
+		await run.waitFor((s) => s.includes("Warning: No models available."), "the warning");
+		expect(run.screen().join("\n")).toContain("unknown");
+		run.type("\x04");
+		expect(await run.exited).toBe(0);
+	} finally {
+		rmSync(home, { recursive: true, force: true });
+	}
+}, 30_000);
