@@ -1,6 +1,6 @@
-import { type Component, truncateToWidth, visibleWidth } from "@earendil-works/pi-tui";
+import { truncateToWidth, visibleWidth } from "@earendil-works/pi-tui";
 import { formatTokens, shortenHome, visibleText } from "./text.ts";
-import type { ThemeRef } from "./theme/theme-ref.ts";
+import { ThemedLines } from "./themed-lines.ts";
 
 export interface FooterData {
 	readonly cwd: string | undefined;
@@ -17,36 +17,10 @@ export interface FooterData {
 }
 
 /** pi's footer: cwd • title; the usage stats left, the model • thinking level right; plugin statuses. */
-export class Footer implements Component {
-	readonly #theme: ThemeRef;
-	#data: FooterData;
-	#cache: { width: number; version: number; lines: string[] } | undefined;
-
-	constructor(theme: ThemeRef, data: FooterData) {
-		this.#theme = theme;
-		this.#data = data;
-	}
-
-	set(data: FooterData): void {
-		this.#data = data;
-		this.#cache = undefined;
-	}
-
-	invalidate(): void {
-		this.#cache = undefined;
-	}
-
-	render(width: number): string[] {
-		const version = this.#theme.version;
-		if (this.#cache?.width === width && this.#cache.version === version) return this.#cache.lines;
-		const lines = this.#build(width);
-		this.#cache = { width, version, lines };
-		return lines;
-	}
-
-	#build(width: number): string[] {
-		const t = this.#theme.current;
-		const d = this.#data;
+export class Footer extends ThemedLines<FooterData> {
+	protected build(width: number): string[] {
+		const t = this.theme.current;
+		const d = this.data;
 		const where = d.cwd ? `${shortenHome(d.cwd, d.home)}${d.branch ? ` (${visibleText(d.branch, false)})` : ""}` : "";
 		const place = [where, d.title ? visibleText(d.title, false) : ""].filter(Boolean).join(" • ");
 		const lines = [t.fg("dim", truncateToWidth(place, width, t.fg("dim", "...")))];

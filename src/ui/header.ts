@@ -1,5 +1,5 @@
-import { type Component, truncateToWidth } from "@earendil-works/pi-tui";
-import type { ThemeRef } from "./theme/theme-ref.ts";
+import { truncateToWidth } from "@earendil-works/pi-tui";
+import { ThemedLines } from "./themed-lines.ts";
 
 /** pi's brand colors do not follow the theme: coral, blue and yellow, in 24-bit or their 256-color indexes. */
 const BRAND = {
@@ -29,40 +29,18 @@ export interface HeaderData {
 }
 
 /** pi's startup header: the two-row logo, the place line, the key hints and the help line. */
-export class Header implements Component {
-	readonly #theme: ThemeRef;
-	#data: HeaderData;
-	#cache: { width: number; version: number; lines: string[] } | undefined;
-
-	constructor(theme: ThemeRef, data: HeaderData) {
-		this.#theme = theme;
-		this.#data = data;
+export class Header extends ThemedLines<HeaderData> {
+	protected build(width: number): string[] {
+		return this.#lines().map((line) => truncateToWidth(line, width, ""));
 	}
 
-	set(data: HeaderData): void {
-		this.#data = data;
-		this.#cache = undefined;
-	}
-
-	invalidate(): void {
-		this.#cache = undefined;
-	}
-
-	render(width: number): string[] {
-		const version = this.#theme.version;
-		if (this.#cache?.width === width && this.#cache.version === version) return this.#cache.lines;
-		const lines = this.#build().map((line) => truncateToWidth(line, width, ""));
-		this.#cache = { width, version, lines };
-		return lines;
-	}
-
-	#build(): string[] {
-		const t = this.#theme.current;
+	#lines(): string[] {
+		const t = this.theme.current;
 		const b = BRAND[t.mode];
 		const sgr = (code: string, text: string) => `\x1b[${code}m${text}`;
 		const top = `${sgr(`${b.coral};${b.blueBg}`, "▀")}\x1b[49m${sgr(b.coral, "▀█")}\x1b[39m `;
 		const bottom = `${sgr(b.blue, "█▀")}\x1b[39m ${sgr(b.yellow, "█")}\x1b[39m`;
-		const { hints, place, help, expanded } = this.#data;
+		const { hints, place, help, expanded } = this.data;
 		const hint = (h: HeaderHint) => `${t.fg("dim", h.key)} ${t.fg("muted", h.description)}`;
 		const lines = [" ", ` ${top} ${t.fg("dim", place)}`];
 		if (expanded) {
