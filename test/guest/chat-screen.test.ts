@@ -1,30 +1,10 @@
 import { describe, expect, test } from "bun:test";
-import { type Terminal, TuiAltScreen } from "@earendil-works/pi-tui";
+import { TuiAltScreen } from "@earendil-works/pi-tui";
 import { ChatScreen } from "../../src/guest/chat-screen.ts";
 import type { ChatEntry, ChatState } from "../../src/plugins/chat/contract.ts";
 import { Theme } from "../../src/ui/theme/theme.ts";
 import { ThemeRef } from "../../src/ui/theme/theme-ref.ts";
-
-function fakeTerminal(columns: number, rows: number): Terminal {
-	return {
-		start() {},
-		stop() {},
-		async drainInput() {},
-		write() {},
-		columns,
-		rows,
-		kittyProtocolActive: false,
-		moveBy() {},
-		hideCursor() {},
-		showCursor() {},
-		clearLine() {},
-		clearFromCursor() {},
-		clearScreen() {},
-		setTitle() {},
-		setProgress() {},
-		setProgramStatus() {},
-	} as unknown as Terminal;
-}
+import { FakeTerminal } from "../support/fake-terminal.ts";
 
 const author = { id: "me", name: "Me", role: "deviceOwner" as const };
 function state(n: number): ChatState {
@@ -35,7 +15,7 @@ function state(n: number): ChatState {
 }
 
 function screen() {
-	const tui = new TuiAltScreen(fakeTerminal(80, 20), false, undefined, { mouse: false });
+	const tui = new TuiAltScreen(new FakeTerminal(80, 20), false, undefined, { mouse: false });
 	const chat = new ChatScreen({
 		tui,
 		theme: new ThemeRef(Theme.ansi()),

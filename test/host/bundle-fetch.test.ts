@@ -7,6 +7,7 @@ import { fetchGuestBundle } from "../../src/host/bundle-fetch.ts";
 import { runLauncher } from "../../src/host/launcher.ts";
 import { DEVICE_TOKEN_HEADER } from "../../src/protocol/server-info.ts";
 import { type P2Server, startServer } from "../../src/server/server.ts";
+import { FakeTerminal } from "../support/fake-terminal.ts";
 
 const sha256 = (s: string) => new Bun.CryptoHasher("sha256").update(s).digest("hex");
 const source = "globalThis.version = 1;";
@@ -46,27 +47,7 @@ describe("bundle fetch", () => {
 describe("signed out", () => {
 	test("a remote that refuses the owner's cookie ends the run as signed out, confirmed by the launcher", async () => {
 		const bundle = `globalThis.p2Guest = { start(host) { host.post({ kind: "output", data: "UP" }); host.post({ kind: "ready" }); } };`;
-		let output = "";
-		const terminal = {
-			start() {},
-			stop() {},
-			async drainInput() {},
-			write(data: string) {
-				output += data;
-			},
-			columns: 80,
-			rows: 24,
-			kittyProtocolActive: false,
-			moveBy() {},
-			hideCursor() {},
-			showCursor() {},
-			clearLine() {},
-			clearFromCursor() {},
-			clearScreen() {},
-			setTitle() {},
-			setProgress() {},
-			setProgramStatus() {},
-		};
+		const terminal = new FakeTerminal();
 		const result = await runLauncher({
 			args: parseLaunchArgs([]),
 			target: { kind: "owner", origin: () => server.origin, credentials: () => ({ cookie: "p2_owner=revoked" }) },
@@ -76,7 +57,7 @@ describe("signed out", () => {
 		});
 		expect(result.signedOut).toBe(true);
 		// The terminal was put back: the alternate screen and mouse modes are off.
-		expect(output.endsWith("\x1b[?1049l")).toBe(true);
-		expect(output).toContain("\x1b[?1000l");
+		expect(terminal.output.endsWith("\x1b[?1049l")).toBe(true);
+		expect(terminal.output).toContain("\x1b[?1000l");
 	}, 20000);
 });

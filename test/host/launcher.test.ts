@@ -1,51 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import type { Terminal } from "@earendil-works/pi-tui";
 import { parseLaunchArgs } from "../../src/host/args.ts";
 import { runLauncher } from "../../src/host/launcher.ts";
 import { DEVICE_TOKEN_HEADER } from "../../src/protocol/server-info.ts";
+import { FakeTerminal } from "../support/fake-terminal.ts";
 import { startTestServer, type TestServer } from "../support/p2-server.ts";
-
-class FakeTerminal implements Terminal {
-	output = "";
-	onInput: ((data: string) => void) | undefined;
-	stopped = false;
-	start(onInput: (data: string) => void): void {
-		this.onInput = onInput;
-	}
-	stop(): void {
-		this.stopped = true;
-	}
-	async drainInput(): Promise<void> {}
-	write(data: string): void {
-		this.output += data;
-	}
-	get columns() {
-		return 80;
-	}
-	get rows() {
-		return 24;
-	}
-	get kittyProtocolActive() {
-		return false;
-	}
-	moveBy(): void {}
-	hideCursor(): void {}
-	showCursor(): void {}
-	clearLine(): void {}
-	clearFromCursor(): void {}
-	clearScreen(): void {}
-	setTitle(): void {}
-	setProgress(): void {}
-	setProgramStatus(): void {}
-	async until(text: string, timeoutMs = 10000): Promise<void> {
-		const deadline = Date.now() + timeoutMs;
-		while (!this.output.includes(text)) {
-			if (Date.now() > deadline)
-				throw new Error(`timed out waiting for ${JSON.stringify(text)} in ${JSON.stringify(this.output.slice(-400))}`);
-			await Bun.sleep(20);
-		}
-	}
-}
 
 let server: TestServer;
 beforeAll(async () => {
