@@ -8,40 +8,19 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Sandbox } from "../src/host/sandbox.ts";
 import { buildGuestBundle } from "../src/server/bundle.ts";
-import { BUILTIN_THEMES } from "../src/ui/theme/builtin.ts";
-import { Theme } from "../src/ui/theme/theme.ts";
-import { ThemeRef } from "../src/ui/theme/theme-ref.ts";
-import { AssistantMessage } from "../src/ui/transcript/assistant-message.ts";
 import { startFakeOpenAI, writeFakeModelsJson } from "../test/support/fake-openai.ts";
 import { runInPty } from "../test/support/pty.ts";
 import { seedConversation } from "../test/support/seed.ts";
-import { longAnswer } from "./guest/long-answer.ts";
+import { assistantMessageCost, type StreamCost, streamCost } from "./guest/stream-render.ts";
 
 const MAIN = join(import.meta.dir, "..", "src", "main.ts");
 const round = (n: number, digits = 3) => Number(n.toFixed(digits));
-
-/** Rendering the growing answer after every token, as the screen does while streaming. */
-function renderCostPerToken(tokens: number): { msPerToken: number; lastRenderMs: number } {
-	const theme = new ThemeRef(Theme.fromJson(BUILTIN_THEMES.dark, "truecolor"));
-	const message = new AssistantMessage(theme, { parts: [{ type: "text", text: "" }], hideThinking: false });
-	let text = "";
-	const start = performance.now();
-	let last = 0;
-	for (const token of longAnswer(tokens)) {
-		text += token;
-		const t = performance.now();
-		message.update({ parts: [{ type: "text", text }], hideThinking: false });
-		message.render(120);
-		last = performance.now() - t;
-	}
-	return { msPerToken: round((performance.now() - start) / tokens), lastRenderMs: round(last) };
-}
 
 /**
  * pi 1.6.0's own assistant message on the same tokens, when its package is installed outside the repo:
  * PI_PKG=/path/to/node_modules/@earendil-works/pi-coding-agent.
  */
-async function piRenderCostPerToken(tokens: number): Promise<{ msPerToken: number; lastRenderMs: number } | string> {
+async function piRenderCostPerToken(tokens: number): Promise<StreamCost | string> {
 	const pkg = process.env.PI_PKG;
 	if (!pkg) return "set PI_PKG to measure";
 	const { AssistantMessageComponent } = await import(
@@ -50,21 +29,14 @@ async function piRenderCostPerToken(tokens: number): Promise<{ msPerToken: numbe
 	const theme = await import(join(pkg, "dist/modes/interactive/theme/theme.js"));
 	theme.initTheme?.("dark");
 	const component = new AssistantMessageComponent(undefined, false);
-	let text = "";
-	let last = 0;
-	const start = performance.now();
-	for (const token of longAnswer(tokens)) {
-		text += token;
-		const t = performance.now();
+	return streamCost(tokens, (text) => {
 		component.updateContent({ role: "assistant", content: [{ type: "text", text }] }, true);
 		component.render(120);
-		last = performance.now() - t;
-	}
-	return { msPerToken: round((performance.now() - start) / tokens), lastRenderMs: round(last) };
+	});
 }
 
 /** The same streaming render inside the real sandbox: the bundle runs under ses in a Compartment. */
-async function sandboxedRenderCostPerToken(): Promise<{ msPerToken: number; lastRenderMs: number }> {
+async function sandboxedRenderCostPerToken(): Promise<StreamCost> {
 	const bundle = await buildGuestBundle({ entry: join(import.meta.dir, "guest", "render-entry.ts") });
 	return new Promise((resolve, reject) => {
 		const sandbox = new Sandbox({
@@ -82,9 +54,8 @@ async function sandboxedRenderCostPerToken(): Promise<{ msPerToken: number; last
 			limits: { heartbeatTimeoutMs: 120_000 },
 			onMessage(message) {
 				if (message.kind === "log") {
-					const r = JSON.parse(message.text) as { msPerToken: number; lastRenderMs: number };
 					sandbox.terminate();
-					resolve({ msPerToken: round(r.msPerToken), lastRenderMs: round(r.lastRenderMs) });
+					resolve(JSON.parse(message.text) as StreamCost);
 				} else if (message.kind === "error") reject(new Error(message.message));
 			},
 			onProblem() {},
@@ -162,7 +133,7 @@ async function conversation(n: number): Promise<{ firstFrameMs: number; rssAfter
 }
 
 const result = {
-	renderCost: renderCostPerToken(4000),
+	renderCost: assistantMessageCost(4000),
 	renderCostSandboxed: await sandboxedRenderCostPerToken(),
 	renderCostPi_1_6_0: await piRenderCostPerToken(4000),
 	streaming: await framesPerSecond(),

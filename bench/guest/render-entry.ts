@@ -5,29 +5,12 @@
 import "../../src/guest/platform-prelude.ts";
 import "../../src/guest/arktype-config.ts";
 import type { GuestEntry } from "../../src/protocol/channel.ts";
-import { BUILTIN_THEMES } from "../../src/ui/theme/builtin.ts";
-import { Theme } from "../../src/ui/theme/theme.ts";
-import { ThemeRef } from "../../src/ui/theme/theme-ref.ts";
-import { AssistantMessage } from "../../src/ui/transcript/assistant-message.ts";
-import { longAnswer } from "./long-answer.ts";
+import { assistantMessageCost } from "./stream-render.ts";
 
 const entry: GuestEntry = {
 	start(host) {
-		const tokens = 4000;
-		const theme = new ThemeRef(Theme.fromJson(BUILTIN_THEMES.dark, "truecolor"));
-		const message = new AssistantMessage(theme, { parts: [{ type: "text", text: "" }], hideThinking: false });
-		let text = "";
-		let last = 0;
-		const start = performance.now();
-		for (const token of longAnswer(tokens)) {
-			text += token;
-			const t = performance.now();
-			message.update({ parts: [{ type: "text", text }], hideThinking: false });
-			message.render(120);
-			last = performance.now() - t;
-		}
-		const msPerToken = (performance.now() - start) / tokens;
-		host.post({ kind: "log", level: "info", text: JSON.stringify({ msPerToken, lastRenderMs: last }) });
+		const cost = assistantMessageCost(4000);
+		host.post({ kind: "log", level: "info", text: JSON.stringify(cost) });
 	},
 };
 (globalThis as { p2Guest?: GuestEntry }).p2Guest = entry;
