@@ -1,34 +1,26 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { type FakeOpenAI, startFakeOpenAI, writeFakeModelsJson } from "../support/fake-openai.ts";
+import { type FakeHome, fakeHome, MAIN } from "../support/fake-home.ts";
+import type { FakeOpenAI } from "../support/fake-openai.ts";
 import { runInPty } from "../support/pty.ts";
 import { seedConversation } from "../support/seed.ts";
 
-const MAIN = join(import.meta.dir, "..", "..", "src", "main.ts");
-let home: string;
+let h: FakeHome;
 let project: string;
 let fake: FakeOpenAI;
 let env: Record<string, string>;
 
 beforeAll(async () => {
-	home = mkdtempSync(join(tmpdir(), "p2-chat-"));
-	project = join(home, "proj");
+	h = await fakeHome("p2-chat-");
+	({ fake, env } = h);
+	project = join(h.home, "proj");
 	mkdirSync(project);
 	writeFileSync(join(project, "hello.py"), 'def main():\n    print("hello")\n');
 	mkdirSync(join(project, ".git"));
 	writeFileSync(join(project, ".git", "HEAD"), "ref: refs/heads/main\n");
-	const data = join(home, "data");
-	mkdirSync(data, { mode: 0o700 });
-	fake = await startFakeOpenAI();
-	writeFakeModelsJson(data, fake.baseUrl);
-	env = { PATH: process.env.PATH ?? "", HOME: home, P2_DATA_DIR: data, TERM: "xterm-256color" };
 });
-afterAll(async () => {
-	await fake.stop();
-	rmSync(home, { recursive: true, force: true });
-});
+afterAll(() => h.remove());
 
 const start = (...args: string[]) =>
 	runInPty([process.execPath, MAIN, ...args], { env, cwd: project, cols: 120, rows: 40 });

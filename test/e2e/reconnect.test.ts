@@ -1,28 +1,20 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { type FakeOpenAI, startFakeOpenAI, writeFakeModelsJson } from "../support/fake-openai.ts";
+import { type FakeHome, fakeHome, MAIN } from "../support/fake-home.ts";
+import type { FakeOpenAI } from "../support/fake-openai.ts";
 import { runInPty } from "../support/pty.ts";
 
-const MAIN = join(import.meta.dir, "..", "..", "src", "main.ts");
-let home: string;
+let h: FakeHome;
+let env: Record<string, string>;
 let data: string;
 let fake: FakeOpenAI;
-let env: Record<string, string>;
 
 beforeAll(async () => {
-	home = mkdtempSync(join(tmpdir(), "p2-reconnect-"));
-	data = join(home, "data");
-	mkdirSync(data, { mode: 0o700 });
-	fake = await startFakeOpenAI();
-	writeFakeModelsJson(data, fake.baseUrl);
-	env = { PATH: process.env.PATH ?? "", HOME: home, P2_DATA_DIR: data, TERM: "xterm-256color" };
+	h = await fakeHome("p2-reconnect-");
+	({ env, data, fake } = h);
 });
-afterAll(async () => {
-	await fake.stop();
-	rmSync(home, { recursive: true, force: true });
-});
+afterAll(() => h.remove());
 
 async function serve() {
 	const server = Bun.spawn([process.execPath, MAIN, "serve", "--port", "0"], {
@@ -37,7 +29,7 @@ async function serve() {
 
 test("a message sent while this device's server is away waits, then goes once when it is back", async () => {
 	let server = await serve();
-	const run = runInPty([process.execPath, MAIN], { env, cwd: home, cols: 100, rows: 24 });
+	const run = runInPty([process.execPath, MAIN], { env, cwd: h.home, cols: 100, rows: 24 });
 	await run.waitFor((s) => s.includes("fake-model"), "the screen");
 	fake.enqueue({ text: "first answer" });
 	run.type("before\r");

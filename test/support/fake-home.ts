@@ -1,0 +1,35 @@
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { type FakeOpenAI, startFakeOpenAI, writeFakeModelsJson } from "./fake-openai.ts";
+
+/** `src/main.ts`, as the end-to-end tests start it. */
+export const MAIN = join(import.meta.dir, "..", "..", "src", "main.ts");
+
+export interface FakeHome {
+	/** A fresh HOME with a private data directory whose models.json points at the fake provider. */
+	readonly home: string;
+	readonly data: string;
+	readonly fake: FakeOpenAI;
+	/** The environment p2 runs with: nothing of the person's own but PATH. */
+	readonly env: Record<string, string>;
+	remove(): Promise<void>;
+}
+
+export async function fakeHome(prefix: string): Promise<FakeHome> {
+	const home = mkdtempSync(join(tmpdir(), prefix));
+	const data = join(home, "data");
+	mkdirSync(data, { mode: 0o700 });
+	const fake = await startFakeOpenAI();
+	writeFakeModelsJson(data, fake.baseUrl);
+	return {
+		home,
+		data,
+		fake,
+		env: { PATH: process.env.PATH ?? "", HOME: home, P2_DATA_DIR: data, TERM: "xterm-256color" },
+		async remove() {
+			await fake.stop();
+			rmSync(home, { recursive: true, force: true });
+		},
+	};
+}
