@@ -3,17 +3,14 @@
  * written per second while streaming, time to the first frame of a 10,000-entry conversation, and resident
  * memory after scrolling through all of it. Prints JSON. Run: bun bench/chat.ts
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Sandbox } from "../src/host/sandbox.ts";
 import { buildGuestBundle } from "../src/server/bundle.ts";
-import { startFakeOpenAI, writeFakeModelsJson } from "../test/support/fake-openai.ts";
+import { fakeHome, MAIN } from "../test/support/fake-home.ts";
 import { runInPty } from "../test/support/pty.ts";
 import { seedConversation } from "../test/support/seed.ts";
 import { assistantMessageCost, type StreamCost, streamCost } from "./guest/stream-render.ts";
 
-const MAIN = join(import.meta.dir, "..", "src", "main.ts");
 const round = (n: number, digits = 3) => Number(n.toFixed(digits));
 
 /**
@@ -66,18 +63,11 @@ async function sandboxedRenderCostPerToken(): Promise<StreamCost> {
 	});
 }
 
-function env(home: string, data: string): Record<string, string> {
-	return { PATH: process.env.PATH ?? "", HOME: home, P2_DATA_DIR: data, TERM: "xterm-256color" };
-}
-
 /** Frames the UI wrote per second while a fast answer streamed (synchronized-output blocks in the pty). */
 async function framesPerSecond(): Promise<{ framesPerSecond: number; idleFramesIn2s: number }> {
-	const home = mkdtempSync(join(tmpdir(), "p2-bench-"));
-	const data = join(home, "data");
-	mkdirSync(data, { mode: 0o700 });
-	const fake = await startFakeOpenAI();
-	writeFakeModelsJson(data, fake.baseUrl);
-	const run = runInPty([process.execPath, MAIN], { env: env(home, data), cols: 120, rows: 40, cwd: home });
+	const h = await fakeHome("p2-bench-");
+	const fake = h.fake;
+	const run = runInPty([process.execPath, MAIN], { env: h.env, cols: 120, rows: 40, cwd: h.home });
 	let frames = 0;
 	run.term.parser.registerCsiHandler({ prefix: "?", final: "h" }, (params) => {
 		if (params[0] === 2026) frames++;
@@ -98,26 +88,15 @@ async function framesPerSecond(): Promise<{ framesPerSecond: number; idleFramesI
 	const idle = frames - idleStart;
 	run.type("\x04");
 	await run.exited;
-	await fake.stop();
-	rmSync(home, { recursive: true, force: true });
+	await h.remove();
 	return { framesPerSecond: round(streamed / seconds, 1), idleFramesIn2s: idle };
 }
 
 async function conversation(n: number): Promise<{ firstFrameMs: number; rssAfterScrollMB: number }> {
-	const home = mkdtempSync(join(tmpdir(), "p2-bench-"));
-	const data = join(home, "data");
-	mkdirSync(data, { mode: 0o700 });
-	writeFileSync(join(home, ".keep"), "");
-	const fake = await startFakeOpenAI();
-	writeFakeModelsJson(data, fake.baseUrl);
-	const id = seedConversation(data, home, n);
+	const h = await fakeHome("p2-bench-");
+	const id = seedConversation(h.data, h.home, n);
 	const start = performance.now();
-	const run = runInPty([process.execPath, MAIN, "--session", id], {
-		env: env(home, data),
-		cols: 120,
-		rows: 40,
-		cwd: home,
-	});
+	const run = runInPty([process.execPath, MAIN, "--session", id], { env: h.env, cols: 120, rows: 40, cwd: h.home });
 	await run.waitFor((s) => s.includes(`Answer ${n - 1}:`), "the last answer", 30000);
 	const firstFrameMs = performance.now() - start;
 	// Scroll to the top of what is loaded, a page at a time.
@@ -127,8 +106,7 @@ async function conversation(n: number): Promise<{ firstFrameMs: number; rssAfter
 	const rssKB = Number(String(Bun.spawnSync(["ps", "-o", "rss=", "-p", String(run.pid)]).stdout).trim());
 	run.type("\x04");
 	await run.exited;
-	await fake.stop();
-	rmSync(home, { recursive: true, force: true });
+	await h.remove();
 	return { firstFrameMs: round(firstFrameMs, 0), rssAfterScrollMB: round(rssKB / 1024, 0) };
 }
 
