@@ -23,8 +23,8 @@ async function startEmbeddedServer(dataDir: string): Promise<P2Server> {
 	const { defaultGuestBundle } = await import("./server/bundle.ts");
 	const build = defaultGuestBundle();
 	let first: ReturnType<typeof build> | undefined = build();
-	// Awaited: the executable reads its embedded bundle at once, and the worker should start on it before the
-	// server's modules take the thread.
+	// The executable has already handed its embedded bundle to the worker (main.ts); in development the bundle
+	// is built here, and the worker should start on it before the server's modules take the thread.
 	await first.then(preloadBundle, () => {});
 	const bundle = () => {
 		const next = first ?? build();

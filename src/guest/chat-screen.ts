@@ -98,7 +98,6 @@ export class ChatScreen {
 	#noticeCount = 0;
 	#toolsExpanded = false;
 	#hideThinking = false;
-	#viewerId: string | undefined;
 	#spinner: ReturnType<typeof setInterval> | undefined;
 	#order: string[] = [];
 
@@ -153,11 +152,6 @@ export class ChatScreen {
 		this.#refresh();
 	}
 
-	setViewer(id: string | undefined): void {
-		this.#viewerId = id;
-		this.#refresh();
-	}
-
 	setChat(state: ChatState | undefined): void {
 		const first = !this.#chat && state;
 		this.#chat = state;
@@ -166,8 +160,7 @@ export class ChatScreen {
 		// Up-arrow history starts with this person's own messages in the conversation, oldest first (pi).
 		if (first) {
 			for (const entry of state.entries) {
-				if (entry.kind === "user" && (!this.#viewerId || entry.author.id === this.#viewerId))
-					this.editor.addToHistory(entry.text);
+				if (entry.kind === "user") this.editor.addToHistory(entry.text);
 			}
 		}
 		this.#refresh();
@@ -348,7 +341,9 @@ export class ChatScreen {
 					// displayItems only reads the entries.
 					{ ...chat, entries: this.#history.entries as ChatEntry[] },
 					{
-						viewerId: this.#viewerId,
+						// The server does not tell a client its own author id yet (sharing, issue 8): every message
+						// is shown as the viewer's, as in a session of one.
+						viewerId: undefined,
 						toolsExpanded: this.#toolsExpanded,
 						hideThinking: this.#hideThinking,
 						home: this.#options.home,
@@ -438,8 +433,7 @@ export class ChatScreen {
 			const label = q.mode === "steer" ? "Steering" : "Follow-up";
 			return t.fg("dim", `${label}: ${visibleText(q.text, false)}`);
 		});
-		if (queue.some((q) => q.author.id === this.#viewerId))
-			lines.push(t.fg("dim", "↳ Alt+Up to edit all queued messages"));
+		if (queue.length) lines.push(t.fg("dim", "↳ Alt+Up to edit all queued messages"));
 		for (const text of this.#sending) lines.push(t.fg("dim", `Sending: ${visibleText(text, false)}`));
 		if (this.#connection !== "open" && this.#wasOpen) lines.push(t.fg("warning", "Reconnecting to the server…"));
 		this.#pending.setText(lines.length ? `\n${lines.join("\n")}` : "");

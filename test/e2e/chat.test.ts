@@ -73,7 +73,10 @@ describe("the chat surface end to end (real server, fake model)", () => {
 		run.type("first\r");
 		await run.waitFor((s) => s.includes("Working"), "the first run");
 		run.type("second thought\r");
-		await run.waitFor((s) => s.includes("Steering: second thought"), "the steer in the pending area");
+		await run.waitFor(
+			(s) => s.includes("Steering: second thought") && s.includes("↳ Alt+Up to edit all queued messages"),
+			"the steer and pi's hint in the pending area",
+		);
 		await run.waitFor((s) => s.includes("steered answer"), "the steer delivered");
 		const last = JSON.stringify(fake.requests.at(-1));
 		expect(last).toContain("second thought");
