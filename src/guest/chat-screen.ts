@@ -6,19 +6,20 @@
 import { type Component, Container, ScrollView, Text, type TuiAltScreen, VStack } from "@earendil-works/pi-tui";
 import type { ChatEntry, ChatState, QueueMode } from "../plugins/chat/contract.ts";
 import type { StatusState } from "../plugins/status/contract.ts";
+import type { ThinkingLevel } from "../protocol/theme-tokens.ts";
 import { ChatEditor, SPINNER_MS } from "../ui/chat-editor.ts";
 import { Footer, type FooterData } from "../ui/footer.ts";
 import { Header, type HeaderHint } from "../ui/header.ts";
 import { createMermaidTransformer } from "../ui/mermaid.ts";
 import { visibleText } from "../ui/text.ts";
 import type { ThemeRef } from "../ui/theme/theme-ref.ts";
-import type { ThinkingLevel } from "../ui/theme/tokens.ts";
 import { ToolCard, type ToolCardData } from "../ui/tools/tool-card.ts";
 import { AssistantMessage, type AssistantMessageData } from "../ui/transcript/assistant-message.ts";
+import { HelpBlock, type HelpBlockData } from "../ui/transcript/help-block.ts";
 import { StatusLine, type StatusLineData } from "../ui/transcript/status-line.ts";
 import type { ThemedItem } from "../ui/transcript/themed.ts";
 import { UserMessage, type UserMessageData } from "../ui/transcript/user-message.ts";
-import { CommandRegistry, parseSlash, SlashAutocomplete } from "./commands.ts";
+import { type CommandRegistry, parseSlash, SlashAutocomplete } from "./commands.ts";
 import { type DisplayItem, displayItems, sameItem } from "./display-items.ts";
 import { EntryHistory } from "./entry-history.ts";
 import { MarkdownTransformers, Slots, ToolRenderers } from "./registries.ts";
@@ -30,10 +31,16 @@ export interface ChatScreenOptions {
 	readonly place: string;
 	readonly home: string | undefined;
 	readonly draft: string;
+	/** `--verbose`: the header shows even with quietStartup. */
+	readonly verbose?: boolean;
 	/** Older committed entries, before `beforeSeq` (the chat's `page`). */
 	loadOlder(beforeSeq: number): Promise<{ entries: ChatEntry[]; more: boolean }>;
 	/** Sends a message; resolves when the server took it (or refused it, with the reason). */
 	send(text: string, mode: QueueMode): Promise<void>;
+	/** What `/` lists and runs. */
+	readonly commands: CommandRegistry;
+	/** The keys bound to an id now, as pi writes them in hints (`ctrl+c`); empty when unbound. */
+	keyText(id: string): string;
 }
 
 /** The session facts the footer shows, from the sessions catalog. */
@@ -43,21 +50,36 @@ export interface SessionFacts {
 	readonly title: string;
 }
 
-const HINTS: readonly HeaderHint[] = [
-	{ key: "escape", description: "interrupt" },
-	{ key: "ctrl+c/ctrl+d", description: "clear/exit" },
-	{ key: "ctrl+o", description: "more" },
+/** The header's hints, by the id whose keys they name (pi's startup header). */
+const HINTS: readonly { id: string | readonly string[]; description: string }[] = [
+	{ id: "app.interrupt", description: "interrupt" },
+	{ id: ["app.clear", "app.exit"], description: "clear/exit" },
+	{ id: "app.tools.expand", description: "more" },
 ];
-const EXPANDED_HINTS: readonly HeaderHint[] = [
-	{ key: "escape", description: "to interrupt" },
-	{ key: "ctrl+c", description: "to clear" },
-	{ key: "ctrl+c twice", description: "to exit" },
-	{ key: "ctrl+d", description: "to exit (empty)" },
-	{ key: "ctrl+o", description: "to expand tools" },
-	{ key: "ctrl+t", description: "to expand thinking" },
-	{ key: "alt+enter", description: "to queue follow-up" },
-	{ key: "alt+up", description: "to edit all queued messages" },
+const EXPANDED_HINTS: readonly { id: string | readonly string[]; description: string; suffix?: string }[] = [
+	{ id: "app.interrupt", description: "to interrupt" },
+	{ id: "app.clear", description: "to clear" },
+	{ id: "app.clear", suffix: " twice", description: "to exit" },
+	{ id: "app.exit", description: "to exit (empty)" },
+	{ id: "app.tools.expand", description: "to expand tools" },
+	{ id: "app.thinking.toggle", description: "to expand thinking" },
+	{ id: "app.message.followUp", description: "to queue follow-up" },
+	{ id: "app.message.dequeue", description: "to edit all queued messages" },
 ];
+
+/** Display settings the chat applies (pi's names and defaults). */
+export interface ChatSettings {
+	readonly hideThinkingBlock: boolean;
+	readonly editorPaddingX: number;
+	readonly autocompleteMaxVisible: number;
+	readonly quietStartup: boolean | "header";
+}
+export const DEFAULT_CHAT_SETTINGS: ChatSettings = {
+	hideThinkingBlock: false,
+	editorPaddingX: 0,
+	autocompleteMaxVisible: 5,
+	quietStartup: false,
+};
 
 type ItemComponent = ThemedItem<unknown> & Component;
 
@@ -67,8 +89,6 @@ export class ChatScreen {
 	/** Where plugins' TUI parts add tool renderers and Markdown transformers. */
 	readonly toolRenderers = new ToolRenderers();
 	readonly markdownTransformers = new MarkdownTransformers();
-	/** What `/` lists and runs. */
-	readonly commands = new CommandRegistry();
 	readonly slots = new Slots(() => {
 		this.#footer.set(this.#footerData());
 		this.#options.tui.requestRender();
@@ -85,7 +105,10 @@ export class ChatScreen {
 	#chat: ChatState | undefined;
 	#status: StatusState | undefined;
 	#session: SessionFacts = { cwd: undefined, title: "" };
-	#notices: { key: string; data: StatusLineData; afterSeq: number }[] = [];
+	#notices: ({ key: string; afterSeq: number } & (
+		| { kind: "status"; data: StatusLineData }
+		| { kind: "block"; data: HelpBlockData }
+	))[] = [];
 	#history = new EntryHistory();
 	#hasOlder = false;
 	#loadingOlder = false;
@@ -100,16 +123,22 @@ export class ChatScreen {
 	#hideThinking = false;
 	#spinner: ReturnType<typeof setInterval> | undefined;
 	#order: string[] = [];
+	readonly #selectorSlot = new Container();
+	#selector: { id: string; component: Component } | undefined;
+	#settings: ChatSettings = DEFAULT_CHAT_SETTINGS;
 
 	constructor(options: ChatScreenOptions) {
 		this.#options = options;
 		const { tui, theme } = options;
 		this.#header = new Header(theme, this.#headerData());
 		this.#mermaid = createMermaidTransformer(theme);
-		this.editor = new ChatEditor(tui, theme, () => this.#level(), { paddingX: 0 });
+		this.editor = new ChatEditor(tui, theme, () => this.#level(), {
+			paddingX: DEFAULT_CHAT_SETTINGS.editorPaddingX,
+			autocompleteMaxVisible: DEFAULT_CHAT_SETTINGS.autocompleteMaxVisible,
+		});
 		this.editor.setText(options.draft);
 		this.editor.onSubmit = (text) => this.submit(text, "steer");
-		this.editor.setAutocompleteProvider(new SlashAutocomplete(this.commands));
+		this.editor.setAutocompleteProvider(new SlashAutocomplete(options.commands));
 		this.#footer = new Footer(theme, this.#footerData());
 		this.#document.addChild(this.#header);
 		this.#document.addChild(this.slots.container("header"));
@@ -126,7 +155,8 @@ export class ChatScreen {
 		const dock = new VStack([
 			{ component: this.#pending, shrink: 1, minSize: 0 },
 			{ component: this.slots.container("widgets:above"), shrink: 1, minSize: 0 },
-			{ component: this.editor, shrink: 1, minSize: 3 },
+			{ component: this.editor, shrink: 1, minSize: 3, visible: () => !this.#selector },
+			{ component: this.#selectorSlot, shrink: 1, minSize: 1, visible: () => Boolean(this.#selector) },
 			{ component: this.slots.container("widgets:below"), shrink: 1, minSize: 0 },
 			{ component: this.#footer, shrink: 1, minSize: 0 },
 		]);
@@ -188,11 +218,57 @@ export class ChatScreen {
 	notice(text: string, tone: StatusLineData["tone"] = "status"): void {
 		const afterSeq = this.#history.last?.seq ?? 0;
 		const last = this.#notices.at(-1);
-		if (last && last.afterSeq === afterSeq && this.#order.at(-1) === last.key) {
+		if (last?.kind === "status" && last.afterSeq === afterSeq && this.#order.at(-1) === last.key) {
 			last.data = { text, tone };
 		} else {
-			this.#notices.push({ key: `notice:${++this.#noticeCount}`, data: { text, tone }, afterSeq });
+			this.#notices.push({ key: `notice:${++this.#noticeCount}`, kind: "status", data: { text, tone }, afterSeq });
 		}
+		this.#refresh();
+	}
+
+	/** A block of help in the transcript, after what is there (pi's /hotkeys). */
+	block(title: string, markdown: string): void {
+		const afterSeq = this.#history.last?.seq ?? 0;
+		this.#notices.push({ key: `notice:${++this.#noticeCount}`, kind: "block", data: { title, markdown }, afterSeq });
+		this.#transcript.scrollToEnd();
+		this.#refresh();
+	}
+
+	/** A selector takes the editor's place in the dock until it closes (pi's selectors). */
+	showSelector(id: string, component: Component): void {
+		this.#selectorSlot.clear();
+		this.#selectorSlot.addChild(component);
+		this.#selector = { id, component };
+		this.#options.tui.setFocus(component);
+		this.#options.tui.requestRender();
+	}
+
+	closeSelector(): void {
+		if (!this.#selector) return;
+		this.#selectorSlot.clear();
+		this.#selector = undefined;
+		this.#options.tui.setFocus(this.editor);
+		this.#options.tui.requestRender();
+	}
+
+	/** The open selector's id, for the `overlay:<id>` context. */
+	get selector(): string | undefined {
+		return this.#selector?.id;
+	}
+
+	/** The keymap or the hints changed: the header names the keys bound now. */
+	keysChanged(): void {
+		this.#header.set(this.#headerData());
+		this.#refresh();
+	}
+
+	applySettings(settings: ChatSettings): void {
+		const before = this.#settings;
+		this.#settings = settings;
+		if (before.hideThinkingBlock !== settings.hideThinkingBlock) this.#hideThinking = settings.hideThinkingBlock;
+		this.editor.setPaddingX(settings.editorPaddingX);
+		this.editor.setAutocompleteMaxVisible(settings.autocompleteMaxVisible);
+		this.#header.set(this.#headerData());
 		this.#refresh();
 	}
 
@@ -215,7 +291,7 @@ export class ChatScreen {
 		this.editor.setText("");
 		// A known slash command runs here; any other text, even one starting with `/`, is a message (pi).
 		const slash = parseSlash(trimmed);
-		const command = slash && this.commands.get(slash.name);
+		const command = slash && this.#options.commands.slash(slash.name);
 		if (command && slash) {
 			Promise.resolve()
 				.then(() => command.run(slash.args))
@@ -357,7 +433,7 @@ export class ChatScreen {
 		const flush = (beforeSeq: number) => {
 			while (noticeAt < this.#notices.length && this.#notices[noticeAt]!.afterSeq < beforeSeq) {
 				const n = this.#notices[noticeAt++]!;
-				merged.push({ key: n.key, kind: "status", data: n.data });
+				merged.push({ key: n.key, kind: n.kind, data: n.data } as DisplayItem);
 			}
 		};
 		for (const item of items) {
@@ -423,6 +499,8 @@ export class ChatScreen {
 				) as unknown as ItemComponent;
 			case "status":
 				return new StatusLine(theme, item.data as StatusLineData) as unknown as ItemComponent;
+			case "block":
+				return new HelpBlock(theme, item.data as HelpBlockData) as unknown as ItemComponent;
 		}
 	}
 
@@ -433,7 +511,10 @@ export class ChatScreen {
 			const label = q.mode === "steer" ? "Steering" : "Follow-up";
 			return t.fg("dim", `${label}: ${visibleText(q.text, false)}`);
 		});
-		if (queue.length) lines.push(t.fg("dim", "↳ Alt+Up to edit all queued messages"));
+		const dequeue = this.#options.keyText("app.message.dequeue");
+		if (queue.length && dequeue) {
+			lines.push(t.fg("dim", `↳ ${capitalizeKeys(dequeue)} to edit all queued messages`));
+		}
 		for (const text of this.#sending) lines.push(t.fg("dim", `Sending: ${visibleText(text, false)}`));
 		if (this.#connection !== "open" && this.#wasOpen) lines.push(t.fg("warning", "Reconnecting to the server…"));
 		this.#pending.setText(lines.length ? `\n${lines.join("\n")}` : "");
@@ -460,10 +541,25 @@ export class ChatScreen {
 	}
 
 	#headerData() {
+		const keys = (id: string | readonly string[]) =>
+			(typeof id === "string" ? [id] : id).map((i) => this.#options.keyText(i));
+		const hints: HeaderHint[] = [];
+		for (const hint of this.#toolsExpanded ? EXPANDED_HINTS : HINTS) {
+			const bound = keys(hint.id);
+			// Only keys that are bound now (an unbound id has no hint).
+			if (bound.some((k) => !k)) continue;
+			hints.push({
+				key: bound.join("/") + ("suffix" in hint ? (hint.suffix ?? "") : ""),
+				description: hint.description,
+			});
+		}
+		const more = this.#options.keyText("app.tools.expand");
 		return {
 			place: this.#options.place,
-			hints: this.#toolsExpanded ? EXPANDED_HINTS : HINTS,
-			help: "Press ctrl+o to show full startup help.",
+			hints,
+			help: more ? `Press ${more} to show full startup help.` : "",
+			// pi: quietStartup true hides the startup header (logo, version, hints); --verbose shows it anyway.
+			hidden: this.#settings.quietStartup === true && !this.#options.verbose,
 			expanded: this.#toolsExpanded,
 		};
 	}
@@ -484,4 +580,9 @@ export class ChatScreen {
 			statuses: this.slots.statuses(),
 		};
 	}
+}
+
+/** `alt+up` → `Alt+Up`, as pi writes keys in sentences. */
+function capitalizeKeys(text: string): string {
+	return text.replace(/(^|[+/])([a-z])/g, (_, sep: string, c: string) => sep + c.toUpperCase());
 }

@@ -1,6 +1,7 @@
 /**
- * Commands with a slash form, and the editor's slash autocomplete over them. One registry: what `/` lists is
- * what runs. (Keys, contexts and the palette come with the command issue; this is the part the chat needs.)
+ * One registry for what a person can do: each command's keys, context, slash form, palette entry and help
+ * line come from here. Keys are resolved through the keymap (`keymap.ts`); what runs on a key is decided by
+ * `dispatch`, by context specificity.
  */
 import {
 	type AutocompleteItem,
@@ -8,38 +9,117 @@ import {
 	type AutocompleteSuggestions,
 	fuzzyFilter,
 } from "@earendil-works/pi-tui";
+import { parseWhen, type When, WhenError } from "./when.ts";
+
+export interface SlashForm {
+	/** The name, without the slash. */
+	readonly name: string;
+	readonly argumentHint?: string;
+	/** Suggestions for the argument being typed; null for none. */
+	complete?(prefix: string): AutocompleteItem[] | null | Promise<AutocompleteItem[] | null>;
+}
 
 export interface TuiCommand {
-	/** pi's id where the meaning matches, else `<plugin>.<verb>`. */
+	/** pi's id where the meaning matches (its keys are then pi's defaults), else `<plugin>.<verb>`. */
 	readonly id: string;
-	/** The slash name, without the slash. */
-	readonly name: string;
-	readonly description: string;
-	readonly argumentHint?: string;
+	readonly title: string;
+	readonly category?: string;
+	/** Default keys, for ids pi does not have. */
+	readonly keys?: readonly string[];
+	/** Where the keys apply (`chat && editorEmpty`); a slash form is available wherever the editor is. */
+	readonly when?: string;
+	readonly slash?: SlashForm;
+	/** Hidden from the palette (keys and slash still work). */
+	readonly palette?: false;
 	run(args: string): void | Promise<void>;
 }
 
-export class CommandRegistry {
-	readonly #commands: TuiCommand[] = [];
+export interface RegisteredCommand {
+	readonly command: TuiCommand;
+	readonly when: When;
+	/** Registration order: the tie-breaker after specificity and user bindings. */
+	readonly order: number;
+}
 
-	/** A second command with the same slash name is refused: a clash is the plugin's error, not a silent win. */
+/** What the registry found wrong with what was registered, for /hotkeys. */
+export interface CommandProblem {
+	readonly id: string;
+	readonly text: string;
+}
+
+export class CommandRegistry {
+	readonly #commands = new Map<string, RegisteredCommand>();
+	readonly #problems = new Map<string, CommandProblem>();
+	readonly #listeners = new Set<() => void>();
+	#order = 0;
+
+	/** A second command with the same id is refused: a clash of ids is the plugin's error, not a silent win. */
 	register(command: TuiCommand): () => void {
-		if (this.#commands.some((c) => c.name === command.name)) {
-			throw new Error(`/${command.name} is already a command`);
+		if (this.#commands.has(command.id)) throw new Error(`${command.id} is already a command`);
+		let when: When;
+		try {
+			when = parseWhen(command.when);
+		} catch (error) {
+			if (!(error instanceof WhenError)) throw error;
+			// Its keys never fire; the slash form and the palette still work.
+			when = { source: command.when ?? "", specificity: 0, required: new Set(), names: new Set(), test: () => false };
+			this.#problems.set(command.id, { id: command.id, text: `${command.id}: ${error.message}` });
 		}
-		this.#commands.push(command);
+		const entry = { command, when, order: this.#order++ };
+		this.#commands.set(command.id, entry);
+		this.#changed();
 		return () => {
-			const at = this.#commands.indexOf(command);
-			if (at >= 0) this.#commands.splice(at, 1);
+			if (this.#commands.get(command.id) !== entry) return;
+			this.#commands.delete(command.id);
+			this.#problems.delete(command.id);
+			this.#changed();
 		};
 	}
 
-	get(name: string): TuiCommand | undefined {
-		return this.#commands.find((c) => c.name === name);
+	get(id: string): TuiCommand | undefined {
+		return this.#commands.get(id)?.command;
 	}
 
-	all(): readonly TuiCommand[] {
-		return this.#commands;
+	all(): readonly RegisteredCommand[] {
+		return [...this.#commands.values()];
+	}
+
+	/** The slash index: the first command to claim a name keeps it; later ones lose only their slash form. */
+	slashIndex(): { byName: Map<string, TuiCommand>; problems: CommandProblem[] } {
+		const byName = new Map<string, TuiCommand>();
+		const problems: CommandProblem[] = [];
+		for (const { command } of this.all()) {
+			const name = command.slash?.name;
+			if (name === undefined) continue;
+			if (!/^[a-z][a-z0-9:._-]{0,63}$/.test(name)) {
+				problems.push({ id: command.id, text: `${command.id}: "/${name}" is not a valid slash name` });
+				continue;
+			}
+			const owner = byName.get(name);
+			if (owner) {
+				problems.push({ id: command.id, text: `/${name} belongs to ${owner.id}; ${command.id} has no slash form` });
+				continue;
+			}
+			byName.set(name, command);
+		}
+		return { byName, problems };
+	}
+
+	slash(name: string): TuiCommand | undefined {
+		return this.slashIndex().byName.get(name);
+	}
+
+	problems(): CommandProblem[] {
+		return [...this.#problems.values(), ...this.slashIndex().problems];
+	}
+
+	onChange(listener: () => void): () => void {
+		this.#listeners.add(listener);
+		return () => this.#listeners.delete(listener);
+	}
+
+	#changed(): void {
+		for (const listener of this.#listeners) listener();
 	}
 }
 
@@ -49,7 +129,10 @@ export function parseSlash(text: string): { name: string; args: string } | undef
 	return m ? { name: m[1]!.toLowerCase(), args: (m[2] ?? "").trim() } : undefined;
 }
 
-/** pi's slash autocomplete: fuzzy over the registry, when the cursor is in the first word and it starts with `/`. */
+/**
+ * pi's slash autocomplete: fuzzy over the command names while the cursor is in the first word, then the
+ * command's own argument completion once a space follows a known name.
+ */
 export class SlashAutocomplete implements AutocompleteProvider {
 	readonly triggerCharacters = ["/"];
 	readonly #registry: CommandRegistry;
@@ -65,17 +148,24 @@ export class SlashAutocomplete implements AutocompleteProvider {
 	): Promise<AutocompleteSuggestions | null> {
 		if (cursorLine !== 0) return null;
 		const before = (lines[0] ?? "").slice(0, cursorCol);
-		const m = /^\/(\S*)$/.exec(before);
-		if (!m) return null;
-		const query = m[1]!;
-		const commands = [...this.#registry.all()];
-		const matched = query ? fuzzyFilter(commands, query, (c) => c.name) : commands;
-		const items: AutocompleteItem[] = matched.map((c) => ({
-			value: c.name,
-			label: c.name,
-			description: c.argumentHint ? `${c.argumentHint} — ${c.description}` : c.description,
-		}));
-		return { items, prefix: before };
+		const name = /^\/(\S*)$/.exec(before);
+		if (name) {
+			const query = name[1]!;
+			const commands = [...this.#registry.slashIndex().byName.values()];
+			const matched = query ? fuzzyFilter(commands, query, (c) => c.slash!.name) : commands;
+			const items: AutocompleteItem[] = matched.map((c) => ({
+				value: c.slash!.name,
+				label: c.slash!.name,
+				description: c.slash!.argumentHint ? `${c.slash!.argumentHint} — ${c.title}` : c.title,
+			}));
+			return items.length ? { items, prefix: before } : null;
+		}
+		const args = /^\/([a-z][a-z0-9:._-]*) +(.*)$/i.exec(before);
+		const command = args && this.#registry.slash(args[1]!.toLowerCase());
+		if (!args || !command?.slash?.complete) return null;
+		const prefix = args[2]!;
+		const items = await command.slash.complete(prefix);
+		return items?.length ? { items, prefix } : null;
 	}
 
 	applyCompletion(
@@ -83,12 +173,17 @@ export class SlashAutocomplete implements AutocompleteProvider {
 		cursorLine: number,
 		cursorCol: number,
 		item: AutocompleteItem,
-		_prefix: string,
+		prefix: string,
 	): { lines: string[]; cursorLine: number; cursorCol: number } {
 		const line = lines[cursorLine] ?? "";
-		const replaced = `/${item.value} `;
 		const next = [...lines];
-		next[cursorLine] = replaced + line.slice(cursorCol).replace(/^\s+/, "");
-		return { lines: next, cursorLine, cursorCol: replaced.length };
+		if (prefix.startsWith("/")) {
+			const replaced = `/${item.value} `;
+			next[cursorLine] = replaced + line.slice(cursorCol).replace(/^\s+/, "");
+			return { lines: next, cursorLine, cursorCol: replaced.length };
+		}
+		const start = cursorCol - prefix.length;
+		next[cursorLine] = line.slice(0, start) + item.value + line.slice(cursorCol);
+		return { lines: next, cursorLine, cursorCol: start + item.value.length };
 	}
 }

@@ -1,36 +1,133 @@
 import type { CommandRegistry } from "./commands.ts";
 
-/** What the core commands do, given by the runtime that owns the session and the launcher channel. */
+/** What the core commands do, given by the runtime that owns the session, the screen and the launcher channel. */
 export interface CoreActions {
 	exit(): void;
+	/** The editor's text, and clearing it. */
+	clearEditor(): void;
 	/** Asks the launcher for a fresh worker on the server's current bundle. */
 	reload(): void;
 	rename(title: string): Promise<void>;
 	newSession(path: string): Promise<void>;
+	stop(): void;
+	followUp(): void;
+	dequeue(): void;
+	cycleThinking(): void;
+	toggleTools(): void;
+	toggleThinking(): void;
+	hotkeys(): void;
+	palette(): void;
 	notice(text: string): void;
 }
 
-/** The commands every p2 has: pi's `/quit`, `/reload`, `/name` and `/new`. */
+/** pi's rule: the first Ctrl+C clears the editor, a second within this time quits. */
+const DOUBLE_PRESS_MS = 500;
+
+/**
+ * The commands every p2 has. pi's ids keep pi's keys (so a pi `keybindings.json` remaps them); p2's own are
+ * `p2.*`. Categories group /hotkeys and the palette.
+ */
 export function registerCoreCommands(commands: CommandRegistry, actions: CoreActions): void {
-	commands.register({ id: "app.quit", name: "quit", description: "Quit p2", run: () => actions.exit() });
-	commands.register({
-		id: "app.reload",
-		name: "reload",
-		description: "Reload the UI from the server's current bundle (the draft and reading position stay)",
+	let lastClear = 0;
+	const add = (command: Parameters<CommandRegistry["register"]>[0]) => commands.register(command);
+	add({
+		id: "app.interrupt",
+		title: "Cancel autocomplete / abort streaming",
+		category: "Other",
+		when: "chat && busy && !autocomplete",
+		run: () => actions.stop(),
+	});
+	add({
+		id: "app.clear",
+		title: "Clear editor (first) / exit (second)",
+		category: "Other",
+		when: "chat",
+		run: () => {
+			const now = Date.now();
+			if (now - lastClear < DOUBLE_PRESS_MS) return actions.exit();
+			lastClear = now;
+			actions.clearEditor();
+		},
+	});
+	add({
+		id: "app.exit",
+		title: "Exit (when editor is empty)",
+		category: "Other",
+		when: "chat && (!editorFocused || editorEmpty)",
+		slash: { name: "quit" },
+		run: () => actions.exit(),
+	});
+	add({
+		id: "app.thinking.cycle",
+		title: "Cycle thinking level",
+		category: "Other",
+		when: "chat",
+		run: () => actions.cycleThinking(),
+	});
+	add({
+		id: "app.tools.expand",
+		title: "Toggle tool output expansion",
+		category: "Other",
+		when: "chat",
+		run: () => actions.toggleTools(),
+	});
+	add({
+		id: "app.thinking.toggle",
+		title: "Toggle thinking block visibility",
+		category: "Other",
+		when: "chat",
+		run: () => actions.toggleThinking(),
+	});
+	add({
+		id: "app.message.followUp",
+		title: "Queue follow-up message",
+		category: "Other",
+		when: "chat && editorFocused",
+		run: () => actions.followUp(),
+	});
+	add({
+		id: "app.message.dequeue",
+		title: "Restore queued messages",
+		category: "Other",
+		when: "chat",
+		run: () => actions.dequeue(),
+	});
+	add({
+		id: "p2.palette",
+		title: "Show all commands",
+		category: "p2",
+		keys: ["f1"],
+		when: "chat",
+		palette: false,
+		run: () => actions.palette(),
+	});
+	add({
+		id: "p2.hotkeys",
+		title: "Show all keyboard shortcuts",
+		category: "p2",
+		slash: { name: "hotkeys" },
+		run: () => actions.hotkeys(),
+	});
+	add({
+		id: "p2.tui.reload",
+		title: "Reload the UI from the server's current bundle (the draft and reading position stay)",
+		category: "p2",
+		slash: { name: "reload" },
 		run: () => actions.reload(),
 	});
-	commands.register({
+	add({
 		id: "app.session.new",
-		name: "new",
-		argumentHint: "[path]",
-		description: "Start a new session (here, or in the path on the server)",
+		title: "Start a new session (here, or in the path on the server)",
+		category: "Sessions",
+		when: "chat && owner",
+		slash: { name: "new", argumentHint: "[path]" },
 		run: (path) => actions.newSession(path),
 	});
-	commands.register({
-		id: "sessions.rename",
-		name: "name",
-		argumentHint: "<title>",
-		description: "Set the session's name",
+	add({
+		id: "p2.sessions.rename",
+		title: "Set the session's name",
+		category: "Sessions",
+		slash: { name: "name", argumentHint: "<title>" },
 		run: async (title) => {
 			if (!title) throw new Error("Usage: /name <title>");
 			await actions.rename(title);

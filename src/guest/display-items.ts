@@ -5,6 +5,7 @@
 import type { ChatEntry, ChatState, LiveTool, ToolResult } from "../plugins/chat/contract.ts";
 import type { ToolCardData } from "../ui/tools/tool-card.ts";
 import type { AssistantMessageData } from "../ui/transcript/assistant-message.ts";
+import type { HelpBlockData } from "../ui/transcript/help-block.ts";
 import type { StatusLineData } from "../ui/transcript/status-line.ts";
 import type { UserMessageData } from "../ui/transcript/user-message.ts";
 
@@ -22,7 +23,8 @@ export type DisplayItem =
 	| (ItemBase & { readonly kind: "user"; readonly data: UserMessageData })
 	| (ItemBase & { readonly kind: "assistant"; readonly data: AssistantMessageData })
 	| (ItemBase & { readonly kind: "tool"; readonly data: ToolCardData })
-	| (ItemBase & { readonly kind: "status"; readonly data: StatusLineData });
+	| (ItemBase & { readonly kind: "status"; readonly data: StatusLineData })
+	| (ItemBase & { readonly kind: "block"; readonly data: HelpBlockData });
 
 export interface ViewOptions {
 	readonly viewerId: string | undefined;

@@ -1,4 +1,4 @@
-import { matchesKey, TuiAltScreen } from "@earendil-works/pi-tui";
+import { isKeyRelease, setKeybindings, TuiAltScreen } from "@earendil-works/pi-tui";
 import { accessContract } from "../plugins/access/contract.ts";
 import { chatContract, MAIN_CONVERSATION, type QueueMode } from "../plugins/chat/contract.ts";
 import { modelsContract } from "../plugins/models/contract.ts";
@@ -6,18 +6,25 @@ import { sessionsContract } from "../plugins/sessions/contract.ts";
 import { statusContract } from "../plugins/status/contract.ts";
 import type { GuestHost, LauncherMessage } from "../protocol/channel.ts";
 import { ProtocolError } from "../protocol/codes.ts";
+import { isPrivilegedId } from "../protocol/keybindings.ts";
 import { ObjectClient, type ObjectRef } from "../protocol/object-client.ts";
+import type { Preferences } from "../protocol/preferences.ts";
 import type { Role } from "../protocol/roles.ts";
-import { namedTheme, systemTheme, type TerminalFacts } from "../ui/theme/builtin.ts";
+import { THINKING_TOKENS, type ThinkingLevel } from "../protocol/theme-tokens.ts";
+import { FilterSelector } from "../ui/selector.ts";
+import type { TerminalFacts } from "../ui/theme/builtin.ts";
 import { ThemeRef } from "../ui/theme/theme-ref.ts";
-import { THINKING_TOKENS, type ThinkingLevel } from "../ui/theme/tokens.ts";
 import { BridgeTerminal } from "./bridge-terminal.ts";
-import { ChatScreen } from "./chat-screen.ts";
+import { ChatScreen, type ChatSettings, DEFAULT_CHAT_SETTINGS } from "./chat-screen.ts";
+import { CommandRegistry } from "./commands.ts";
 import { registerCoreCommands } from "./core-commands.ts";
+import { hotkeysMarkdown } from "./hotkeys.ts";
+import { buildKeymap, type Keymap, keyMatches, keyText } from "./keymap.ts";
 import { configureProcess } from "./process-shim.ts";
 import { chooseSession } from "./session-choice.ts";
 import { parseSnapshot, type ReadingAnchor, type ReloadSnapshot, serializeSnapshot } from "./snapshot.ts";
 import { applyStartFlags } from "./start-flags.ts";
+import { type CustomThemes, customThemes, themeFor } from "./theme-setting.ts";
 
 const ROLE_LABELS: Record<Role, string> = {
 	deviceOwner: "this device",
@@ -25,9 +32,6 @@ const ROLE_LABELS: Record<Role, string> = {
 	full: "guest · full access",
 	view: "guest · view only",
 };
-
-/** How close two Ctrl+C presses must be to quit (pi's rule: the first clears the editor). */
-const DOUBLE_PRESS_MS = 500;
 
 /**
  * The guest's runtime: pi-tui's fullscreen renderer on the bridge terminal, the object client on the relayed
@@ -40,7 +44,11 @@ export class GuestRuntime {
 	readonly #client: ObjectClient;
 	readonly #theme: ThemeRef;
 	readonly #screen: ChatScreen;
-	#lastCtrlC = 0;
+	readonly #commands = new CommandRegistry();
+	#keymap: Keymap;
+	#preferences: Preferences | undefined;
+	#custom: CustomThemes = { themes: new Map(), problems: [] };
+	#themeProblem: string | undefined;
 	#role: Role | undefined;
 	#chat: ObjectRef<typeof chatContract> | undefined;
 	#sessionId: string | undefined;
@@ -51,6 +59,7 @@ export class GuestRuntime {
 	#choosing = false;
 	readonly #restored: ReloadSnapshot | undefined;
 	#facts: TerminalFacts;
+	#connected = false;
 
 	constructor(host: GuestHost) {
 		this.#host = host;
@@ -58,7 +67,10 @@ export class GuestRuntime {
 		configureProcess({ env: start.env, platform: start.capabilities.platform });
 		this.#terminal = new BridgeTerminal(host);
 		this.#facts = { colors: start.terminalColors, trueColor: start.capabilities.trueColor };
+		this.#preferences = start.preferences;
+		this.#custom = customThemes(start.preferences?.themes ?? []);
 		this.#theme = new ThemeRef(this.#themeFor(this.#facts));
+		this.#keymap = this.#buildKeymap();
 		const t = () => this.#theme.current;
 		this.#tui = new TuiAltScreen(this.#terminal, false, undefined, {
 			mouse: start.mouse !== "off",
@@ -80,6 +92,9 @@ export class GuestRuntime {
 			place: `${hostOf(start.origin)} · ${start.signedInAs ? ROLE_LABELS[start.signedInAs === "device" ? "deviceOwner" : "owner"] : "…"}`,
 			home: start.local?.home,
 			draft: snapshot?.draft ?? start.args.draft,
+			verbose: start.args.verbose,
+			commands: this.#commands,
+			keyText: (id) => keyText(this.#keymap.keys(id)),
 			send: (text, mode) => this.#send(text, mode),
 			loadOlder: async (beforeSeq) => {
 				if (!this.#chat) return { entries: [], more: false };
@@ -89,16 +104,32 @@ export class GuestRuntime {
 	}
 
 	start(): void {
-		registerCoreCommands(this.#screen.commands, {
+		const screen = this.#screen;
+		registerCoreCommands(this.#commands, {
 			exit: () => this.#exit(),
+			clearEditor: () => {
+				screen.editor.setText("");
+				this.#tui.requestRender();
+			},
 			reload: () => this.#host.post({ kind: "reload" }),
 			rename: async (title) => {
 				if (!this.#sessions || !this.#sessionId) throw new Error("No session is open yet.");
 				await this.#sessions.call("rename", { id: this.#sessionId, title });
 			},
-			notice: (text) => this.#screen.notice(text),
+			notice: (text) => screen.notice(text),
 			newSession: (path) => this.#newSession(path),
+			stop: () => void this.#stop(),
+			followUp: () => screen.submit(screen.editor.getText(), "followUp"),
+			dequeue: () => void this.#restoreQueued(),
+			cycleThinking: () => void this.#cycleThinking(),
+			toggleTools: () => screen.toggleToolsExpanded(),
+			toggleThinking: () => screen.toggleThinking(),
+			hotkeys: () => screen.block("Keyboard Shortcuts", hotkeysMarkdown(this.#keymap, this.#commands)),
+			palette: () => this.#openPalette(),
 		});
+		this.#commands.onChange(() => this.#keysChanged());
+		this.#keysChanged();
+		this.#applySettings();
 		this.#tui.setLayoutRoot(this.#screen.root);
 		this.#tui.setFocus(this.#screen.editor);
 		this.#tui.addInputListener((data) => this.#onKey(data));
@@ -109,13 +140,7 @@ export class GuestRuntime {
 			this.#screen.setPlace(`${hostOf(this.#host.start.origin)} · ${ROLE_LABELS[state.role]}`);
 			void this.#chooseSession(state.session);
 		});
-		const themeName = this.#host.start.args.theme;
-		if (themeName && !namedTheme(themeName, this.#facts)) {
-			this.#screen.notice(
-				`Unknown theme "${themeName}": using the system theme (built-in: system, dark, light)`,
-				"warning",
-			);
-		}
+		if (this.#themeProblem) this.#screen.notice(this.#themeProblem, "warning");
 		this.#tui.start();
 		this.#terminal.setTitle(`π - p2 · ${hostOf(this.#host.start.origin)}`);
 		this.#host.post({ kind: "ready" });
@@ -264,46 +289,123 @@ export class GuestRuntime {
 		}
 	}
 
+	/**
+	 * Keys reach the commands after pi-tui's transcript keys, and before the focused component: the most
+	 * specific command whose context holds and whose keys match runs. While a selector or pi-tui's search
+	 * has focus, only commands that name the overlay are eligible; everything else goes to it.
+	 */
 	#onKey(data: string): { consume: boolean } | undefined {
-		const screen = this.#screen;
-		const editor = screen.editor;
-		if (matchesKey(data, "ctrl+c")) {
-			const now = Date.now();
-			if (now - this.#lastCtrlC < DOUBLE_PRESS_MS) this.#exit();
-			this.#lastCtrlC = now;
-			editor.setText("");
-			this.#tui.requestRender();
-			return { consume: true };
-		}
-		if (matchesKey(data, "ctrl+d") && editor.getText() === "") {
-			this.#exit();
-			return { consume: true };
-		}
-		if (matchesKey(data, "alt+enter")) {
-			screen.submit(editor.getText(), "followUp");
-			return { consume: true };
-		}
-		if (matchesKey(data, "escape") && screen.busy && !editor.isShowingAutocomplete()) {
-			void this.#stop();
-			return { consume: true };
-		}
-		if (matchesKey(data, "ctrl+o")) {
-			screen.toggleToolsExpanded();
-			return { consume: true };
-		}
-		if (matchesKey(data, "ctrl+t")) {
-			screen.toggleThinking();
-			return { consume: true };
-		}
-		if (matchesKey(data, "alt+up")) {
-			void this.#restoreQueued();
-			return { consume: true };
-		}
-		if (matchesKey(data, "shift+tab")) {
-			void this.#cycleThinking();
+		if (isKeyRelease(data)) return undefined;
+		const contexts = this.#contexts();
+		const inOverlay = contexts.has("overlay");
+		for (const entry of this.#keymap.ordered) {
+			const id = entry.command.id;
+			// The launcher's actions are never the worker's to run.
+			if (isPrivilegedId(id)) continue;
+			if (inOverlay && ![...entry.when.required].some((n) => n === "overlay" || n.startsWith("overlay:"))) continue;
+			if (!entry.when.test(contexts) || !keyMatches(this.#keymap, data, id)) continue;
+			Promise.resolve()
+				.then(() => entry.command.run(""))
+				.catch((error: unknown) => this.#screen.notice(`Error: ${errorText(error)}`, "error"));
 			return { consume: true };
 		}
 		return undefined;
+	}
+
+	/** The context names commands' `when` expressions test (seed 6.3). */
+	#contexts(): Set<string> {
+		const screen = this.#screen;
+		const contexts = new Set<string>(["chat"]);
+		const selector = screen.selector;
+		if (selector) contexts.add("overlay").add(`overlay:${selector}`);
+		else if (this.#tui.hasOverlay()) contexts.add("overlay").add("searching");
+		else contexts.add("editorFocused");
+		if (screen.editor.getText() === "") contexts.add("editorEmpty");
+		if (screen.editor.isShowingAutocomplete()) contexts.add("autocomplete");
+		if (screen.busy) contexts.add("busy");
+		const role = this.#role;
+		if (role === "owner" || role === "deviceOwner") contexts.add("owner").add("participant");
+		else if (role) contexts.add("guest");
+		if (role === "full") contexts.add("participant");
+		if (this.#connected) contexts.add("connected");
+		return contexts;
+	}
+
+	#buildKeymap(): Keymap {
+		const caps = this.#host.start.capabilities;
+		const prefs = this.#preferences;
+		return buildKeymap(
+			{ platform: caps.platform, windowsKeys: caps.windowsKeys },
+			this.#commands.all(),
+			prefs?.keybindings ?? {},
+			[...(prefs?.problems ?? []), ...this.#custom.problems],
+		);
+	}
+
+	/** Commands or the person's bindings changed: a new keymap for every component (pi-tui reads it per key). */
+	#keysChanged(): void {
+		this.#keymap = this.#buildKeymap();
+		setKeybindings(this.#keymap.manager);
+		this.#screen.keysChanged();
+	}
+
+	#applyPreferences(preferences: Preferences): void {
+		this.#preferences = preferences;
+		this.#custom = customThemes(preferences.themes);
+		this.#keysChanged();
+		this.#applySettings();
+		const problem = this.#themeProblem;
+		this.#theme.set(this.#themeFor(this.#facts));
+		if (this.#themeProblem && this.#themeProblem !== problem) this.#screen.notice(this.#themeProblem, "warning");
+	}
+
+	/** pi's display settings, with pi's bounds. */
+	#applySettings(): void {
+		const s = this.#preferences?.settings ?? {};
+		const settings: ChatSettings = {
+			hideThinkingBlock: s.hideThinkingBlock ?? DEFAULT_CHAT_SETTINGS.hideThinkingBlock,
+			editorPaddingX: clamp(s.editorPaddingX ?? DEFAULT_CHAT_SETTINGS.editorPaddingX, 0, 3),
+			autocompleteMaxVisible: clamp(s.autocompleteMaxVisible ?? DEFAULT_CHAT_SETTINGS.autocompleteMaxVisible, 3, 20),
+			quietStartup: s.quietStartup ?? DEFAULT_CHAT_SETTINGS.quietStartup,
+		};
+		this.#screen.applySettings(settings);
+		this.#tui.setShowHardwareCursor(s.showHardwareCursor ?? false);
+		this.#tui.setClearOnShrink(s.terminal?.clearOnShrink ?? false);
+		const wheel = s.fullscreenWheelScrollLines;
+		this.#tui.setWheelScrollLines(typeof wheel === "number" ? clamp(wheel, 1, 100) : "auto");
+	}
+
+	/** F1: every command with a palette entry; Enter runs it (a slash form with arguments goes to the editor). */
+	#openPalette(): void {
+		const screen = this.#screen;
+		const items = this.#commands
+			.all()
+			.filter(({ command }) => command.palette !== false && !isPrivilegedId(command.id))
+			.map(({ command }) => {
+				const keys = keyText(this.#keymap.keys(command.id));
+				const slash = command.slash ? `/${command.slash.name}` : "";
+				return { value: command.id, label: command.title, description: [slash, keys].filter(Boolean).join("  ") };
+			});
+		const selector = new FilterSelector(this.#theme, {
+			title: "Commands",
+			items,
+			hint: "↑↓ navigate  enter run  escape cancel",
+			filterText: (item) => `${item.label} ${item.description ?? ""}`,
+			onCancel: () => screen.closeSelector(),
+			onSelect: (item) => {
+				screen.closeSelector();
+				const command = this.#commands.get(item.value);
+				if (!command) return;
+				if (command.slash?.argumentHint?.startsWith("<")) {
+					screen.editor.setText(`/${command.slash.name} `);
+					return;
+				}
+				Promise.resolve()
+					.then(() => command.run(""))
+					.catch((error: unknown) => screen.notice(`Error: ${errorText(error)}`, "error"));
+			},
+		});
+		screen.showSelector("palette", selector);
 	}
 
 	async #stop(): Promise<void> {
@@ -352,10 +454,12 @@ export class GuestRuntime {
 		}
 	}
 
-	/** `--theme` when it names one this build has, else pi's `system` theme. */
+	/** `--theme` for this run, else the person's setting, else pi's `system` theme. */
 	#themeFor(facts: TerminalFacts) {
-		const name = this.#host.start.args.theme;
-		return (name ? namedTheme(name, facts) : undefined) ?? systemTheme(facts);
+		const setting = this.#host.start.args.theme ?? this.#preferences?.theme;
+		const { theme, problem } = themeFor(setting, facts, this.#custom);
+		this.#themeProblem = problem;
+		return theme;
 	}
 
 	/** The system theme follows what the terminal reports; an unchanged report keeps the theme (and caches). */
@@ -396,6 +500,7 @@ export class GuestRuntime {
 			case "connection":
 				if (message.state === "open") this.#client.attach((text) => this.#host.post({ kind: "frame", text }));
 				else this.#client.detach();
+				this.#connected = message.state === "open";
 				return this.#screen.setConnection(message.state);
 			case "capabilities":
 				this.#terminal.setCapabilities(message.capabilities);
@@ -406,6 +511,8 @@ export class GuestRuntime {
 				return this.#tui.requestRender(true);
 			case "snapshotRequest":
 				return this.#host.post({ kind: "snapshot", data: serializeSnapshot(this.#snapshot()) });
+			case "preferences":
+				return this.#applyPreferences(message.preferences);
 			default:
 				return;
 		}
@@ -421,4 +528,12 @@ function newRequestId(): string {
 	let id = "";
 	for (let i = 0; i < 22; i++) id += alphabet[Math.floor(Math.random() * alphabet.length)];
 	return id;
+}
+
+function clamp(value: number, min: number, max: number): number {
+	return Math.max(min, Math.min(max, Math.floor(value)));
+}
+
+function errorText(error: unknown): string {
+	return error instanceof Error ? error.message : String(error);
 }

@@ -5,9 +5,12 @@ import type { Capabilities, ConnectionState, StartData, TerminalColors, WorkerMe
 import type { LaunchArgs } from "./args.ts";
 import { ServerConnection } from "./connection.ts";
 import { LauncherStatus } from "./launcher-status.ts";
+import { preferencePaths, readPreferences, watchPreferences } from "./local-preferences.ts";
 import { type MousePolicy, OutputFilter } from "./output-filter.ts";
+import { planPrefsSave } from "./prefs-save.ts";
 import { Sandbox, type SandboxLimits, type WorkerEnd } from "./sandbox.ts";
 import { TerminalModes } from "./terminal-modes.ts";
+import { ConsentScreen } from "./trusted-ui.ts";
 import type { GuestBundleSource } from "./worker-spawn.ts";
 
 /** Where the launcher connects, with what credentials (never shown to the worker). */
@@ -62,6 +65,9 @@ export async function runLauncher(options: LauncherOptions): Promise<LauncherRes
 	const problem = (text: string) => {
 		if (problems.length < 200) problems.push(text);
 	};
+	const prefPaths = preferencePaths(options.env);
+	const prefOptions = { noThemes: options.args.noThemes };
+	let preferences = readPreferences(prefPaths, prefOptions);
 	const first = await options.fetchBundle();
 	if (!first) throw new Error("the server sent no UI bundle");
 	let bundle = first;
@@ -94,6 +100,10 @@ export async function runLauncher(options: LauncherOptions): Promise<LauncherRes
 			process.platform === "linux" || process.platform === "darwin" || process.platform === "win32"
 				? process.platform
 				: "other",
+		// pi's rule for its Windows key defaults: Windows, or Linux under WSL.
+		windowsKeys:
+			process.platform === "win32" ||
+			(process.platform === "linux" && Boolean(options.env.WSL_DISTRO_NAME || options.env.WSL_INTEROP)),
 	});
 	let lastCapabilities = JSON.stringify(capabilities());
 	const checkCapabilities = () => {
@@ -136,6 +146,7 @@ export async function runLauncher(options: LauncherOptions): Promise<LauncherRes
 			...(options.args.name ? { name: options.args.name } : {}),
 			...(options.args.theme ? { theme: options.args.theme } : {}),
 		},
+		preferences,
 		...(snapshot ? { snapshot } : {}),
 		reason,
 	});
@@ -166,6 +177,8 @@ export async function runLauncher(options: LauncherOptions): Promise<LauncherRes
 		switch (message.kind) {
 			case "output": {
 				const safe = worker.filter.write(message.data);
+				// Nothing of the worker's reaches the screen while the launcher's own is up; it redraws after.
+				if (consent.active) return;
 				if (worker.held) worker.held.push(safe);
 				else if (current) show(safe);
 				return;
@@ -194,9 +207,48 @@ export async function runLauncher(options: LauncherOptions): Promise<LauncherRes
 			case "error":
 				problem(message.message);
 				return;
+			case "request":
+				if (current) void answer(worker, message);
+				else worker.sandbox.post({ kind: "response", id: message.id, ok: false, error: "cancelled" });
+				return;
 			case "pong":
 				return;
 		}
+	};
+
+	const consent = new ConsentScreen(
+		(data) => show(data),
+		() => ({ columns: terminal.columns, rows: terminal.rows }),
+	);
+
+	/** A worker's request for a launcher action: refused, or shown on the launcher's screen and done on consent. */
+	const answer = async (worker: Active, message: Extract<WorkerMessage, { kind: "request" }>) => {
+		const reply = (ok: boolean, error?: string) =>
+			worker.sandbox.post({ kind: "response", id: message.id, ok, ...(error ? { error } : {}) });
+		if (consent.active) return reply(false, "another question is open");
+		const plan = planPrefsSave(prefPaths.p2Dir, message.payload.patch);
+		if ("error" in plan) return reply(false, plan.error);
+		const confirmed = await consent.confirm({
+			origin: options.target.origin(),
+			action: "Save display preferences (the UI asked)",
+			facts: [`File: ${plan.path}`],
+			preview: plan.diff,
+		});
+		if (!finished) {
+			show(modes.restore());
+			worker.sandbox.post({ kind: "redraw" });
+		}
+		if (worker !== active || finished) return reply(false, "cancelled");
+		if (!confirmed) return reply(false, "declined");
+		try {
+			plan.write();
+		} catch (error) {
+			problem(`prefs.json: ${(error as Error).message}`);
+			return reply(false, "prefs.json could not be written");
+		}
+		reply(true);
+		// The file is read back now rather than when the watcher notices.
+		watcher.check();
 	};
 
 	const onWorkerEnd = (worker: Active, why: WorkerEnd, detail: string) => {
@@ -262,6 +314,13 @@ export async function runLauncher(options: LauncherOptions): Promise<LauncherRes
 		beforeReconnect: options.target.refresh,
 	});
 
+	// A changed file reaches the running UI at once: a remapped key works without a restart.
+	const watcher = watchPreferences(prefPaths, prefOptions, preferences, (next) => {
+		preferences = next;
+		active?.sandbox.post({ kind: "preferences", preferences: next });
+		incoming?.sandbox.post({ kind: "preferences", preferences: next });
+	});
+
 	const bundleTimer = setInterval(() => void reload(true), options.bundleCheckMs ?? BUNDLE_CHECK_MS);
 
 	let colorReplies: string[] | undefined = [];
@@ -271,6 +330,8 @@ export async function runLauncher(options: LauncherOptions): Promise<LauncherRes
 		finished = true;
 		clearInterval(snapshotTimer);
 		clearInterval(bundleTimer);
+		watcher.stop();
+		consent.cancel();
 		incoming?.sandbox.terminate();
 		active?.sandbox.terminate();
 		connection.close();
@@ -285,6 +346,7 @@ export async function runLauncher(options: LauncherOptions): Promise<LauncherRes
 
 	const onInput = (data: string) => {
 		if (colorReplies && takeColorReply(data)) return;
+		if (consent.active) return consent.input(data);
 		checkCapabilities();
 		if (data === "\x03") {
 			const now = Date.now();

@@ -19,6 +19,7 @@ export const WORKER_MESSAGE_KINDS: readonly string[] = [
 	"exit",
 	"pong",
 	"error",
+	"request",
 ];
 
 export const LAUNCHER_MESSAGE_KINDS: readonly string[] = [
@@ -32,5 +33,7 @@ export const LAUNCHER_MESSAGE_KINDS: readonly string[] = [
 	"terminalColors",
 	"redraw",
 	"snapshotRequest",
+	"preferences",
+	"response",
 	"ping",
 ];

@@ -1,6 +1,7 @@
 import { type } from "arktype";
 import { ThinkingLevel } from "./common.ts";
 import { lazy } from "./lazy.ts";
+import { Preferences } from "./preferences.ts";
 
 /**
  * The only channel between the launcher and the guest worker. The launcher validates every worker message
@@ -18,6 +19,8 @@ export const Capabilities = lazy(() =>
 		modifyOtherKeys: "boolean",
 		trueColor: "boolean",
 		platform: "'linux' | 'darwin' | 'win32' | 'other'",
+		/** pi's Windows key defaults (Windows, and WSL as pi detects it). */
+		windowsKeys: "boolean",
 	}),
 );
 export type Capabilities = typeof Capabilities.infer;
@@ -70,6 +73,8 @@ export const StartData = lazy(() =>
 			/** `--theme` for this run: `system`, `dark`, `light` (custom themes arrive with the preferences). */
 			"theme?": "string <= 64",
 		},
+		/** The person's keys, theme and display settings, read by the launcher (also sent again on change). */
+		"preferences?": Preferences,
 		/** The previous worker's reload snapshot, handed over unchanged. */
 		"snapshot?": `string <= ${MAX_SNAPSHOT_CHARS}`,
 		/** Why this worker started: first start, a reload, or a restart after a crash. */
@@ -91,6 +96,9 @@ export const LauncherMessage = lazy(() =>
 		{ kind: "'terminalColors'", colors: TerminalColors },
 		{ kind: "'redraw'" },
 		{ kind: "'snapshotRequest'" },
+		{ kind: "'preferences'", preferences: Preferences },
+		/** The answer to a request: done, or refused with a reason the launcher chose to share. */
+		{ kind: "'response'", id: "string <= 64", ok: "boolean", "error?": "string <= 300" },
 		{ kind: "'ping'", n: "number.integer" },
 	),
 );
@@ -119,6 +127,8 @@ export const WorkerMessage = lazy(() =>
 		{ kind: "'exit'", code: "0 <= number.integer <= 255" },
 		{ kind: "'pong'", n: "number.integer", "heapBytes?": "number" },
 		{ kind: "'error'", message: `string <= ${MAX_LOG_CHARS}` },
+		/** An action only the launcher can take, on its own consent screen (seed 3.1, "C"). */
+		{ kind: "'request'", id: "string <= 64", action: "'savePrefs'", payload: { patch: "Record<string, unknown>" } },
 	),
 );
 export type WorkerMessage = typeof WorkerMessage.infer;

@@ -1,6 +1,6 @@
 import { Editor, type EditorOptions, type TUI, truncateToWidth, visibleWidth } from "@earendil-works/pi-tui";
+import type { ThinkingLevel } from "../protocol/theme-tokens.ts";
 import type { ThemeRef } from "./theme/theme-ref.ts";
-import type { ThinkingLevel } from "./theme/tokens.ts";
 
 const SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏";
 export const SPINNER_MS = 80;

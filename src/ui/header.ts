@@ -26,11 +26,14 @@ export interface HeaderData {
 	readonly help: string;
 	/** Expanded (Ctrl+O): one hint per line. */
 	readonly expanded: boolean;
+	/** pi's quietStartup: no header at all. */
+	readonly hidden?: boolean;
 }
 
 /** pi's startup header: the two-row logo, the place line, the key hints and the help line. */
 export class Header extends ThemedLines<HeaderData> {
 	protected build(width: number): string[] {
+		if (this.data.hidden) return [];
 		return this.#lines().map((line) => truncateToWidth(line, width, ""));
 	}
 

@@ -1,6 +1,6 @@
 import { common, createLowlight } from "lowlight";
+import type { FgToken } from "../protocol/theme-tokens.ts";
 import type { Theme } from "./theme/theme.ts";
-import type { FgToken } from "./theme/tokens.ts";
 
 /**
  * Grammars are registered when first needed: registering all of `common` costs about 200 ms of the worker's

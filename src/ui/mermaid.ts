@@ -1,7 +1,7 @@
 import { Marked, type Token } from "@earendil-works/pi-tui";
 import { render, toAnsi } from "lovely-mermaid";
+import type { FgToken } from "../protocol/theme-tokens.ts";
 import type { ThemeRef } from "./theme/theme-ref.ts";
-import type { FgToken } from "./theme/tokens.ts";
 
 const lexer = new Marked();
 

@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { TuiAltScreen } from "@earendil-works/pi-tui";
 import { ChatScreen } from "../../src/guest/chat-screen.ts";
+import { CommandRegistry } from "../../src/guest/commands.ts";
 import type { ChatEntry, ChatState } from "../../src/plugins/chat/contract.ts";
 import { Theme } from "../../src/ui/theme/theme.ts";
 import { ThemeRef } from "../../src/ui/theme/theme-ref.ts";
@@ -24,6 +25,8 @@ function screen() {
 		draft: "",
 		send: async () => {},
 		loadOlder: async () => ({ entries: [], more: false }),
+		commands: new CommandRegistry(),
+		keyText: () => "",
 	});
 	tui.setLayoutRoot(chat.root);
 	tui.start();

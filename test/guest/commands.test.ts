@@ -10,25 +10,44 @@ describe("slash commands", () => {
 		expect(parseSlash("hello /quit")).toBeUndefined();
 	});
 
-	test("one command per slash name; removal frees the name", () => {
+	test("one command per id; a second slash name loses only its slash form and is reported", () => {
 		const registry = new CommandRegistry();
-		const remove = registry.register({ id: "a.one", name: "one", description: "1", run() {} });
-		expect(() => registry.register({ id: "b.one", name: "one", description: "again", run() {} })).toThrow(
-			"/one is already a command",
-		);
+		const remove = registry.register({ id: "a.one", title: "1", slash: { name: "one" }, run() {} });
+		expect(() => registry.register({ id: "a.one", title: "again", run() {} })).toThrow("a.one is already a command");
+		registry.register({ id: "b.one", title: "other", slash: { name: "one" }, run() {} });
+		registry.register({ id: "c.bad", title: "bad", slash: { name: "Bad Name" }, run() {} });
+		expect(registry.slash("one")?.id).toBe("a.one");
+		expect(registry.problems().map((p) => p.text)).toEqual([
+			"/one belongs to a.one; b.one has no slash form",
+			'c.bad: "/Bad Name" is not a valid slash name',
+		]);
 		remove();
-		expect(registry.get("one")).toBeUndefined();
+		expect(registry.slash("one")?.id).toBe("b.one");
+		expect(registry.get("b.one")?.title).toBe("other");
 	});
 
-	test("autocomplete: fuzzy in the first word after /, the argument hint before the description, completion adds a space", async () => {
+	test("a when that does not parse is reported and its keys never fire", () => {
 		const registry = new CommandRegistry();
-		registry.register({ id: "app.quit", name: "quit", description: "Quit p2", run() {} });
-		registry.register({ id: "app.reload", name: "reload", description: "Reload", run() {} });
+		registry.register({ id: "x.broken", title: "x", when: "chat &&", run() {} });
+		const [entry] = registry.all();
+		expect(entry!.when.test(new Set(["chat"]))).toBe(false);
+		expect(registry.problems()[0]?.text).toContain('x.broken: when "chat &&": expected a context name');
+	});
+
+	test("autocomplete: fuzzy in the first word after /, the argument hint before the title, completion adds a space", async () => {
+		const registry = new CommandRegistry();
+		registry.register({ id: "app.exit", title: "Quit p2", slash: { name: "quit" }, run() {} });
+		registry.register({ id: "p2.tui.reload", title: "Reload", slash: { name: "reload" }, run() {} });
+		registry.register({ id: "p2.keysonly", title: "No slash", keys: ["f2"], run() {} });
 		registry.register({
-			id: "models.select",
-			name: "model",
-			argumentHint: "<provider/model>",
-			description: "Select model",
+			id: "app.model.select",
+			title: "Select model",
+			slash: {
+				name: "model",
+				argumentHint: "<provider/model>",
+				complete: (prefix) =>
+					["fake/a", "fake/b", "other/c"].filter((m) => m.startsWith(prefix)).map((m) => ({ value: m, label: m })),
+			},
 			run() {},
 		});
 		const provider = new SlashAutocomplete(registry);
@@ -40,5 +59,14 @@ describe("slash commands", () => {
 		expect(await provider.getSuggestions(["x", "/rel"], 1, 4)).toBeNull();
 		const done = provider.applyCompletion(["/rel"], 0, 4, { value: "reload", label: "reload" }, "/rel");
 		expect(done).toEqual({ lines: ["/reload "], cursorLine: 0, cursorCol: 8 });
+		// The argument: the command's own completion, replacing only what is typed after the space.
+		const args = await suggest("/model fa");
+		expect(args?.items.map((i) => i.value)).toEqual(["fake/a", "fake/b"]);
+		expect(provider.applyCompletion(["/model fa"], 0, 9, args!.items[1]!, args!.prefix)).toEqual({
+			lines: ["/model fake/b"],
+			cursorLine: 0,
+			cursorCol: 13,
+		});
+		expect(await suggest("/reload x")).toBeNull();
 	});
 });

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
+import { parseThemeJson } from "../../src/protocol/theme-schema.ts";
 import { appearanceOf, BUILTIN_THEMES, systemTheme } from "../../src/ui/theme/builtin.ts";
-import { parseThemeJson } from "../../src/ui/theme/schema.ts";
 import { Theme } from "../../src/ui/theme/theme.ts";
 import { ThemeRef } from "../../src/ui/theme/theme-ref.ts";
 

@@ -2,9 +2,9 @@ import { colorToHex, colorToOklch, oklchColor, parseColor, type TerminalColorMod
 import dark from "../../../assets/themes/dark.json";
 import light from "../../../assets/themes/light.json";
 import type { TerminalColors } from "../../protocol/channel.ts";
-import type { ThemeJson } from "./schema.ts";
+import type { ThemeJson } from "../../protocol/theme-schema.ts";
+import { BG_TOKENS } from "../../protocol/theme-tokens.ts";
 import { type Appearance, Theme } from "./theme.ts";
-import { BG_TOKENS } from "./tokens.ts";
 
 /** pi's built-in themes. They ship with this code and are not validated at start (a test checks them). */
 export const BUILTIN_THEMES: Readonly<Record<"dark" | "light", ThemeJson>> = {

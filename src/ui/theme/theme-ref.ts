@@ -1,7 +1,7 @@
 import type { EditorTheme, MarkdownTheme, SelectListTheme } from "@earendil-works/pi-tui";
+import { THINKING_TOKENS, type ThinkingLevel } from "../../protocol/theme-tokens.ts";
 import { highlightLines } from "../highlight.ts";
 import type { Theme } from "./theme.ts";
-import { THINKING_TOKENS, type ThinkingLevel } from "./tokens.ts";
 
 /**
  * The theme a runtime (or a preview) draws with. Components hold the ref, never the theme: the derived pi-tui

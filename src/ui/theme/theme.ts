@@ -6,8 +6,15 @@ import {
 	parseColor,
 	type TerminalColorMode,
 } from "@earendil-works/pi-tui";
-import type { ColorValue, ThemeJson } from "./schema.ts";
-import { BG_TOKENS, type BgToken, FG_TOKENS, type FgToken, type ThemeToken, TOKEN_FALLBACKS } from "./tokens.ts";
+import type { ColorValue, ThemeJson } from "../../protocol/theme-schema.ts";
+import {
+	BG_TOKENS,
+	type BgToken,
+	FG_TOKENS,
+	type FgToken,
+	type ThemeToken,
+	TOKEN_FALLBACKS,
+} from "../../protocol/theme-tokens.ts";
 
 /** How one token is drawn: the SGR that opens it and the one that closes it ("" for the terminal's default). */
 export interface Paint {

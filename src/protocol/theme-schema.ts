@@ -1,5 +1,5 @@
 import { type } from "arktype";
-import { BG_TOKENS, EXPORT_TOKENS, FG_TOKENS, type ThemeToken, TOKEN_FALLBACKS } from "./tokens.ts";
+import { BG_TOKENS, EXPORT_TOKENS, FG_TOKENS, type ThemeToken, TOKEN_FALLBACKS } from "./theme-tokens.ts";
 
 /** `#rgb`/`#rrggbb`, `okhsl(…)`, `oklch(…)`, a variable's name, `""` (the terminal's default), or 0–255. */
 export const ColorValue = type("string <= 64 | 0 <= number.integer <= 255");

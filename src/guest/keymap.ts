@@ -1,0 +1,154 @@
+/**
+ * The keymap: pi-tui's `tui.*` ids, pi's `app.*` table for the guest's platform, the commands' own defaults
+ * and the person's bindings, built into one pi-tui KeybindingsManager and installed for every component. The
+ * build also says what will not work and why, for /hotkeys.
+ */
+import {
+	type KeybindingDefinitions,
+	type KeybindingsConfig,
+	KeybindingsManager,
+	type KeyId,
+	matchesKey,
+} from "@earendil-works/pi-tui";
+import {
+	defaultKeys,
+	isPrivilegedId,
+	type KeyBindings,
+	type KeyDefinition,
+	type KeyPlatform,
+	piKeybindings,
+} from "../protocol/keybindings.ts";
+import type { RegisteredCommand } from "./commands.ts";
+import { canOverlap, parseWhen, type When } from "./when.ts";
+
+/** The screens, and owner/guest, exclude each other: two commands on one key in different ones never meet. */
+export const EXCLUSIVE_CONTEXTS: readonly (readonly string[])[] = [
+	["chat", "sessions", "models"],
+	["owner", "guest"],
+];
+
+/** pi-tui's transcript keys that it handles before any command sees them (the search ones only in search). */
+const TRANSCRIPT_FIRST = [
+	"tui.altScreen.pageUp",
+	"tui.altScreen.pageDown",
+	"tui.altScreen.halfPageUp",
+	"tui.altScreen.halfPageDown",
+	"tui.altScreen.lineUp",
+	"tui.altScreen.lineDown",
+	"tui.altScreen.previousPrompt",
+	"tui.altScreen.nextPrompt",
+	"tui.altScreen.search",
+	"tui.altScreen.top",
+	"tui.altScreen.bottom",
+];
+
+export interface Keymap {
+	readonly manager: KeybindingsManager;
+	/** Commands in dispatch order: more specific first, then bound by the person, then registration order. */
+	readonly ordered: readonly RegisteredCommand[];
+	/** Lines for /hotkeys: keys that do not do what their binding says, and why. */
+	readonly problems: readonly string[];
+	readonly platform: KeyPlatform;
+	keys(id: string): string[];
+}
+
+export function buildKeymap(
+	platform: KeyPlatform,
+	commands: readonly RegisteredCommand[],
+	user: KeyBindings,
+	preferenceProblems: readonly string[] = [],
+): Keymap {
+	const pi = piKeybindings(platform);
+	const problems: string[] = [];
+	const resolved = (id: string): string[] => [...(user[id] ?? defaultKeys(pi[id]))];
+	const privilegedKeys = new Set(
+		Object.keys(pi)
+			.filter(isPrivilegedId)
+			.flatMap((id) => resolved(id)),
+	);
+	const definitions: Record<string, KeyDefinition> = { ...pi };
+	for (const { command } of commands) {
+		if (pi[command.id]) continue;
+		const keys = (command.keys ?? []).filter((key) => {
+			if (!privilegedKeys.has(key)) return true;
+			problems.push(`${command.id}: its default ${key} is the launcher's; the key is not bound`);
+			return false;
+		});
+		definitions[command.id] = { defaultKeys: keys, description: command.title };
+	}
+	const bindings: Record<string, string[]> = {};
+	for (const [id, keys] of Object.entries(user)) bindings[id] = [...keys];
+	const manager = new KeybindingsManager(
+		definitions as unknown as KeybindingDefinitions,
+		bindings as KeybindingsConfig,
+	);
+	for (const id of Object.keys(user)) {
+		if (!definitions[id]) problems.push(`keybindings: unknown id ${id} (kept, as pi does)`);
+	}
+	for (const conflict of manager.getConflicts()) {
+		problems.push(`keybindings: ${conflict.key} is bound to ${conflict.keybindings.join(" and ")}`);
+	}
+	const ordered = [...commands].sort(
+		(a, b) =>
+			b.when.specificity - a.when.specificity ||
+			Number(b.command.id in user) - Number(a.command.id in user) ||
+			a.order - b.order,
+	);
+	const transcriptKeys = new Map<string, string>();
+	for (const id of TRANSCRIPT_FIRST) for (const key of manager.getKeys(id as never)) transcriptKeys.set(key, id);
+	const seen: { entry: RegisteredCommand; key: string }[] = [];
+	for (const entry of ordered) {
+		for (const key of manager.getKeys(entry.command.id as never)) {
+			const transcript = transcriptKeys.get(key);
+			if (transcript && canOverlap(entry.when, chatScreen(), EXCLUSIVE_CONTEXTS)) {
+				problems.push(`${entry.command.id}: ${key} scrolls or searches the transcript first (${transcript})`);
+			}
+			if (isPrivilegedId(entry.command.id)) continue;
+			if (privilegedKeys.has(key) && !sameDefault(pi, entry.command.id, key)) {
+				problems.push(`${key}: the launcher's action and ${entry.command.id} share it; the launcher's loses`);
+			}
+			for (const other of seen) {
+				if (other.key !== key || other.entry.when.specificity !== entry.when.specificity) continue;
+				if (!canOverlap(other.entry.when, entry.when, EXCLUSIVE_CONTEXTS)) continue;
+				problems.push(
+					`${key}: ${other.entry.command.id} and ${entry.command.id} overlap; ${other.entry.command.id} wins`,
+				);
+			}
+			seen.push({ entry, key });
+		}
+	}
+	problems.push(...preferenceProblems);
+	return { manager, ordered, problems, platform, keys: (id) => manager.getKeys(id as never) };
+}
+
+let chat: When | undefined;
+/** The chat screen without an overlay: where pi-tui's transcript keys act. */
+function chatScreen(): When {
+	chat ??= parseWhen("chat && !overlay");
+	return chat;
+}
+
+/** Whether pi itself gives this key to a non-launcher id by default too (then pi's own mode rule applies). */
+function sameDefault(pi: Readonly<Record<string, KeyDefinition>>, id: string, key: string): boolean {
+	return defaultKeys(pi[id]).includes(key);
+}
+
+/** Whether the input is one of the id's keys. */
+export function keyMatches(keymap: Keymap, data: string, id: string): boolean {
+	return keymap.keys(id).some((key) => matchesKey(data, key as KeyId));
+}
+
+/** pi's key text: `ctrl+c/ctrl+d`, or capitalized for help (`Ctrl+C`); Alt is Option on a Mac. */
+export function keyText(keys: readonly string[], options: { capitalize?: boolean; mac?: boolean } = {}): string {
+	return keys
+		.map((key) =>
+			key
+				.split("+")
+				.map((part) => {
+					const shown = options.mac && part === "alt" ? "option" : part;
+					return options.capitalize ? shown.charAt(0).toUpperCase() + shown.slice(1) : shown;
+				})
+				.join("+"),
+		)
+		.join("/");
+}

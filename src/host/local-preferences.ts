@@ -1,0 +1,249 @@
+/**
+ * The person's own preferences, read by the launcher: pi's `keybindings.json`, `settings.json` and
+ * `themes/*.json` (in `$PI_CODING_AGENT_DIR` or `~/.pi/agent`), then p2's `prefs.json`, which overrides them.
+ * Every read is bounded; only the whitelisted display keys, valid key bindings and theme documents pass, and
+ * problems are named without paths or contents. pi's files are only ever read.
+ */
+import { closeSync, constants, type FSWatcher, fstatSync, openSync, readdirSync, readSync, watch } from "node:fs";
+import { homedir } from "node:os";
+import { join } from "node:path";
+import { readKeybindings } from "../protocol/keybindings.ts";
+import {
+	type DisplaySettings,
+	MAX_THEMES,
+	type Preferences,
+	readDisplaySettings,
+	type ThemeFile,
+} from "../protocol/preferences.ts";
+
+export const MAX_PREFS_FILE_BYTES = 256 * 1024;
+const MAX_THEME_BYTES_TOTAL = 1024 * 1024;
+const WATCH_DEBOUNCE_MS = 100;
+
+export interface PreferencePaths {
+	/** pi's agent directory. */
+	readonly agentDir: string;
+	/** p2's own directory (`prefs.json` lives there). */
+	readonly p2Dir: string;
+}
+
+export function preferencePaths(env: Record<string, string | undefined>): PreferencePaths {
+	const home = env.HOME ?? homedir();
+	return {
+		agentDir: env.PI_CODING_AGENT_DIR ?? join(home, ".pi", "agent"),
+		p2Dir: env.P2_TUI_CONFIG_DIR ?? join(home, ".pi", "p2-tui"),
+	};
+}
+
+export type ReadResult = { text: string } | { missing: true } | { problem: string };
+
+/**
+ * A small regular file, read through the descriptor it was opened with: a FIFO does not block the open, a
+ * device or directory is refused, and nothing past the limit is read.
+ */
+export function readBounded(path: string, limit = MAX_PREFS_FILE_BYTES): ReadResult {
+	let fd: number;
+	try {
+		fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
+	} catch (error) {
+		const code = (error as NodeJS.ErrnoException).code;
+		return code === "ENOENT" || code === "ENOTDIR" ? { missing: true } : { problem: "cannot be read" };
+	}
+	try {
+		const stat = fstatSync(fd);
+		if (!stat.isFile()) return { problem: "is not a regular file" };
+		if (stat.size > limit) return { problem: `is larger than ${limit / 1024} KiB` };
+		const buffer = Buffer.alloc(limit + 1);
+		let length = 0;
+		for (;;) {
+			const n = readSync(fd, buffer, length, buffer.length - length, null);
+			if (n === 0) break;
+			length += n;
+			if (length > limit) return { problem: `is larger than ${limit / 1024} KiB` };
+		}
+		return {
+			text: buffer
+				.subarray(0, length)
+				.toString("utf8")
+				.replace(/^\uFEFF/, ""),
+		};
+	} catch {
+		return { problem: "cannot be read" };
+	} finally {
+		closeSync(fd);
+	}
+}
+
+function readJson(path: string, label: string, problems: string[], limit?: number): unknown {
+	const read = readBounded(path, limit);
+	if ("missing" in read) return undefined;
+	if ("problem" in read) {
+		problems.push(`${label} ${read.problem}`);
+		return undefined;
+	}
+	try {
+		return JSON.parse(read.text);
+	} catch {
+		problems.push(`${label} is not valid JSON`);
+		return undefined;
+	}
+}
+
+/** What `prefs.json` holds that the worker may see (launcher-only keys stay here). */
+export interface SavedPrefs {
+	readonly keybindings: Record<string, string[]>;
+	readonly theme?: string;
+	readonly settings: DisplaySettings;
+}
+
+function readPrefsFile(p2Dir: string, problems: string[]): SavedPrefs {
+	const raw = readJson(join(p2Dir, "prefs.json"), "prefs.json", problems);
+	if (raw === undefined) return { keybindings: {}, settings: {} };
+	if (typeof raw !== "object" || raw === null || Array.isArray(raw)) {
+		problems.push("prefs.json: not an object");
+		return { keybindings: {}, settings: {} };
+	}
+	const doc = raw as Record<string, unknown>;
+	const keys =
+		doc.keybindings === undefined ? { bindings: {}, problems: [] } : readKeybindings(doc.keybindings, "prefs.json");
+	const settings =
+		doc.settings === undefined ? { settings: {}, problems: [] } : readDisplaySettings(doc.settings, "prefs.json");
+	problems.push(...keys.problems, ...settings.problems);
+	let theme: string | undefined;
+	if (typeof doc.theme === "string" && doc.theme.length <= 130) theme = doc.theme;
+	else if (doc.theme !== undefined) problems.push("prefs.json: invalid theme");
+	return { keybindings: keys.bindings, ...(theme ? { theme } : {}), settings: settings.settings };
+}
+
+function readThemes(agentDir: string, problems: string[]): ThemeFile[] {
+	const dir = join(agentDir, "themes");
+	let names: string[];
+	try {
+		names = readdirSync(dir)
+			.filter((n) => n.endsWith(".json"))
+			.sort();
+	} catch {
+		return [];
+	}
+	if (names.length > MAX_THEMES) problems.push(`themes: only the first ${MAX_THEMES} files are read`);
+	const themes: ThemeFile[] = [];
+	let total = 0;
+	for (const file of names.slice(0, MAX_THEMES)) {
+		const label = `themes/${file.slice(0, 64)}`;
+		const read = readBounded(join(dir, file));
+		if ("missing" in read) continue;
+		if ("problem" in read) {
+			problems.push(`${label} ${read.problem}`);
+			continue;
+		}
+		total += read.text.length;
+		if (total > MAX_THEME_BYTES_TOTAL) {
+			problems.push("themes: more than 1 MiB in total; the rest are not read");
+			break;
+		}
+		try {
+			themes.push({ name: file.slice(0, -5).slice(0, 64), json: JSON.parse(read.text) });
+		} catch {
+			problems.push(`${label} is not valid JSON`);
+		}
+	}
+	return themes;
+}
+
+/** pi's settings, then `prefs.json` over them one level deep (as pi merges `terminal` and `markdown`). */
+function mergeSettings(base: DisplaySettings, over: DisplaySettings): DisplaySettings {
+	return {
+		...base,
+		...over,
+		...(base.terminal || over.terminal ? { terminal: { ...base.terminal, ...over.terminal } } : {}),
+		...(base.markdown || over.markdown ? { markdown: { ...base.markdown, ...over.markdown } } : {}),
+	};
+}
+
+export interface ReadOptions {
+	/** `--no-themes`: custom theme files are not read for this run. */
+	readonly noThemes?: boolean;
+}
+
+/** Reads everything once. Precedence: built-in < pi's files < `prefs.json`. */
+export function readPreferences(paths: PreferencePaths, options: ReadOptions = {}): Preferences {
+	const problems: string[] = [];
+	const rawKeys = readJson(join(paths.agentDir, "keybindings.json"), "keybindings.json", problems);
+	const piKeys = rawKeys === undefined ? { bindings: {}, problems: [] } : readKeybindings(rawKeys, "keybindings.json");
+	problems.push(...piKeys.problems);
+	const rawSettings = readJson(join(paths.agentDir, "settings.json"), "settings.json", problems);
+	const piSettings =
+		rawSettings === undefined ? { settings: {}, problems: [] } : readDisplaySettings(rawSettings, "settings.json");
+	problems.push(...piSettings.problems);
+	let piTheme: string | undefined;
+	const themeValue = (rawSettings as Record<string, unknown> | undefined)?.theme;
+	if (typeof themeValue === "string" && themeValue.length <= 130) piTheme = themeValue;
+	else if (themeValue !== undefined) problems.push("settings.json: invalid theme");
+	const saved = readPrefsFile(paths.p2Dir, problems);
+	const themes = options.noThemes ? [] : readThemes(paths.agentDir, problems);
+	const theme = saved.theme ?? piTheme;
+	return {
+		keybindings: { ...piKeys.bindings, ...saved.keybindings },
+		...(theme ? { theme } : {}),
+		settings: mergeSettings(piSettings.settings, saved.settings),
+		themes,
+		problems: problems.slice(0, 200).map((p) => p.slice(0, 300)),
+		saved,
+	};
+}
+
+/**
+ * Watches pi's directory, its themes and p2's directory (through the parent while it does not exist yet, so a
+ * first save applies too), and calls back with the preferences when they changed.
+ */
+export function watchPreferences(
+	paths: PreferencePaths,
+	options: ReadOptions,
+	initial: Preferences,
+	onChange: (preferences: Preferences) => void,
+): { stop(): void; check(): void } {
+	let last = JSON.stringify(initial);
+	let timer: ReturnType<typeof setTimeout> | undefined;
+	let watchers: FSWatcher[] = [];
+	let closed = false;
+	const arm = () => {
+		for (const w of watchers) w.close();
+		watchers = [];
+		const dirs = [paths.agentDir, join(paths.agentDir, "themes"), paths.p2Dir];
+		for (const dir of dirs) {
+			for (const target of [dir, join(dir, "..")]) {
+				try {
+					watchers.push(watch(target, { persistent: false }, schedule));
+					break;
+				} catch {
+					// Not there (yet): its parent is watched instead, or nothing.
+				}
+			}
+		}
+	};
+	const schedule = () => {
+		if (closed) return;
+		if (timer) clearTimeout(timer);
+		timer = setTimeout(check, WATCH_DEBOUNCE_MS);
+	};
+	const check = () => {
+		timer = undefined;
+		if (closed) return;
+		// A directory may have appeared or been replaced: watch the current ones.
+		arm();
+		const next = readPreferences(paths, options);
+		const text = JSON.stringify(next);
+		if (text === last) return;
+		last = text;
+		onChange(next);
+	};
+	arm();
+	return {
+		check,
+		stop: () => {
+			closed = true;
+			if (timer) clearTimeout(timer);
+			for (const w of watchers) w.close();
+		},
+	};
+}

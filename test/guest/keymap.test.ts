@@ -1,0 +1,72 @@
+import { describe, expect, test } from "bun:test";
+import { CommandRegistry } from "../../src/guest/commands.ts";
+import { buildKeymap, keyMatches, keyText } from "../../src/guest/keymap.ts";
+
+const linux = { platform: "linux", windowsKeys: false } as const;
+
+function registry(...commands: { id: string; keys?: string[]; when?: string }[]) {
+	const r = new CommandRegistry();
+	for (const c of commands) r.register({ title: c.id, run() {}, ...c });
+	return r;
+}
+
+describe("keymap", () => {
+	test("pi's ids keep pi's defaults; a person's binding replaces them; p2 ids take their own defaults", () => {
+		const r = registry({ id: "app.tools.expand", keys: ["f9"] }, { id: "p2.palette", keys: ["f1"] });
+		const plain = buildKeymap(linux, r.all(), {});
+		expect(plain.keys("app.tools.expand")).toEqual(["ctrl+o"]);
+		expect(plain.keys("p2.palette")).toEqual(["f1"]);
+		const mine = buildKeymap(linux, r.all(), { "app.tools.expand": ["alt+o"], "p2.palette": [] });
+		expect(mine.keys("app.tools.expand")).toEqual(["alt+o"]);
+		expect(mine.keys("p2.palette")).toEqual([]);
+		expect(keyMatches(mine, "\x1bo", "app.tools.expand")).toBe(true);
+		expect(keyMatches(mine, "\x0f", "app.tools.expand")).toBe(false);
+		// The keymap is pi-tui's: the editor's ids read from the same manager.
+		expect(mine.manager.getKeys("tui.input.submit")).toEqual(["enter"]);
+	});
+
+	test("dispatch order: more specific first, then what the person bound, then registration order", () => {
+		const r = registry(
+			{ id: "a.general", keys: ["f5"], when: "chat" },
+			{ id: "b.specific", keys: ["f5"], when: "chat && busy" },
+			{ id: "c.bound", when: "chat" },
+		);
+		const map = buildKeymap(linux, r.all(), { "c.bound": ["f5"] });
+		expect(map.ordered.map((e) => e.command.id)).toEqual(["b.specific", "c.bound", "a.general"]);
+		expect(map.problems).toContain("f5: c.bound and a.general overlap; c.bound wins");
+		expect(map.problems.some((p) => p.includes("b.specific and"))).toBe(false);
+	});
+
+	test("what will not work is reported: unknown ids, user conflicts, dropped plugin defaults, transcript keys", () => {
+		const r = registry(
+			{ id: "p2.grab", keys: ["ctrl+g", "f6"] },
+			{ id: "p2.scroller", keys: ["pageUp"], when: "chat" },
+			{ id: "p2.inPalette", keys: ["pageDown"], when: "overlay:palette" },
+		);
+		const map = buildKeymap(linux, r.all(), {
+			"some.unknown": ["ctrl+9"],
+			"app.tools.expand": ["ctrl+k"],
+			"app.thinking.toggle": ["ctrl+k"],
+		});
+		expect(map.keys("p2.grab")).toEqual(["f6"]);
+		expect(map.problems).toContain("p2.grab: its default ctrl+g is the launcher's; the key is not bound");
+		expect(map.problems).toContain("keybindings: unknown id some.unknown (kept, as pi does)");
+		expect(map.problems).toContain("keybindings: ctrl+k is bound to app.tools.expand and app.thinking.toggle");
+		expect(map.problems).toContain(
+			"p2.scroller: pageUp scrolls or searches the transcript first (tui.altScreen.pageUp)",
+		);
+		expect(map.problems.some((p) => p.startsWith("p2.inPalette"))).toBe(false);
+	});
+
+	test("a person's binding that gives a launcher key to another action is reported", () => {
+		const r = registry({ id: "app.tools.expand" });
+		const map = buildKeymap(linux, r.all(), { "app.tools.expand": ["ctrl+v"] });
+		expect(map.problems).toContain("ctrl+v: the launcher's action and app.tools.expand share it; the launcher's loses");
+	});
+
+	test("key text as pi writes it: hints lower case, help capitalized, Alt is Option on a Mac", () => {
+		expect(keyText(["ctrl+c", "ctrl+d"])).toBe("ctrl+c/ctrl+d");
+		expect(keyText(["shift+enter", "ctrl+j"], { capitalize: true })).toBe("Shift+Enter/Ctrl+J");
+		expect(keyText(["alt+up"], { capitalize: true, mac: true })).toBe("Option+Up");
+	});
+});

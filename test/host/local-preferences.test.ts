@@ -1,0 +1,114 @@
+import { afterEach, describe, expect, test } from "bun:test";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { preferencePaths, readBounded, readPreferences, watchPreferences } from "../../src/host/local-preferences.ts";
+import type { Preferences } from "../../src/protocol/preferences.ts";
+import { BUILTIN_THEMES } from "../../src/ui/theme/builtin.ts";
+
+let home = "";
+afterEach(() => {
+	if (home) rmSync(home, { recursive: true, force: true });
+});
+
+function fakeHome() {
+	home = mkdtempSync(join(tmpdir(), "p2-prefs-"));
+	const paths = preferencePaths({ HOME: home });
+	mkdirSync(join(paths.agentDir, "themes"), { recursive: true });
+	const write = (path: string, value: unknown) =>
+		writeFileSync(path, typeof value === "string" ? value : JSON.stringify(value));
+	return { paths, write };
+}
+
+describe("the person's preferences", () => {
+	test("pi's files: legacy key names, a theme with invalid display values, a custom theme; reported by name", () => {
+		const { paths, write } = fakeHome();
+		write(join(paths.agentDir, "keybindings.json"), { expandTools: "ctrl+k", "app.exit": 7 });
+		write(join(paths.agentDir, "settings.json"), {
+			theme: "mine",
+			editorPaddingX: 2,
+			autocompleteMaxVisible: "many",
+			defaultModel: "secret/model",
+			shellPath: "/bin/zsh",
+		});
+		write(join(paths.agentDir, "themes", "mine.json"), { ...BUILTIN_THEMES.dark, name: "mine" });
+		write(join(paths.agentDir, "themes", "notes.txt"), "not a theme");
+		write(join(paths.agentDir, "themes", "bad.json"), "{ nope");
+		const prefs = readPreferences(paths);
+		expect(prefs.keybindings).toEqual({ "app.tools.expand": ["ctrl+k"] });
+		expect(prefs.theme).toBe("mine");
+		expect(prefs.settings).toEqual({ editorPaddingX: 2 });
+		expect(prefs.themes.map((t) => t.name)).toEqual(["mine"]);
+		expect(prefs.problems).toEqual([
+			"keybindings.json: invalid keys for app.exit",
+			"settings.json: invalid autocompleteMaxVisible",
+			"themes/bad.json is not valid JSON",
+		]);
+		// Nothing but the whitelist travels: no model, no shell, no path.
+		expect(JSON.stringify(prefs)).not.toContain("secret");
+		expect(JSON.stringify(prefs)).not.toContain("zsh");
+		expect(JSON.stringify(prefs)).not.toContain(home);
+		expect(readPreferences(paths, { noThemes: true }).themes).toEqual([]);
+	});
+
+	test("prefs.json overrides pi's files, key by key and one level into terminal and markdown", () => {
+		const { paths, write } = fakeHome();
+		write(join(paths.agentDir, "keybindings.json"), { "app.tools.expand": "ctrl+k", "app.interrupt": "ctrl+q" });
+		write(join(paths.agentDir, "settings.json"), {
+			theme: "dark",
+			terminal: { showImages: false, clearOnShrink: true },
+		});
+		mkdirSync(paths.p2Dir, { recursive: true });
+		write(join(paths.p2Dir, "prefs.json"), {
+			keybindings: { "app.tools.expand": "alt+o" },
+			theme: "light/dark",
+			settings: { terminal: { showImages: true } },
+			mouse: "off",
+		});
+		const prefs = readPreferences(paths);
+		expect(prefs.keybindings).toEqual({ "app.tools.expand": ["alt+o"], "app.interrupt": ["ctrl+q"] });
+		expect(prefs.theme).toBe("light/dark");
+		expect(prefs.settings).toEqual({ terminal: { showImages: true, clearOnShrink: true } });
+		expect(prefs.saved.keybindings).toEqual({ "app.tools.expand": ["alt+o"] });
+		expect(JSON.stringify(prefs)).not.toContain("mouse");
+	});
+
+	test("bounded reads: not a regular file, too large, a FIFO that would block", async () => {
+		const { paths, write } = fakeHome();
+		mkdirSync(join(paths.agentDir, "settings.json"));
+		write(join(paths.agentDir, "keybindings.json"), `{"a":"${"x".repeat(300 * 1024)}"}`);
+		const fifo = join(paths.agentDir, "themes", "fifo.json");
+		Bun.spawnSync(["mkfifo", fifo]);
+		const prefs = readPreferences(paths);
+		expect(prefs.problems).toEqual([
+			"keybindings.json is larger than 256 KiB",
+			"settings.json is not a regular file",
+			"themes/fifo.json is not a regular file",
+		]);
+		expect(readBounded(join(home, "missing"))).toEqual({ missing: true });
+	});
+
+	test("a change on disk is posted once, and a p2 directory created later is seen", async () => {
+		const { paths, write } = fakeHome();
+		const initial = readPreferences(paths);
+		const seen: Preferences[] = [];
+		const watcher = watchPreferences(paths, {}, initial, (p) => seen.push(p));
+		try {
+			write(join(paths.agentDir, "keybindings.json"), { "app.tools.expand": "alt+o" });
+			for (let i = 0; i < 50 && seen.length === 0; i++) await Bun.sleep(20);
+			expect(seen.at(-1)?.keybindings).toEqual({ "app.tools.expand": ["alt+o"] });
+			const count = seen.length;
+			mkdirSync(paths.p2Dir, { recursive: true });
+			write(join(paths.p2Dir, "prefs.json"), { theme: "light" });
+			for (let i = 0; i < 50 && seen.length === count; i++) await Bun.sleep(20);
+			expect(seen.at(-1)?.theme).toBe("light");
+			// Writing the same content again posts nothing.
+			const settled = seen.length;
+			write(join(paths.p2Dir, "prefs.json"), { theme: "light" });
+			await Bun.sleep(300);
+			expect(seen.length).toBe(settled);
+		} finally {
+			watcher.stop();
+		}
+	});
+});
