@@ -73,12 +73,16 @@ export interface ChatSettings {
 	readonly editorPaddingX: number;
 	readonly autocompleteMaxVisible: number;
 	readonly quietStartup: boolean | "header";
+	readonly mermaid: "off" | "final" | "streaming";
+	readonly scrollbar: "auto" | "always" | "hidden";
 }
 export const DEFAULT_CHAT_SETTINGS: ChatSettings = {
 	hideThinkingBlock: false,
 	editorPaddingX: 0,
 	autocompleteMaxVisible: 5,
 	quietStartup: false,
+	mermaid: "streaming",
+	scrollbar: "auto",
 };
 
 type ItemComponent = ThemedItem<unknown> & Component;
@@ -268,6 +272,7 @@ export class ChatScreen {
 		if (before.hideThinkingBlock !== settings.hideThinkingBlock) this.#hideThinking = settings.hideThinkingBlock;
 		this.editor.setPaddingX(settings.editorPaddingX);
 		this.editor.setAutocompleteMaxVisible(settings.autocompleteMaxVisible);
+		this.#transcript.setScrollbar(settings.scrollbar);
 		this.#header.set(this.#headerData());
 		this.#refresh();
 	}
@@ -489,8 +494,13 @@ export class ChatScreen {
 			case "assistant": {
 				const message = new AssistantMessage(theme, item.data as AssistantMessageData);
 				// Mermaid first, as pi runs it before extensions' transformers; then the plugins'.
-				message.transform = (md, width) =>
-					this.markdownTransformers.apply(this.#mermaid(md, width, { streaming: message.streaming }), width);
+				message.transform = (md, width) => {
+					// pi's markdown.mermaid: off, only once the answer is complete, or while it streams.
+					const mermaid = this.#settings.mermaid;
+					const draw = mermaid === "streaming" || (mermaid === "final" && !message.streaming);
+					const drawn = draw ? this.#mermaid(md, width, { streaming: message.streaming }) : md;
+					return this.markdownTransformers.apply(drawn, width);
+				};
 				return message as unknown as ItemComponent;
 			}
 			case "tool":

@@ -17,6 +17,8 @@ export interface CoreActions {
 	toggleThinking(): void;
 	hotkeys(): void;
 	palette(): void;
+	settings(): void;
+	keybindings(): void;
 	notice(text: string): void;
 }
 
@@ -107,6 +109,20 @@ export function registerCoreCommands(commands: CommandRegistry, actions: CoreAct
 		category: "p2",
 		slash: { name: "hotkeys" },
 		run: () => actions.hotkeys(),
+	});
+	add({
+		id: "p2.settings",
+		title: "Open settings menu",
+		category: "p2",
+		slash: { name: "settings" },
+		run: () => actions.settings(),
+	});
+	add({
+		id: "p2.keybindings",
+		title: "Change keyboard shortcuts",
+		category: "p2",
+		slash: { name: "keybindings" },
+		run: () => actions.keybindings(),
 	});
 	add({
 		id: "p2.tui.reload",

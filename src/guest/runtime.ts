@@ -6,25 +6,27 @@ import { sessionsContract } from "../plugins/sessions/contract.ts";
 import { statusContract } from "../plugins/status/contract.ts";
 import type { GuestHost, LauncherMessage } from "../protocol/channel.ts";
 import { ProtocolError } from "../protocol/codes.ts";
-import { isPrivilegedId } from "../protocol/keybindings.ts";
+import { isPrivilegedId, piKeybindings } from "../protocol/keybindings.ts";
 import { ObjectClient, type ObjectRef } from "../protocol/object-client.ts";
-import type { Preferences } from "../protocol/preferences.ts";
+import type { Preferences, PrefsPatch } from "../protocol/preferences.ts";
 import type { Role } from "../protocol/roles.ts";
 import { THINKING_TOKENS, type ThinkingLevel } from "../protocol/theme-tokens.ts";
 import { FilterSelector } from "../ui/selector.ts";
-import type { TerminalFacts } from "../ui/theme/builtin.ts";
+import { appearanceOf, type TerminalFacts } from "../ui/theme/builtin.ts";
 import { ThemeRef } from "../ui/theme/theme-ref.ts";
 import { BridgeTerminal } from "./bridge-terminal.ts";
 import { ChatScreen, type ChatSettings, DEFAULT_CHAT_SETTINGS } from "./chat-screen.ts";
 import { CommandRegistry } from "./commands.ts";
 import { registerCoreCommands } from "./core-commands.ts";
 import { hotkeysMarkdown } from "./hotkeys.ts";
+import { type KeybindingRow, KeybindingsSelector } from "./keybindings-selector.ts";
 import { buildKeymap, type Keymap, keyMatches, keyText } from "./keymap.ts";
 import { configureProcess } from "./process-shim.ts";
 import { chooseSession } from "./session-choice.ts";
+import { SettingsSelector } from "./settings-selector.ts";
 import { parseSnapshot, type ReadingAnchor, type ReloadSnapshot, serializeSnapshot } from "./snapshot.ts";
 import { applyStartFlags } from "./start-flags.ts";
-import { type CustomThemes, customThemes, themeFor } from "./theme-setting.ts";
+import { type CustomThemes, customThemes, themeFor, themeNames } from "./theme-setting.ts";
 
 const ROLE_LABELS: Record<Role, string> = {
 	deviceOwner: "this device",
@@ -60,6 +62,8 @@ export class GuestRuntime {
 	readonly #restored: ReloadSnapshot | undefined;
 	#facts: TerminalFacts;
 	#connected = false;
+	readonly #requests = new Map<string, (answer: { ok: boolean; error?: string }) => void>();
+	#requestCount = 0;
 
 	constructor(host: GuestHost) {
 		this.#host = host;
@@ -126,6 +130,8 @@ export class GuestRuntime {
 			toggleThinking: () => screen.toggleThinking(),
 			hotkeys: () => screen.block("Keyboard Shortcuts", hotkeysMarkdown(this.#keymap, this.#commands)),
 			palette: () => this.#openPalette(),
+			settings: () => this.#openSettings(),
+			keybindings: () => this.#openKeybindings(),
 		});
 		this.#commands.onChange(() => this.#keysChanged());
 		this.#keysChanged();
@@ -367,12 +373,78 @@ export class GuestRuntime {
 			editorPaddingX: clamp(s.editorPaddingX ?? DEFAULT_CHAT_SETTINGS.editorPaddingX, 0, 3),
 			autocompleteMaxVisible: clamp(s.autocompleteMaxVisible ?? DEFAULT_CHAT_SETTINGS.autocompleteMaxVisible, 3, 20),
 			quietStartup: s.quietStartup ?? DEFAULT_CHAT_SETTINGS.quietStartup,
+			mermaid: s.markdown?.mermaid ?? DEFAULT_CHAT_SETTINGS.mermaid,
+			scrollbar: s.fullscreenScrollbar ?? DEFAULT_CHAT_SETTINGS.scrollbar,
 		};
 		this.#screen.applySettings(settings);
 		this.#tui.setShowHardwareCursor(s.showHardwareCursor ?? false);
 		this.#tui.setClearOnShrink(s.terminal?.clearOnShrink ?? false);
 		const wheel = s.fullscreenWheelScrollLines;
 		this.#tui.setWheelScrollLines(typeof wheel === "number" ? clamp(wheel, 1, 100) : "auto");
+	}
+
+	/** /settings: pi's list; what changed is proposed to the launcher as one patch when it closes. */
+	#openSettings(): void {
+		const screen = this.#screen;
+		const prefs = this.#preferences;
+		const setting = this.#host.start.args.theme ?? prefs?.theme ?? "system";
+		const background = this.#facts.colors?.background;
+		const selector = new SettingsSelector({
+			theme: this.#theme,
+			settings: prefs?.settings ?? {},
+			themeSetting: setting,
+			themeNames: themeNames(this.#custom),
+			light: background ? appearanceOf(background) === "light" : false,
+			previewTheme: (value) => themeFor(value, this.#facts, this.#custom).theme,
+			onClose: (patch) => {
+				screen.closeSelector();
+				if (patch) void this.#savePrefs(patch);
+			},
+		});
+		screen.showSelector("settings", selector);
+	}
+
+	/** /keybindings: each change is saved on its own; the list comes back with the new keys. */
+	#openKeybindings(selected?: string): void {
+		const screen = this.#screen;
+		const pi = piKeybindings(this.#keymap.platform);
+		const rows: KeybindingRow[] = [];
+		const add = (id: string, title: string) =>
+			rows.push({ id, title, keys: keyText(this.#keymap.keys(id), { capitalize: true }) });
+		for (const { command } of this.#commands.all()) add(command.id, command.title);
+		for (const id of Object.keys(pi)) {
+			if (id.startsWith("tui.editor.") || id.startsWith("tui.input.") || id.startsWith("tui.altScreen.")) {
+				add(id, pi[id]!.description);
+			}
+		}
+		for (const id of Object.keys(pi).filter(isPrivilegedId)) add(id, pi[id]!.description);
+		const selector = new KeybindingsSelector({
+			theme: this.#theme,
+			rows,
+			close: () => screen.closeSelector(),
+			save: (patch) => {
+				screen.closeSelector();
+				void this.#savePrefs(patch).then(() => this.#openKeybindings(Object.keys(patch.keybindings ?? {})[0]));
+			},
+		});
+		if (selected) selector.select(selected);
+		screen.showSelector("keybindings", selector);
+	}
+
+	/** Asks the launcher to write `prefs.json`; it shows the change on its own screen first. */
+	async #savePrefs(patch: PrefsPatch): Promise<void> {
+		const answer = await this.#request("savePrefs", { patch });
+		if (answer.ok) this.#screen.notice("Preferences saved", "success");
+		else if (answer.error === "declined") this.#screen.notice("Preferences not saved");
+		else this.#screen.notice(`Preferences not saved: ${answer.error ?? "refused"}`, "warning");
+	}
+
+	#request(action: "savePrefs", payload: { patch: PrefsPatch }): Promise<{ ok: boolean; error?: string }> {
+		const id = `r${++this.#requestCount}`;
+		return new Promise((resolve) => {
+			this.#requests.set(id, resolve);
+			this.#host.post({ kind: "request", id, action, payload: payload as { patch: Record<string, unknown> } });
+		});
 	}
 
 	/** F1: every command with a palette entry; Enter runs it (a slash form with arguments goes to the editor). */
@@ -513,6 +585,11 @@ export class GuestRuntime {
 				return this.#host.post({ kind: "snapshot", data: serializeSnapshot(this.#snapshot()) });
 			case "preferences":
 				return this.#applyPreferences(message.preferences);
+			case "response": {
+				const resolve = this.#requests.get(message.id);
+				this.#requests.delete(message.id);
+				return resolve?.({ ok: message.ok, ...(message.error ? { error: message.error } : {}) });
+			}
 			default:
 				return;
 		}

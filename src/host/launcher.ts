@@ -246,9 +246,9 @@ export async function runLauncher(options: LauncherOptions): Promise<LauncherRes
 			problem(`prefs.json: ${(error as Error).message}`);
 			return reply(false, "prefs.json could not be written");
 		}
-		reply(true);
-		// The file is read back now rather than when the watcher notices.
+		// The file is read back now rather than when the watcher notices, so the answer finds it applied.
 		watcher.check();
+		reply(true);
 	};
 
 	const onWorkerEnd = (worker: Active, why: WorkerEnd, detail: string) => {
