@@ -4,6 +4,7 @@ import { chatContract, MAIN_CONVERSATION, type QueueMode } from "../plugins/chat
 import { modelsContract } from "../plugins/models/contract.ts";
 import { sessionsContract } from "../plugins/sessions/contract.ts";
 import { statusContract } from "../plugins/status/contract.ts";
+import { type TuiDefaultsState, tuiDefaultsContract } from "../plugins/tui-defaults/contract.ts";
 import type { GuestHost, LauncherMessage } from "../protocol/channel.ts";
 import { ProtocolError } from "../protocol/codes.ts";
 import { isPrivilegedId, piKeybindings } from "../protocol/keybindings.ts";
@@ -21,6 +22,7 @@ import { registerCoreCommands } from "./core-commands.ts";
 import { hotkeysMarkdown } from "./hotkeys.ts";
 import { type KeybindingRow, KeybindingsSelector } from "./keybindings-selector.ts";
 import { buildKeymap, type Keymap, keyMatches, keyText } from "./keymap.ts";
+import { type EffectivePreferences, effectivePreferences } from "./preferences.ts";
 import { configureProcess } from "./process-shim.ts";
 import { chooseSession } from "./session-choice.ts";
 import { SettingsSelector } from "./settings-selector.ts";
@@ -49,6 +51,9 @@ export class GuestRuntime {
 	readonly #commands = new CommandRegistry();
 	#keymap: Keymap;
 	#preferences: Preferences | undefined;
+	#serverDefaults: TuiDefaultsState | undefined;
+	/** What is in effect: the server's defaults under the person's own. */
+	#effective: EffectivePreferences = effectivePreferences(undefined, undefined);
 	#custom: CustomThemes = { themes: new Map(), problems: [] };
 	#themeProblem: string | undefined;
 	#role: Role | undefined;
@@ -72,6 +77,7 @@ export class GuestRuntime {
 		this.#terminal = new BridgeTerminal(host);
 		this.#facts = { colors: start.terminalColors, trueColor: start.capabilities.trueColor };
 		this.#preferences = start.preferences;
+		this.#effective = effectivePreferences(start.preferences, undefined);
 		this.#custom = customThemes(start.preferences?.themes ?? []);
 		this.#theme = new ThemeRef(this.#themeFor(this.#facts));
 		this.#keymap = this.#buildKeymap();
@@ -140,6 +146,8 @@ export class GuestRuntime {
 		this.#tui.setFocus(this.#screen.editor);
 		this.#tui.addInputListener((data) => this.#onKey(data));
 		this.#host.onMessage((message) => this.#onMessage(message));
+		const defaults = this.#client.open(tuiDefaultsContract, {});
+		defaults.onChange((state) => this.#applyPreferences(this.#preferences, state));
 		const access = this.#client.open(accessContract, {});
 		access.onChange((state) => {
 			this.#role = state.role;
@@ -339,12 +347,12 @@ export class GuestRuntime {
 
 	#buildKeymap(): Keymap {
 		const caps = this.#host.start.capabilities;
-		const prefs = this.#preferences;
+		const prefs = this.#effective;
 		return buildKeymap(
 			{ platform: caps.platform, windowsKeys: caps.windowsKeys },
 			this.#commands.all(),
-			prefs?.keybindings ?? {},
-			[...(prefs?.problems ?? []), ...this.#custom.problems],
+			prefs.keybindings,
+			[...prefs.problems, ...this.#custom.problems],
 		);
 	}
 
@@ -355,9 +363,11 @@ export class GuestRuntime {
 		this.#screen.keysChanged();
 	}
 
-	#applyPreferences(preferences: Preferences): void {
+	#applyPreferences(preferences: Preferences | undefined, server: TuiDefaultsState | undefined): void {
 		this.#preferences = preferences;
-		this.#custom = customThemes(preferences.themes);
+		this.#serverDefaults = server;
+		this.#effective = effectivePreferences(preferences, server);
+		this.#custom = customThemes(preferences?.themes ?? []);
 		this.#keysChanged();
 		this.#applySettings();
 		const problem = this.#themeProblem;
@@ -367,7 +377,7 @@ export class GuestRuntime {
 
 	/** pi's display settings, with pi's bounds. */
 	#applySettings(): void {
-		const s = this.#preferences?.settings ?? {};
+		const s = this.#effective.settings;
 		const settings: ChatSettings = {
 			hideThinkingBlock: s.hideThinkingBlock ?? DEFAULT_CHAT_SETTINGS.hideThinkingBlock,
 			editorPaddingX: clamp(s.editorPaddingX ?? DEFAULT_CHAT_SETTINGS.editorPaddingX, 0, 3),
@@ -386,12 +396,12 @@ export class GuestRuntime {
 	/** /settings: pi's list; what changed is proposed to the launcher as one patch when it closes. */
 	#openSettings(): void {
 		const screen = this.#screen;
-		const prefs = this.#preferences;
-		const setting = this.#host.start.args.theme ?? prefs?.theme ?? "system";
+		const prefs = this.#effective;
+		const setting = this.#host.start.args.theme ?? prefs.theme ?? "system";
 		const background = this.#facts.colors?.background;
 		const selector = new SettingsSelector({
 			theme: this.#theme,
-			settings: prefs?.settings ?? {},
+			settings: prefs.settings,
 			themeSetting: setting,
 			themeNames: themeNames(this.#custom),
 			light: background ? appearanceOf(background) === "light" : false,
@@ -528,7 +538,7 @@ export class GuestRuntime {
 
 	/** `--theme` for this run, else the person's setting, else pi's `system` theme. */
 	#themeFor(facts: TerminalFacts) {
-		const setting = this.#host.start.args.theme ?? this.#preferences?.theme;
+		const setting = this.#host.start.args.theme ?? this.#effective.theme;
 		const { theme, problem } = themeFor(setting, facts, this.#custom);
 		this.#themeProblem = problem;
 		return theme;
@@ -584,7 +594,7 @@ export class GuestRuntime {
 			case "snapshotRequest":
 				return this.#host.post({ kind: "snapshot", data: serializeSnapshot(this.#snapshot()) });
 			case "preferences":
-				return this.#applyPreferences(message.preferences);
+				return this.#applyPreferences(message.preferences, this.#serverDefaults);
 			case "response": {
 				const resolve = this.#requests.get(message.id);
 				this.#requests.delete(message.id);

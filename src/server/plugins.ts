@@ -3,9 +3,10 @@ import { chatPlugin } from "../plugins/chat/server.ts";
 import { modelsPlugin } from "../plugins/models/server.ts";
 import { sessionsPlugin } from "../plugins/sessions/server.ts";
 import { statusPlugin } from "../plugins/status/server.ts";
+import { tuiDefaultsPlugin } from "../plugins/tui-defaults/server.ts";
 import type { ServerPlugin } from "./plugin.ts";
 
 /** The plugins this server enables, in registration order. */
 export function defaultPlugins(): ServerPlugin[] {
-	return [accessPlugin, sessionsPlugin, modelsPlugin, chatPlugin(), statusPlugin];
+	return [accessPlugin, sessionsPlugin, modelsPlugin, chatPlugin(), statusPlugin, tuiDefaultsPlugin];
 }

@@ -14,6 +14,13 @@ beforeAll(async () => {
 	writeFileSync(join(agentDir, "settings.json"), JSON.stringify({ theme: "light", hideThinkingBlock: "yes" }));
 	// pi's legacy name, as an older keybindings.json has it.
 	writeFileSync(join(agentDir, "keybindings.json"), JSON.stringify({ expandTools: "alt+o" }));
+	// The server's defaults sit under the person's files; its launcher ids are dropped.
+	writeFileSync(
+		join(h.data, "tui.json"),
+		JSON.stringify({
+			keybindings: { "app.thinking.toggle": "f7", "app.tools.expand": "f8", "app.editor.external": "enter" },
+		}),
+	);
 });
 afterAll(() => h.remove());
 
@@ -44,9 +51,13 @@ describe("pi's preference files and /settings, end to end", () => {
 			await Bun.sleep(300);
 			expect(run.screen().join("\n")).not.toContain("Tool output: expanded");
 
+			run.type("\x1b[18~");
+			await run.waitFor((s) => s.includes("Thinking blocks: hidden"), "F7 from the server's tui.json");
+
 			run.type("/hotkeys\r");
 			await run.waitFor((s) => s.includes("Launcher") && s.includes("Problems"), "the end of the hotkeys block");
 			await run.waitFor((s) => s.includes("settings.json: invalid hideThinkingBlock"), "the settings problem listed");
+			expect(run.screen().join("\n")).toContain("server: tui.json: app.editor.external is the launcher's; ignored");
 			expect(run.screen().join("\n")).not.toContain(agentDir);
 		} finally {
 			run.kill();

@@ -59,6 +59,7 @@ const MATRIX: Row[] = [
 		},
 	},
 	{ object: "status", input: (s) => ({ session: s, conversation: "main" }), open: EVERYONE, calls: {} },
+	{ object: "tui-defaults", input: () => ({}), open: EVERYONE, calls: {} },
 ];
 
 let ts: TestServer;

@@ -1,0 +1,37 @@
+import type { TuiDefaultsState } from "../plugins/tui-defaults/contract.ts";
+import { isPrivilegedId } from "../protocol/keybindings.ts";
+import type { DisplaySettings, Preferences } from "../protocol/preferences.ts";
+
+export interface EffectivePreferences {
+	readonly keybindings: Readonly<Record<string, readonly string[]>>;
+	readonly theme?: string;
+	readonly settings: DisplaySettings;
+	readonly problems: readonly string[];
+}
+
+/**
+ * The preferences in effect: the server's defaults, then the person's own (the launcher has already put
+ * `prefs.json` over pi's files). The launcher's ids are never taken from the server, whatever it sends.
+ */
+export function effectivePreferences(
+	local: Preferences | undefined,
+	server: TuiDefaultsState | undefined,
+): EffectivePreferences {
+	const keybindings: Record<string, readonly string[]> = {};
+	for (const [id, keys] of Object.entries(server?.keybindings ?? {})) if (!isPrivilegedId(id)) keybindings[id] = keys;
+	Object.assign(keybindings, local?.keybindings);
+	const base = server?.settings ?? {};
+	const over = local?.settings ?? {};
+	const theme = local?.theme ?? server?.theme;
+	return {
+		keybindings,
+		...(theme ? { theme } : {}),
+		settings: {
+			...base,
+			...over,
+			...(base.terminal || over.terminal ? { terminal: { ...base.terminal, ...over.terminal } } : {}),
+			...(base.markdown || over.markdown ? { markdown: { ...base.markdown, ...over.markdown } } : {}),
+		},
+		problems: [...(local?.problems ?? []), ...(server?.problems ?? []).map((p) => `server: ${p}`)],
+	};
+}
