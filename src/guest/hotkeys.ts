@@ -5,6 +5,7 @@
 import { isPrivilegedId, piKeybindings } from "../protocol/keybindings.ts";
 import type { CommandRegistry } from "./commands.ts";
 import { type Keymap, keyText } from "./keymap.ts";
+import type { When } from "./when.ts";
 
 const NAVIGATION: readonly (readonly [readonly string[], string])[] = [
 	[
@@ -37,6 +38,25 @@ const LAUNCHER_TITLES: Readonly<Record<string, string>> = {
 	"app.clipboard.pasteImage": "Paste files on macOS, images, or text from clipboard",
 };
 
+/** Where a command's keys apply, in words, for the contexts a person can tell apart. */
+const CONTEXT_WORDS: Readonly<Record<string, string>> = {
+	busy: "while the agent works",
+	owner: "owners only",
+	guest: "guests only",
+	participant: "when you can send",
+	searching: "while searching",
+	compacting: "while compacting",
+	sessions: "in the sessions list",
+};
+
+function where(when: When): string {
+	const words = [...when.required].map((name) =>
+		name.startsWith("overlay:") ? `in ${name.slice("overlay:".length)}` : CONTEXT_WORDS[name],
+	);
+	const said = words.filter(Boolean);
+	return said.length ? ` (${said.join(", ")})` : "";
+}
+
 export function hotkeysMarkdown(keymap: Keymap, commands: CommandRegistry): string {
 	const mac = keymap.platform.platform === "darwin";
 	const shown = (ids: readonly string[]) =>
@@ -57,11 +77,13 @@ export function hotkeysMarkdown(keymap: Keymap, commands: CommandRegistry): stri
 		byCategory.set(category, rows);
 	};
 	row("Other", shown(["tui.input.tab"]), "Path completion / accept autocomplete");
-	for (const { command } of commands.all()) {
+	const slashes = commands.slashIndex().byName;
+	for (const entry of commands.all()) {
+		const { command } = entry;
 		const keys = shown([command.id]);
-		const slash = command.slash ? `\`/${command.slash.name}\`` : "";
+		const slash = command.slash && slashes.get(command.slash.name) === command ? `\`/${command.slash.name}\`` : "";
 		if (!keys && !slash) continue;
-		row(command.category ?? "Other", [keys, slash].filter(Boolean).join(" · "), command.title);
+		row(command.category ?? "Other", [keys, slash].filter(Boolean).join(" · "), command.title + where(entry.when));
 	}
 	row("Other", "`/`", "Slash commands");
 	for (const [category, rows] of byCategory) sections.push(`**${category}**\n${table(rows)}`);

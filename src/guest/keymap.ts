@@ -88,6 +88,15 @@ export function buildKeymap(
 	for (const conflict of manager.getConflicts()) {
 		problems.push(`keybindings: ${conflict.key} is bound to ${conflict.keybindings.join(" and ")}`);
 	}
+	// Every other id on a launcher key, unless pi gives it that key too (then pi's own mode rule applies).
+	for (const id of Object.keys(definitions)) {
+		if (isPrivilegedId(id)) continue;
+		for (const key of manager.getKeys(id as never)) {
+			if (privilegedKeys.has(key) && !sameDefault(pi, id, key)) {
+				problems.push(`${key}: the launcher's action and ${id} share it; the launcher's loses`);
+			}
+		}
+	}
 	const ordered = [...commands].sort(
 		(a, b) =>
 			b.when.specificity - a.when.specificity ||
@@ -104,9 +113,6 @@ export function buildKeymap(
 				problems.push(`${entry.command.id}: ${key} scrolls or searches the transcript first (${transcript})`);
 			}
 			if (isPrivilegedId(entry.command.id)) continue;
-			if (privilegedKeys.has(key) && !sameDefault(pi, entry.command.id, key)) {
-				problems.push(`${key}: the launcher's action and ${entry.command.id} share it; the launcher's loses`);
-			}
 			for (const other of seen) {
 				if (other.key !== key || other.entry.when.specificity !== entry.when.specificity) continue;
 				if (!canOverlap(other.entry.when, entry.when, EXCLUSIVE_CONTEXTS)) continue;

@@ -15,6 +15,7 @@ import {
 	readDisplaySettings,
 	type ThemeFile,
 } from "../protocol/preferences.ts";
+import { parseThemeJson } from "../protocol/theme-schema.ts";
 
 export const MAX_PREFS_FILE_BYTES = 256 * 1024;
 const MAX_THEME_BYTES_TOTAL = 1024 * 1024;
@@ -141,10 +142,19 @@ function readThemes(agentDir: string, problems: string[]): ThemeFile[] {
 			problems.push("themes: more than 1 MiB in total; the rest are not read");
 			break;
 		}
+		let json: unknown;
 		try {
-			themes.push({ name: file.slice(0, -5).slice(0, 64), json: JSON.parse(read.text) });
+			json = JSON.parse(read.text);
 		} catch {
 			problems.push(`${label} is not valid JSON`);
+			continue;
+		}
+		// pi's schema, here as in pi: only a theme document goes on to the UI, under the name it declares.
+		try {
+			const theme = parseThemeJson(label, json);
+			themes.push({ name: theme.name, json: theme });
+		} catch (error) {
+			problems.push((error as Error).message.slice(0, 300));
 		}
 	}
 	return themes;

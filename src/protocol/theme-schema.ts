@@ -36,6 +36,11 @@ export function parseThemeJson(label: string, json: unknown): ThemeJson {
 	// The schema is built on the first custom theme: constructing it is a noticeable part of the UI's start.
 	schema ??= themeJson();
 	const checked = schema(json);
-	if (checked instanceof type.errors) throw new Error(`theme ${label}: ${checked.summary.slice(0, 400)}`);
+	if (checked instanceof type.errors) {
+		// The first problem and how many more; a value from the file is named by its kind only.
+		const lines = checked.summary.split("\n").map((line) => line.replace(/\(was "[^"]*"\)/g, "(was a string)"));
+		const more = lines.length > 1 ? ` (and ${lines.length - 1} more)` : "";
+		throw new Error(`theme ${label}: ${lines[0]!.slice(0, 200)}${more}`);
+	}
 	return checked as ThemeJson;
 }

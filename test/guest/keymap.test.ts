@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { CommandRegistry } from "../../src/guest/commands.ts";
+import { hotkeysMarkdown } from "../../src/guest/hotkeys.ts";
 import { buildKeymap, keyMatches, keyText } from "../../src/guest/keymap.ts";
 
 const linux = { platform: "linux", windowsKeys: false } as const;
@@ -68,5 +69,46 @@ describe("keymap", () => {
 		expect(keyText(["ctrl+c", "ctrl+d"])).toBe("ctrl+c/ctrl+d");
 		expect(keyText(["shift+enter", "ctrl+j"], { capitalize: true })).toBe("Shift+Enter/Ctrl+J");
 		expect(keyText(["alt+up"], { capitalize: true, mac: true })).toBe("Option+Up");
+	});
+
+	test("/hotkeys: pi's tables from the keymap, commands by category with where they apply, launcher keys, problems", () => {
+		const r = new CommandRegistry();
+		r.register({
+			id: "app.interrupt",
+			title: "Cancel autocomplete / abort streaming",
+			category: "Other",
+			when: "chat && busy",
+			run() {},
+		});
+		r.register({
+			id: "p2.hotkeys",
+			title: "Show all keyboard shortcuts",
+			category: "p2",
+			slash: { name: "hotkeys" },
+			run() {},
+		});
+		r.register({
+			id: "p2.new",
+			title: "New",
+			category: "Sessions",
+			when: "chat && owner",
+			slash: { name: "new" },
+			run() {},
+		});
+		r.register({ id: "p2.clash", title: "Clash", slash: { name: "hotkeys" }, run() {} });
+		const map = buildKeymap(linux, r.all(), { "tui.editor.undo": ["ctrl+z"], "app.interrupt": ["ctrl+q"] }, [
+			"settings.json: invalid outputPad",
+		]);
+		const md = hotkeysMarkdown(map, r);
+		expect(md).toContain("**Navigation**");
+		expect(md).toContain("| `Ctrl+Z` | Undo |");
+		expect(md).toContain("| `Ctrl+Q` | Cancel autocomplete / abort streaming (while the agent works) |");
+		expect(md).toContain("**p2**\n| Key | Action |\n|-----|--------|\n| `/hotkeys` | Show all keyboard shortcuts |");
+		expect(md).toContain("| `/new` | New (owners only) |");
+		expect(md).toContain("| `Ctrl+G` | Edit message in external editor — the launcher's key; not available yet |");
+		expect(md).toContain("- /hotkeys belongs to p2.hotkeys; p2.clash has no slash form");
+		expect(md).toContain("- settings.json: invalid outputPad");
+		// The person's Ctrl+Z for undo takes the launcher's suspend key: said, not hidden.
+		expect(md).toContain("- ctrl+z: the launcher's action and tui.editor.undo share it");
 	});
 });

@@ -34,6 +34,7 @@ describe("the person's preferences", () => {
 		write(join(paths.agentDir, "themes", "mine.json"), { ...BUILTIN_THEMES.dark, name: "mine" });
 		write(join(paths.agentDir, "themes", "notes.txt"), "not a theme");
 		write(join(paths.agentDir, "themes", "bad.json"), "{ nope");
+		write(join(paths.agentDir, "themes", "partial.json"), { name: "partial", colors: { accent: "#fff" } });
 		const prefs = readPreferences(paths);
 		expect(prefs.keybindings).toEqual({ "app.tools.expand": ["ctrl+k"] });
 		expect(prefs.theme).toBe("mine");
@@ -43,6 +44,7 @@ describe("the person's preferences", () => {
 			"keybindings.json: invalid keys for app.exit",
 			"settings.json: invalid autocompleteMaxVisible",
 			"themes/bad.json is not valid JSON",
+			expect.stringMatching(/^theme themes\/partial.json: /),
 		]);
 		// Nothing but the whitelist travels: no model, no shell, no path.
 		expect(JSON.stringify(prefs)).not.toContain("secret");
