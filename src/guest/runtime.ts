@@ -28,7 +28,7 @@ import { chooseSession } from "./session-choice.ts";
 import { SettingsSelector } from "./settings-selector.ts";
 import { parseSnapshot, type ReadingAnchor, type ReloadSnapshot, serializeSnapshot } from "./snapshot.ts";
 import { applyStartFlags } from "./start-flags.ts";
-import { type CustomThemes, customThemes, themeFor, themeNames } from "./theme-setting.ts";
+import { type CustomThemes, customThemes, resolveThemeName, themeFor, themeNames } from "./theme-setting.ts";
 
 const ROLE_LABELS: Record<Role, string> = {
 	deviceOwner: "this device",
@@ -56,6 +56,8 @@ export class GuestRuntime {
 	#effective: EffectivePreferences = effectivePreferences(undefined, undefined);
 	#custom: CustomThemes = { themes: new Map(), problems: [] };
 	#themeProblem: string | undefined;
+	/** What the current theme was made from (see `#refreshTheme`). */
+	#themeSource = "";
 	#role: Role | undefined;
 	#chat: ObjectRef<typeof chatContract> | undefined;
 	#sessionId: string | undefined;
@@ -80,6 +82,7 @@ export class GuestRuntime {
 		this.#effective = effectivePreferences(start.preferences, undefined);
 		this.#custom = customThemes(start.preferences?.themes ?? []);
 		this.#theme = new ThemeRef(this.#themeFor(this.#facts));
+		this.#themeSource = this.#themeKey();
 		this.#keymap = this.#buildKeymap();
 		const t = () => this.#theme.current;
 		this.#tui = new TuiAltScreen(this.#terminal, false, undefined, {
@@ -371,8 +374,25 @@ export class GuestRuntime {
 		this.#keysChanged();
 		this.#applySettings();
 		const problem = this.#themeProblem;
-		this.#theme.set(this.#themeFor(this.#facts));
+		this.#refreshTheme();
 		if (this.#themeProblem && this.#themeProblem !== problem) this.#screen.notice(this.#themeProblem, "warning");
+	}
+
+	/**
+	 * A new theme only when what it is made of changed (the setting, the terminal's facts, the chosen custom
+	 * theme's document): every component rebuilds on a new theme, so an unrelated change must not cause one.
+	 */
+	#refreshTheme(): void {
+		const key = this.#themeKey();
+		if (key === this.#themeSource) return;
+		this.#themeSource = key;
+		this.#theme.set(this.#themeFor(this.#facts));
+	}
+
+	#themeKey(): string {
+		const setting = this.#host.start.args.theme ?? this.#effective.theme ?? "system";
+		const name = resolveThemeName(setting, this.#facts);
+		return JSON.stringify([setting, this.#facts, (name && this.#custom.themes.get(name)) ?? null]);
 	}
 
 	/** pi's display settings, with pi's bounds. */
@@ -548,7 +568,7 @@ export class GuestRuntime {
 	#setFacts(facts: TerminalFacts): void {
 		if (JSON.stringify(facts) === JSON.stringify(this.#facts)) return;
 		this.#facts = facts;
-		this.#theme.set(this.#themeFor(facts));
+		this.#refreshTheme();
 	}
 
 	#exit(): void {

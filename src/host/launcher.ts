@@ -221,6 +221,9 @@ export async function runLauncher(options: LauncherOptions): Promise<LauncherRes
 		() => ({ columns: terminal.columns, rows: terminal.rows }),
 	);
 
+	/** The worker whose question is on screen: it going away (swap, crash) withdraws the question. */
+	let consentFor: Active | undefined;
+
 	/** A worker's request for a launcher action: refused, or shown on the launcher's screen and done on consent. */
 	const answer = async (worker: Active, message: Extract<WorkerMessage, { kind: "request" }>) => {
 		const reply = (ok: boolean, error?: string) =>
@@ -228,15 +231,17 @@ export async function runLauncher(options: LauncherOptions): Promise<LauncherRes
 		if (consent.active) return reply(false, "another question is open");
 		const plan = planPrefsSave(prefPaths.p2Dir, message.payload.patch);
 		if ("error" in plan) return reply(false, plan.error);
+		consentFor = worker;
 		const confirmed = await consent.confirm({
 			origin: options.target.origin(),
 			action: "Save display preferences (the UI asked)",
 			facts: [`File: ${plan.path}`],
 			preview: plan.diff,
 		});
+		consentFor = undefined;
 		if (!finished) {
 			show(modes.restore());
-			worker.sandbox.post({ kind: "redraw" });
+			active?.sandbox.post({ kind: "redraw" });
 		}
 		if (worker !== active || finished) return reply(false, "cancelled");
 		if (!confirmed) return reply(false, "declined");
@@ -252,6 +257,7 @@ export async function runLauncher(options: LauncherOptions): Promise<LauncherRes
 	};
 
 	const onWorkerEnd = (worker: Active, why: WorkerEnd, detail: string) => {
+		if (worker === consentFor) consent.cancel();
 		if (finished || why === "exited" || why === "terminated") return;
 		problem(`the UI worker ended (${why}: ${detail})`);
 		if (worker === incoming) {
@@ -272,6 +278,7 @@ export async function runLauncher(options: LauncherOptions): Promise<LauncherRes
 	/** Makes a started worker the one on screen, then retires the old one. */
 	const activate = (worker: Active) => {
 		const old = active;
+		if (old && old === consentFor) consent.cancel();
 		incoming = undefined;
 		active = worker;
 		old?.sandbox.terminate();
@@ -386,6 +393,7 @@ export async function runLauncher(options: LauncherOptions): Promise<LauncherRes
 	};
 
 	terminal.start(onInput, () => {
+		consent.draw();
 		active?.sandbox.post({ kind: "resize", columns: terminal.columns, rows: terminal.rows });
 		incoming?.sandbox.post({ kind: "resize", columns: terminal.columns, rows: terminal.rows });
 	});

@@ -4,9 +4,19 @@
  * Every read is bounded; only the whitelisted display keys, valid key bindings and theme documents pass, and
  * problems are named without paths or contents. pi's files are only ever read.
  */
-import { closeSync, constants, type FSWatcher, fstatSync, openSync, readdirSync, readSync, watch } from "node:fs";
+import {
+	closeSync,
+	constants,
+	type FSWatcher,
+	fstatSync,
+	openSync,
+	readdirSync,
+	readSync,
+	statSync,
+	watch,
+} from "node:fs";
 import { homedir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { readKeybindings } from "../protocol/keybindings.ts";
 import {
 	type DisplaySettings,
@@ -202,6 +212,22 @@ export function readPreferences(paths: PreferencePaths, options: ReadOptions = {
 	};
 }
 
+/** The directory itself, or the nearest parent that exists (where it will appear). */
+function nearestExisting(dir: string): string {
+	let at = dir;
+	for (let i = 0; i < 8; i++) {
+		try {
+			if (statSync(at).isDirectory()) return at;
+		} catch {
+			// Not there: try its parent.
+		}
+		const parent = dirname(at);
+		if (parent === at) break;
+		at = parent;
+	}
+	return at;
+}
+
 /**
  * Watches pi's directory, its themes and p2's directory (through the parent while it does not exist yet, so a
  * first save applies too), and calls back with the preferences when they changed.
@@ -219,15 +245,12 @@ export function watchPreferences(
 	const arm = () => {
 		for (const w of watchers) w.close();
 		watchers = [];
-		const dirs = [paths.agentDir, join(paths.agentDir, "themes"), paths.p2Dir];
-		for (const dir of dirs) {
-			for (const target of [dir, join(dir, "..")]) {
-				try {
-					watchers.push(watch(target, { persistent: false }, schedule));
-					break;
-				} catch {
-					// Not there (yet): its parent is watched instead, or nothing.
-				}
+		const targets = new Set([paths.agentDir, join(paths.agentDir, "themes"), paths.p2Dir].map(nearestExisting));
+		for (const target of targets) {
+			try {
+				watchers.push(watch(target, { persistent: false }, schedule));
+			} catch {
+				// Gone between the check and the watch: the next change anywhere else re-arms.
 			}
 		}
 	};

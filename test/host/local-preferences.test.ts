@@ -90,12 +90,18 @@ describe("the person's preferences", () => {
 		expect(readBounded(join(home, "missing"))).toEqual({ missing: true });
 	});
 
-	test("a change on disk is posted once, and a p2 directory created later is seen", async () => {
+	test("a change on disk is posted once, and directories created later are seen", async () => {
 		const { paths, write } = fakeHome();
+		rmSync(join(home, ".pi"), { recursive: true, force: true });
 		const initial = readPreferences(paths);
 		const seen: Preferences[] = [];
 		const watcher = watchPreferences(paths, {}, initial, (p) => seen.push(p));
 		try {
+			// Nothing of pi's exists yet: HOME is watched, then each directory as it appears.
+			mkdirSync(join(home, ".pi"));
+			await Bun.sleep(200);
+			mkdirSync(paths.agentDir);
+			await Bun.sleep(200);
 			write(join(paths.agentDir, "keybindings.json"), { "app.tools.expand": "alt+o" });
 			for (let i = 0; i < 50 && seen.length === 0; i++) await Bun.sleep(20);
 			expect(seen.at(-1)?.keybindings).toEqual({ "app.tools.expand": ["alt+o"] });
