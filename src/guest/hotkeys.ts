@@ -2,8 +2,8 @@
  * /hotkeys, generated: pi's Navigation and Editing tables from the keymap, then every command by category,
  * the launcher's keys, and what does not work and why (conflicts, dropped defaults, preference problems).
  */
-import { isPrivilegedId, piKeybindings } from "../protocol/keybindings.ts";
-import type { CommandRegistry } from "./commands.ts";
+import { isPrivilegedId } from "../protocol/keybindings.ts";
+import type { CommandRegistry, RegisteredCommand } from "./commands.ts";
 import { type Keymap, keyText } from "./keymap.ts";
 import type { When } from "./when.ts";
 
@@ -29,6 +29,23 @@ const EDITING: readonly (readonly [readonly string[], string])[] = [
 	[["tui.editor.yank"], "Paste the most-recently-deleted text"],
 	[["tui.editor.yankPop"], "Cycle through the deleted text after pasting"],
 	[["tui.editor.undo"], "Undo"],
+];
+/** pi's "Other" table, in its order. */
+const PI_OTHER = [
+	"app.interrupt",
+	"app.clear",
+	"app.exit",
+	"app.suspend",
+	"app.thinking.cycle",
+	"app.model.cycleForward",
+	"app.model.select",
+	"app.tools.expand",
+	"app.thinking.toggle",
+	"app.editor.external",
+	"app.message.copy",
+	"app.message.followUp",
+	"app.message.dequeue",
+	"app.clipboard.pasteImage",
 ];
 /** pi's ids the launcher will run (seed 3.1); until it does, their keys do nothing. */
 const LAUNCHER_TITLES: Readonly<Record<string, string>> = {
@@ -70,31 +87,34 @@ export function hotkeysMarkdown(keymap: Keymap, commands: CommandRegistry): stri
 	const sections: string[] = [];
 	sections.push(`**Navigation**\n${table(NAVIGATION.map(([ids, action]) => [shown(ids), action]))}`);
 	sections.push(`**Editing**\n${table(EDITING.map(([ids, action]) => [shown(ids), action]))}`);
-	const byCategory = new Map<string, [string, string][]>();
+	const byCategory = new Map<string, [string, string][]>([["Other", []]]);
 	const row = (category: string, keys: string, action: string) => {
 		const rows = byCategory.get(category) ?? [];
 		rows.push([keys, action]);
 		byCategory.set(category, rows);
 	};
-	row("Other", shown(["tui.input.tab"]), "Path completion / accept autocomplete");
 	const slashes = commands.slashIndex().byName;
-	for (const entry of commands.all()) {
+	const listed = new Set<string>();
+	const commandRow = (entry: RegisteredCommand) => {
 		const { command } = entry;
+		listed.add(command.id);
 		const keys = shown([command.id]);
 		const slash = command.slash && slashes.get(command.slash.name) === command ? `\`/${command.slash.name}\`` : "";
-		if (!keys && !slash) continue;
+		if (!keys && !slash) return;
 		row(command.category ?? "Other", [keys, slash].filter(Boolean).join(" · "), command.title + where(entry.when));
+	};
+	// pi's "Other" table in pi's order; the launcher's keys where pi lists them, said to be the launcher's.
+	const byId = new Map(commands.all().map((entry) => [entry.command.id, entry]));
+	row("Other", shown(["tui.input.tab"]), "Path completion / accept autocomplete");
+	for (const id of PI_OTHER) {
+		const entry = byId.get(id);
+		if (entry) commandRow(entry);
+		else if (isPrivilegedId(id))
+			row("Other", shown([id]), `${LAUNCHER_TITLES[id]} (the launcher's key; not available yet)`);
 	}
+	for (const entry of commands.all()) if (!listed.has(entry.command.id)) commandRow(entry);
 	row("Other", "`/`", "Slash commands");
 	for (const [category, rows] of byCategory) sections.push(`**${category}**\n${table(rows)}`);
-	const pi = piKeybindings(keymap.platform);
-	const launcher = Object.keys(pi)
-		.filter(isPrivilegedId)
-		.map((id): [string, string] => [
-			shown([id]),
-			`${LAUNCHER_TITLES[id] ?? id} — the launcher's key; not available yet`,
-		]);
-	sections.push(`**Launcher**\n${table(launcher)}`);
 	const problems = [...commands.problems().map((p) => p.text), ...keymap.problems];
 	if (problems.length) {
 		sections.push(`**Problems**\n${problems.map((p) => `- ${p.replace(/[|`*_[\]]/g, (c) => `\\${c}`)}`).join("\n")}`);

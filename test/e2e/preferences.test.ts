@@ -55,7 +55,10 @@ describe("pi's preference files and /settings, end to end", () => {
 			await run.waitFor((s) => s.includes("Thinking blocks: hidden"), "F7 from the server's tui.json");
 
 			run.type("/hotkeys\r");
-			await run.waitFor((s) => s.includes("Launcher") && s.includes("Problems"), "the end of the hotkeys block");
+			await run.waitFor(
+				(s) => s.includes("Problems") && s.includes("server: tui.json"),
+				"the end of the hotkeys block",
+			);
 			await run.waitFor((s) => s.includes("settings.json: invalid hideThinkingBlock"), "the settings problem listed");
 			expect(run.screen().join("\n")).toContain("server: tui.json: app.editor.external is the launcher's; ignored");
 			expect(run.screen().join("\n")).not.toContain(agentDir);

@@ -105,7 +105,11 @@ describe("keymap", () => {
 		expect(md).toContain("| `Ctrl+Q` | Cancel autocomplete / abort streaming (while the agent works) |");
 		expect(md).toContain("**p2**\n| Key | Action |\n|-----|--------|\n| `/hotkeys` | Show all keyboard shortcuts |");
 		expect(md).toContain("| `/new` | New (owners only) |");
-		expect(md).toContain("| `Ctrl+G` | Edit message in external editor — the launcher's key; not available yet |");
+		expect(md).toContain("| `Ctrl+G` | Edit message in external editor (the launcher's key; not available yet) |");
+		// pi's order: Tab, then Escape, …, Suspend (the launcher's) before thinking.
+		const other = md.slice(md.indexOf("**Other**"));
+		expect(other.indexOf("`Tab`")).toBeLessThan(other.indexOf("`Ctrl+Q`"));
+		expect(other.indexOf("`Ctrl+Q`")).toBeLessThan(other.indexOf("Suspend to background"));
 		expect(md).toContain("- /hotkeys belongs to p2.hotkeys; p2.clash has no slash form");
 		expect(md).toContain("- settings.json: invalid outputPad");
 		// The person's Ctrl+Z for undo takes the launcher's suspend key: said, not hidden.
