@@ -69,6 +69,7 @@ export class GuestRuntime {
 	readonly #restored: ReloadSnapshot | undefined;
 	#facts: TerminalFacts;
 	#connected = false;
+	#progressShown = false;
 	readonly #requests = new Map<string, (answer: { ok: boolean; error?: string }) => void>();
 	#requestCount = 0;
 
@@ -263,6 +264,7 @@ export class GuestRuntime {
 		chat.onChange((state) => {
 			if (this.#chat !== chat) return;
 			this.#screen.setChat(state);
+			this.#showProgress();
 			if (pending && this.#screen.restorePosition(pending)) pending = undefined;
 		});
 		chat.onStatus((status) => {
@@ -395,6 +397,14 @@ export class GuestRuntime {
 		return JSON.stringify([setting, this.#facts, (name && this.#custom.themes.get(name)) ?? null]);
 	}
 
+	/** pi's terminal.showTerminalProgress: the tab shows progress (OSC 9;4) while the agent works. */
+	#showProgress(): void {
+		const shown = this.#effective.settings.terminal?.showTerminalProgress === true && this.#screen.busy;
+		if (shown === this.#progressShown) return;
+		this.#progressShown = shown;
+		this.#terminal.setProgress(shown);
+	}
+
 	/** pi's display settings, with pi's bounds. */
 	#applySettings(): void {
 		const s = this.#effective.settings;
@@ -409,6 +419,8 @@ export class GuestRuntime {
 		this.#screen.applySettings(settings);
 		this.#tui.setShowHardwareCursor(s.showHardwareCursor ?? false);
 		this.#tui.setClearOnShrink(s.terminal?.clearOnShrink ?? false);
+		this.#theme.setCodeBlockIndent(s.markdown?.codeBlockIndent ?? "  ");
+		this.#showProgress();
 		const wheel = s.fullscreenWheelScrollLines;
 		this.#tui.setWheelScrollLines(typeof wheel === "number" ? clamp(wheel, 1, 100) : "auto");
 	}

@@ -73,6 +73,15 @@ const ROWS: readonly Row[] = [
 		parse: bool,
 	},
 	{
+		id: "terminal-progress",
+		path: "terminal.showTerminalProgress",
+		label: "Terminal progress",
+		description: "Show OSC 9;4 progress indicators in the terminal tab bar",
+		values: ["true", "false"],
+		fallback: false,
+		parse: bool,
+	},
+	{
 		id: "hide-thinking",
 		path: "hideThinkingBlock",
 		label: "Hide thinking",

@@ -107,4 +107,31 @@ describe("pi's preference files and /settings, end to end", () => {
 			await run.exited;
 		}
 	}, 30_000);
+
+	test("display settings from settings.json: the tab's progress while the agent works, pi's code block indent", async () => {
+		writeFileSync(
+			join(agentDir, "settings.json"),
+			JSON.stringify({ terminal: { showTerminalProgress: true }, markdown: { codeBlockIndent: "      " } }),
+		);
+		const run = runInPty([process.execPath, MAIN], { env: h.env, cwd: h.home, cols: 120, rows: 40 });
+		const progress: string[] = [];
+		run.term.parser.registerOscHandler(9, (data) => {
+			progress.push(data);
+			return true;
+		});
+		try {
+			await run.waitFor((s) => s.includes("fake-model"), "the footer with the model");
+			h.fake.enqueue({ text: "Here:\n\n```\nindented_code()\n```\n", chunks: 4, chunkDelayMs: 150 });
+			run.type("show code\r");
+			await run.waitFor((s) => s.includes("indented_code()"), "the answer");
+			await run.waitFor((s) => !s.includes("Working"), "the run to end");
+			await run.waitFor(() => progress.includes("4;0;"), "the progress cleared");
+			expect(progress.some((p) => p.startsWith("4;3"))).toBe(true);
+			// One column of message padding, then pi's indent as configured.
+			expect(run.screen().some((line) => line.startsWith(" " + "      " + "indented_code()"))).toBe(true);
+		} finally {
+			run.kill();
+			await run.exited;
+		}
+	}, 30_000);
 });

@@ -44,9 +44,11 @@ describe("/settings", () => {
 		s.selector.handleInput("\r"); // 2 → 3
 		s.selector.handleInput(DOWN);
 		s.selector.handleInput(DOWN);
+		s.selector.handleInput(DOWN);
 		s.selector.handleInput(DOWN); // Hide thinking
 		s.selector.handleInput("\r"); // false → true
 		s.selector.handleInput("\r"); // true → false: back to what is in effect
+		s.selector.handleInput(UP);
 		s.selector.handleInput(UP);
 		s.selector.handleInput("\r"); // Clear on shrink: false → true
 		expect(s.closed()).toBe("open");

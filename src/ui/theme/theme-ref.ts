@@ -10,6 +10,7 @@ import type { Theme } from "./theme.ts";
 export class ThemeRef {
 	#theme: Theme;
 	#version = 0;
+	#codeBlockIndent = "  ";
 	readonly #listeners = new Set<() => void>();
 
 	constructor(theme: Theme) {
@@ -28,6 +29,14 @@ export class ThemeRef {
 	set(theme: Theme): void {
 		if (theme === this.#theme) return;
 		this.#theme = theme;
+		this.#version++;
+		for (const listener of this.#listeners) listener();
+	}
+
+	/** pi's `markdown.codeBlockIndent`: the prefix of code block lines. A change redraws like a theme change. */
+	setCodeBlockIndent(indent: string): void {
+		if (indent === this.#codeBlockIndent) return;
+		this.#codeBlockIndent = indent;
 		this.#version++;
 		for (const listener of this.#listeners) listener();
 	}
@@ -79,6 +88,7 @@ export class ThemeRef {
 			strikethrough: (text) => t().strikethrough(text),
 			underline: (text) => t().underline(text),
 			highlightCode,
+			codeBlockIndent: this.#codeBlockIndent,
 		};
 	}
 }
