@@ -12,7 +12,6 @@ export interface CoreActions {
 	stop(): void;
 	followUp(): void;
 	dequeue(): void;
-	cycleThinking(): void;
 	toggleTools(): void;
 	toggleThinking(): void;
 	hotkeys(): void;
@@ -58,13 +57,6 @@ export function registerCoreCommands(commands: CommandRegistry, actions: CoreAct
 		when: "chat && (!editorFocused || editorEmpty)",
 		slash: { name: "quit" },
 		run: () => actions.exit(),
-	});
-	add({
-		id: "app.thinking.cycle",
-		title: "Cycle thinking level",
-		category: "Other",
-		when: "chat",
-		run: () => actions.cycleThinking(),
 	});
 	add({
 		id: "app.tools.expand",

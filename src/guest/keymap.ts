@@ -4,6 +4,8 @@
  * build also says what will not work and why, for /hotkeys.
  */
 import {
+	getKeybindings,
+	type Keybinding,
 	type KeybindingDefinitions,
 	type KeybindingsConfig,
 	KeybindingsManager,
@@ -137,6 +139,11 @@ function chatScreen(): When {
 /** Whether pi itself gives this key to a non-launcher id by default too (then pi's own mode rule applies). */
 function sameDefault(pi: Readonly<Record<string, KeyDefinition>>, id: string, key: string): boolean {
 	return defaultKeys(pi[id]).includes(key);
+}
+
+/** Whether the input is one of an id's keys in the installed keymap: any id, pi's or a plugin's (one cast, here). */
+export function matchesId(data: string, id: string): boolean {
+	return getKeybindings().matches(data, id as Keybinding);
 }
 
 /** Whether the input is one of the id's keys. */

@@ -11,7 +11,6 @@ import { isPrivilegedId, piKeybindings } from "../protocol/keybindings.ts";
 import { ObjectClient, type ObjectRef } from "../protocol/object-client.ts";
 import type { Preferences, PrefsPatch } from "../protocol/preferences.ts";
 import type { Role } from "../protocol/roles.ts";
-import { THINKING_TOKENS, type ThinkingLevel } from "../protocol/theme-tokens.ts";
 import { FilterSelector } from "../ui/selector.ts";
 import { appearanceOf, type TerminalFacts } from "../ui/theme/builtin.ts";
 import { ThemeRef } from "../ui/theme/theme-ref.ts";
@@ -22,6 +21,7 @@ import { registerCoreCommands } from "./core-commands.ts";
 import { hotkeysMarkdown } from "./hotkeys.ts";
 import { type KeybindingRow, KeybindingsSelector } from "./keybindings-selector.ts";
 import { buildKeymap, type Keymap, keyMatches, keyText } from "./keymap.ts";
+import { registerModelCommands } from "./model-commands.ts";
 import { type EffectivePreferences, effectivePreferences } from "./preferences.ts";
 import { configureProcess } from "./process-shim.ts";
 import { chooseSession } from "./session-choice.ts";
@@ -63,6 +63,7 @@ export class GuestRuntime {
 	#sessionId: string | undefined;
 	#sessions: ObjectRef<typeof sessionsContract> | undefined;
 	#status: ObjectRef<typeof statusContract> | undefined;
+	#models: ObjectRef<typeof modelsContract> | undefined;
 	/** Drafts of the sessions this run has left, by `session:conversation`. */
 	readonly #drafts: Record<string, string>;
 	#choosing = false;
@@ -135,13 +136,22 @@ export class GuestRuntime {
 			stop: () => void this.#stop(),
 			followUp: () => screen.submit(screen.editor.getText(), "followUp"),
 			dequeue: () => void this.#restoreQueued(),
-			cycleThinking: () => void this.#cycleThinking(),
 			toggleTools: () => screen.toggleToolsExpanded(),
 			toggleThinking: () => screen.toggleThinking(),
 			hotkeys: () => screen.block("Keyboard Shortcuts", hotkeysMarkdown(this.#keymap, this.#commands)),
 			palette: () => this.#openPalette(),
 			settings: () => this.#openSettings(),
 			keybindings: () => this.#openKeybindings(),
+		});
+		registerModelCommands(this.#commands, {
+			theme: this.#theme,
+			role: () => this.#role,
+			chat: () => this.#chat,
+			catalog: () => this.#catalog(),
+			keys: (id) => this.#keymap.keys(id),
+			showSelector: (id, component) => screen.showSelector(id, component),
+			closeSelector: () => screen.closeSelector(),
+			notice: (text, tone) => screen.notice(text, tone),
 		});
 		this.#commands.onChange(() => this.#keysChanged());
 		this.#keysChanged();
@@ -214,7 +224,7 @@ export class GuestRuntime {
 	 */
 	async #warnAboutModels(): Promise<void> {
 		if (this.#role !== "owner" && this.#role !== "deviceOwner") return;
-		const catalog = this.#client.open(modelsContract, {});
+		const catalog = this.#catalog();
 		try {
 			await catalog.ready;
 			const state = catalog.state;
@@ -228,9 +238,13 @@ export class GuestRuntime {
 			}
 		} catch {
 			// Not fatal: the footer says "unknown" and a send says why.
-		} finally {
-			catalog.close();
 		}
+	}
+
+	/** The owner's model catalog, opened once and kept (the model commands and the start warnings share it). */
+	#catalog() {
+		this.#models ??= this.#client.open(modelsContract, {});
+		return this.#models;
 	}
 
 	/** The footer and the terminal title follow the open session's row in the catalog. */
@@ -549,23 +563,6 @@ export class GuestRuntime {
 		const now = editor.getText();
 		editor.setText([...texts, ...(now ? [now] : [])].join("\n"));
 		this.#tui.requestRender();
-	}
-
-	async #cycleThinking(): Promise<void> {
-		const state = this.#chat?.state;
-		if (!state) return;
-		if (!state.model?.reasoning) return this.#screen.notice("Current model does not support thinking");
-		if (this.#role !== "owner" && this.#role !== "deviceOwner") return;
-		const levels = (
-			state.model.thinkingLevels.length ? state.model.thinkingLevels : Object.keys(THINKING_TOKENS)
-		) as ThinkingLevel[];
-		const next = levels[(levels.indexOf(state.thinkingLevel as ThinkingLevel) + 1) % levels.length]!;
-		try {
-			await this.#chat?.call("configure", { thinkingLevel: next });
-			this.#screen.notice(`Thinking level: ${next}`);
-		} catch (error) {
-			this.#screen.notice(`Error: ${error instanceof Error ? error.message : String(error)}`, "error");
-		}
 	}
 
 	/** `--theme` for this run, else the person's setting, else pi's `system` theme. */

@@ -8,6 +8,8 @@ export const SERVER_SETTINGS_FILE = "settings.json";
 const Settings = type({
 	"defaultModel?": { provider: "string", id: "string" },
 	"defaultThinkingLevel?": ThinkingLevel,
+	/** pi's scoped models (Ctrl+P cycles them): `provider/id`, ids or globs, each with an optional `:level`. */
+	"enabledModels?": "string[] <= 200",
 });
 export type Settings = typeof Settings.infer;
 

@@ -42,6 +42,7 @@ const MATRIX: Row[] = [
 		calls: {
 			setDefault: { may: OWNER, args: () => ({ provider: "fake", id: "fake-model" }) },
 			reload: { may: OWNER, args: () => null },
+			setScope: { may: OWNER, args: () => ({ patterns: [] }) },
 		},
 	},
 	{

@@ -24,15 +24,20 @@ export const ModelsState = lazy(() =>
 		models: ModelInfo.array(),
 		default: ModelRef.or("null"),
 		defaultThinkingLevel: ThinkingLevel,
+		/** pi's scoped models, resolved from the server's `enabledModels` patterns (in their order). */
+		scoped: type({ provider: "string", id: "string", thinkingLevel: ThinkingLevel.or("null") }).array(),
+		scopePatterns: "string[]",
 		/** Problems with the server's model configuration (e.g. a bad models.json), for the owner to fix. */
 		problems: "string[]",
 	}),
 );
 export type ModelsState = typeof ModelsState.infer;
 
+export const SetScopeArgs = lazy(() => type({ patterns: type("string <= 256").array().atMostLength(200) }));
+
 export const SetDefaultArgs = lazy(() => type({ provider: "string", id: "string", "thinkingLevel?": ThinkingLevel }));
 
-const owner = { state: ModelsState, methods: ["setDefault", "reload"] as const };
+const owner = { state: ModelsState, methods: ["setDefault", "setScope", "reload"] as const };
 
 /** The catalog of usable models and the defaults for new sessions. Owner only: guests never see it. */
 export const modelsContract = defineContract({
@@ -42,6 +47,8 @@ export const modelsContract = defineContract({
 	methods: {
 		setDefault: method(SetDefaultArgs, ModelsState),
 		reload: method(type("null | undefined"), ModelsState),
+		/** Saves pi's `enabledModels` in the server's settings (an empty list: every model). */
+		setScope: method(SetScopeArgs, ModelsState),
 	},
 	variants: { deviceOwner: owner, owner, full: null, view: null },
 });

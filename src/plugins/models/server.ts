@@ -4,7 +4,14 @@ import { ProtocolError } from "../../protocol/codes.ts";
 import { THINKING_LEVELS, type ThinkingLevel } from "../../protocol/common.ts";
 import { LiveState } from "../../server/objects/live-state.ts";
 import type { ServerContext, ServerPlugin } from "../../server/plugin.ts";
-import { type ModelInfo, type ModelsState, modelsContract, type SetDefaultArgs } from "./contract.ts";
+import {
+	type ModelInfo,
+	type ModelsState,
+	modelsContract,
+	type SetDefaultArgs,
+	type SetScopeArgs,
+} from "./contract.ts";
+import { resolveScope } from "./scope.ts";
 
 function levels(model: Model<Api>): ThinkingLevel[] {
 	if (!model.reasoning) return ["off"];
@@ -32,10 +39,15 @@ function snapshot(ctx: ServerContext): ModelsState {
 	const model = (chosen && ctx.models.find(chosen.provider, chosen.id)) || usable[0];
 	const problems = [...ctx.models.problems()];
 	if (ctx.settings.problem) problems.push(ctx.settings.problem);
+	const patterns = ctx.settings.value.enabledModels ?? [];
+	const scope = resolveScope(patterns, usable);
+	problems.push(...scope.problems);
 	return {
 		models: usable.map(info),
 		default: model ? { provider: model.provider, id: model.id } : null,
 		defaultThinkingLevel: ctx.settings.value.defaultThinkingLevel ?? "medium",
+		scoped: scope.scoped,
+		scopePatterns: [...patterns],
 		problems,
 	};
 }
@@ -57,6 +69,11 @@ export const modelsPlugin: ServerPlugin = {
 					async call(method, args) {
 						if (method === "reload") {
 							await ctx.models.reload();
+							return publish();
+						}
+						if (method === "setScope") {
+							const { patterns } = args as typeof SetScopeArgs.infer;
+							ctx.settings.update({ enabledModels: patterns.map((p) => p.trim()).filter(Boolean) });
 							return publish();
 						}
 						if (method === "setDefault") {
