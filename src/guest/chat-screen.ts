@@ -255,6 +255,11 @@ export class ChatScreen {
 		this.#options.tui.requestRender();
 	}
 
+	/** The open selector itself (a command that acts on it checks its id first). */
+	get selectorComponent(): Component | undefined {
+		return this.#selector?.component;
+	}
+
 	/** The open selector's id, for the `overlay:<id>` context. */
 	get selector(): string | undefined {
 		return this.#selector?.id;

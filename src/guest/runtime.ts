@@ -2,6 +2,7 @@ import { isKeyRelease, setKeybindings, TuiAltScreen } from "@earendil-works/pi-t
 import { accessContract } from "../plugins/access/contract.ts";
 import { chatContract, MAIN_CONVERSATION, type QueueMode } from "../plugins/chat/contract.ts";
 import { modelsContract } from "../plugins/models/contract.ts";
+import { searchContract } from "../plugins/search/contract.ts";
 import { sessionsContract } from "../plugins/sessions/contract.ts";
 import { statusContract } from "../plugins/status/contract.ts";
 import { type TuiDefaultsState, tuiDefaultsContract } from "../plugins/tui-defaults/contract.ts";
@@ -25,6 +26,8 @@ import { registerModelCommands } from "./model-commands.ts";
 import { type EffectivePreferences, effectivePreferences } from "./preferences.ts";
 import { configureProcess } from "./process-shim.ts";
 import { chooseSession } from "./session-choice.ts";
+import { registerSessionCommands } from "./session-commands.ts";
+import type { SessionSelector } from "./session-selector.ts";
 import { SettingsSelector } from "./settings-selector.ts";
 import { parseSnapshot, type ReadingAnchor, type ReloadSnapshot, serializeSnapshot } from "./snapshot.ts";
 import { applyStartFlags } from "./start-flags.ts";
@@ -64,6 +67,7 @@ export class GuestRuntime {
 	#sessions: ObjectRef<typeof sessionsContract> | undefined;
 	#status: ObjectRef<typeof statusContract> | undefined;
 	#models: ObjectRef<typeof modelsContract> | undefined;
+	#search: ObjectRef<typeof searchContract> | undefined;
 	/** Drafts of the sessions this run has left, by `session:conversation`. */
 	readonly #drafts: Record<string, string>;
 	#choosing = false;
@@ -152,6 +156,27 @@ export class GuestRuntime {
 			showSelector: (id, component) => screen.showSelector(id, component),
 			closeSelector: () => screen.closeSelector(),
 			notice: (text, tone) => screen.notice(text, tone),
+		});
+		registerSessionCommands(this.#commands, {
+			theme: this.#theme,
+			home: this.#host.start.local?.home,
+			role: () => this.#role,
+			sessions: () => this.#sessions,
+			search: () => {
+				this.#search ??= this.#client.open(searchContract, {});
+				return this.#search;
+			},
+			current: () => this.#sessionId,
+			chat: () => this.#chat?.state,
+			status: () => this.#status?.state,
+			open: (id) => this.#openSession(id),
+			keys: (id) => this.#keymap.keys(id),
+			showSelector: (id, component) => screen.showSelector(id, component),
+			closeSelector: () => screen.closeSelector(),
+			selector: () => (screen.selector === "sessions" ? (screen.selectorComponent as SessionSelector) : undefined),
+			requestRender: () => this.#tui.requestRender(),
+			notice: (text, tone) => screen.notice(text, tone),
+			block: (title, markdown) => screen.block(title, markdown),
 		});
 		this.#commands.onChange(() => this.#keysChanged());
 		this.#keysChanged();

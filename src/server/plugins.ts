@@ -1,6 +1,7 @@
 import { accessPlugin } from "../plugins/access/server.ts";
 import { chatPlugin } from "../plugins/chat/server.ts";
 import { modelsPlugin } from "../plugins/models/server.ts";
+import { searchPlugin } from "../plugins/search/server.ts";
 import { sessionsPlugin } from "../plugins/sessions/server.ts";
 import { statusPlugin } from "../plugins/status/server.ts";
 import { tuiDefaultsPlugin } from "../plugins/tui-defaults/server.ts";
@@ -8,5 +9,5 @@ import type { ServerPlugin } from "./plugin.ts";
 
 /** The plugins this server enables, in registration order. */
 export function defaultPlugins(): ServerPlugin[] {
-	return [accessPlugin, sessionsPlugin, modelsPlugin, chatPlugin(), statusPlugin, tuiDefaultsPlugin];
+	return [accessPlugin, sessionsPlugin, modelsPlugin, chatPlugin(), statusPlugin, tuiDefaultsPlugin, searchPlugin];
 }

@@ -61,6 +61,12 @@ const MATRIX: Row[] = [
 	},
 	{ object: "status", input: (s) => ({ session: s, conversation: "main" }), open: EVERYONE, calls: {} },
 	{ object: "tui-defaults", input: () => ({}), open: EVERYONE, calls: {} },
+	{
+		object: "search",
+		input: () => ({}),
+		open: OWNER,
+		calls: { search: { may: OWNER, args: () => ({ query: "hello" }) } },
+	},
 ];
 
 let ts: TestServer;

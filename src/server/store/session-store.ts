@@ -195,6 +195,7 @@ export class SessionStore {
 	#before: Query<EntryRecord>;
 	#after: Query<EntryRecord>;
 	#count: Query<{ n: number }>;
+	#search: Statement;
 	#conversations: Query<{ conversation: unknown }>;
 	#insertRun: Query<RunRecord>;
 	#endRun: Query<RunRecord>;
@@ -223,6 +224,10 @@ export class SessionStore {
 		);
 		this.#after = db.query(`SELECT ${ENTRY} FROM entries WHERE conversation = ? AND seq > ? ORDER BY seq LIMIT ?`);
 		this.#count = db.query("SELECT COUNT(*) AS n FROM entries WHERE conversation = ?");
+		// A literal, case-insensitive match in the stored JSON; the caller checks the decoded text again.
+		this.#search = db.query(
+			`SELECT ${ENTRY} FROM entries WHERE kind IN ('user', 'assistant') AND instr(lower(data), lower(?)) > 0 ORDER BY seq DESC LIMIT ?`,
+		);
 		this.#conversations = db.query("SELECT conversation FROM entries GROUP BY conversation ORDER BY MIN(seq)");
 		this.#insertRun = db.query(
 			`INSERT INTO runs (id, conversation, started_at, status) VALUES (?, ?, ?, 'running') RETURNING ${RUN}`,
@@ -306,6 +311,12 @@ export class SessionStore {
 		const max = clampLimit(limit);
 		const rows = this.#after.all(conversation, afterSeq, max + 1);
 		return { entries: this.#decodeEntries(rows.slice(0, max)), more: rows.length > max };
+	}
+
+	/** The newest user and assistant entries (any conversation) whose stored data contains the text. */
+	searchText(text: string, limit: number): StoredEntry[] {
+		this.#live();
+		return this.#decodeEntries(this.#search.all(text, clampLimit(limit)) as EntryRecord[]);
 	}
 
 	count(conversation: string): number {
