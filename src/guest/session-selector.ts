@@ -300,7 +300,8 @@ export class SessionSelector implements Component {
 		} else if (matchesId(data, "app.session.rename")) {
 			if (!session) return;
 			const input = new Input();
-			input.setValue(session.title);
+			// Input keeps its cursor where it was (0) on setValue; typing it in puts the cursor at the end.
+			input.handleInput(`\x1b[200~${session.title}\x1b[201~`);
 			this.#mode = { kind: "rename", row: session, input };
 		} else if (matchesId(data, "app.session.delete")) {
 			if (!session) return;
