@@ -179,7 +179,9 @@ export class SessionSelector implements Component {
 		const gap = Math.max(1, width - visibleWidth(left) - visibleWidth(right));
 		const hint = (pairs: [string, string][]) =>
 			fit(
-				pairs.map(([key, text]) => `${key ? `${t.fg("dim", key)} ` : ""}${t.fg("muted", text)}`).join(t.fg("muted", " · ")),
+				pairs
+					.map(([key, text]) => `${key ? `${t.fg("dim", key)} ` : ""}${t.fg("muted", text)}`)
+					.join(t.fg("muted", " · ")),
 			);
 		const lines = [
 			border,
