@@ -86,6 +86,18 @@ export async function launch(args: LaunchArgs): Promise<number> {
 			env: process.env,
 			...(target.kind === "device" ? { local: { cwd: process.cwd(), home: homedir() } } : {}),
 			fetchBundle: (running) => fetchGuestBundle(target.origin(), target.credentials(), running),
+			// A remote server's last session is remembered here; this device's follows pi (the latest in the folder).
+			...(target.kind === "owner"
+				? {
+						lastSession: config.get(target.origin()).lastSession,
+						onNavigation: (session: string) => {
+							const origin = target.origin();
+							if (config.get(origin).lastSession !== session) {
+								config.update(origin, (current) => ({ ...current, lastSession: session }));
+							}
+						},
+					}
+				: {}),
 		});
 		if (result.code !== 0 || args.verbose) for (const p of result.problems) console.error(`p2: ${p}`);
 		if (result.signedOut && target.kind === "owner") {

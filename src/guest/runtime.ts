@@ -215,7 +215,11 @@ export class GuestRuntime {
 						role: this.#role,
 						guestSession,
 						sessions: sessions.state?.sessions ?? [],
-						args: { continue: start.args.continue, ...(start.args.session ? { session: start.args.session } : {}) },
+						args: {
+							continue: start.args.continue || start.args.resume,
+							...(start.args.session ? { session: start.args.session } : {}),
+							...(start.args.lastSession ? { lastSession: start.args.lastSession } : {}),
+						},
 						...(start.local ? { local: { cwd: start.local.cwd } } : {}),
 					});
 			let id: string;
@@ -225,6 +229,8 @@ export class GuestRuntime {
 			sessions.onChange(() => this.#showRow());
 			this.#openSession(id, this.#restored?.anchor);
 			if (start.reason === "start") void this.#warnAboutModels();
+			// pi's --resume: the session picker, over the session that opened (Esc stays there).
+			if (start.reason === "start" && start.args.resume) this.#commands.get("app.session.resume")?.run("");
 			// The command line's choices apply once, to the session this start opened (not after a reload).
 			if (start.reason === "start" && this.#role && this.#chat) {
 				await applyStartFlags(start.args, {
@@ -295,6 +301,7 @@ export class GuestRuntime {
 			this.#screen.editor.setText(this.#drafts[`${id}:${MAIN_CONVERSATION}`] ?? "");
 		}
 		this.#sessionId = id;
+		this.#host.post({ kind: "navigation", session: id });
 		this.#showRow();
 		const input = { session: id, conversation: MAIN_CONVERSATION };
 		const chat = this.#client.open(chatContract, input);

@@ -11,7 +11,7 @@ export interface SessionChoiceInput {
 	/** The session a guest was admitted to. */
 	readonly guestSession: string | null;
 	readonly sessions: readonly SessionRow[];
-	readonly args: { readonly session?: string; readonly continue: boolean };
+	readonly args: { readonly session?: string; readonly continue: boolean; readonly lastSession?: string };
 	/** This device's server: the directory p2 started in. */
 	readonly local?: { readonly cwd: string };
 }
@@ -19,7 +19,8 @@ export interface SessionChoiceInput {
 /**
  * Which session the chat opens, as pi decides it: `--session <id>` (a unique prefix will do), `--continue`
  * (the latest session in this directory), else a new session here. Guests always get the session they joined;
- * a remote owner without a local directory continues the latest session.
+ * a remote owner without a local directory continues the session they had open last (the launcher remembers
+ * it per server), else the latest.
  */
 export function chooseSession(input: SessionChoiceInput): SessionChoice {
 	if (input.role === "full" || input.role === "view") {
@@ -41,6 +42,8 @@ export function chooseSession(input: SessionChoiceInput): SessionChoice {
 	}
 	const here = input.local ? live.filter((s) => s.cwd === input.local!.cwd) : live;
 	const latest = here.reduce<SessionRow | undefined>((a, s) => (!a || s.updatedAt > a.updatedAt ? s : a), undefined);
+	const last = !input.local && input.args.lastSession ? live.find((s) => s.id === input.args.lastSession) : undefined;
+	if (last) return { kind: "open", id: last.id };
 	if (input.args.continue || !input.local) {
 		if (latest) return { kind: "open", id: latest.id };
 		if (!input.local) return { kind: "none", reason: "No sessions on this server yet." };

@@ -33,6 +33,9 @@ export interface LauncherOptions {
 	readonly terminal?: Terminal & { readonly modifyOtherKeysActive?: boolean };
 	readonly mouse?: MousePolicy;
 	readonly limits?: Partial<SandboxLimits>;
+	/** The session last open on this server, and where to remember the next one (remote servers). */
+	readonly lastSession?: string;
+	onNavigation?(session: string): void;
 	/** Shared with the UI only when the server is this device's (see `StartData.local`). */
 	readonly local?: { readonly cwd: string; readonly home: string };
 }
@@ -140,6 +143,7 @@ export async function runLauncher(options: LauncherOptions): Promise<LauncherRes
 			...(options.args.session ? { session: options.args.session } : {}),
 			continue: options.args.continue,
 			resume: options.args.resume,
+			...(options.lastSession ? { lastSession: options.lastSession } : {}),
 			...(options.args.model ? { model: options.args.model } : {}),
 			...(options.args.provider ? { provider: options.args.provider } : {}),
 			...(options.args.thinking ? { thinking: options.args.thinking } : {}),
@@ -206,6 +210,9 @@ export async function runLauncher(options: LauncherOptions): Promise<LauncherRes
 				return;
 			case "error":
 				problem(message.message);
+				return;
+			case "navigation":
+				if (current && /^[0-9a-f-]{36}$/.test(message.session)) options.onNavigation?.(message.session);
 				return;
 			case "request":
 				if (current) void answer(worker, message);

@@ -20,6 +20,7 @@ export const WORKER_MESSAGE_KINDS: readonly string[] = [
 	"pong",
 	"error",
 	"request",
+	"navigation",
 ];
 
 export const LAUNCHER_MESSAGE_KINDS: readonly string[] = [

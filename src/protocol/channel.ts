@@ -65,6 +65,8 @@ export const StartData = lazy(() =>
 			"session?": "string <= 256",
 			continue: "boolean",
 			resume: "boolean",
+			/** The session this person last had open on this server (a remote one), remembered by the launcher. */
+			"lastSession?": "string <= 64",
 			/** For the session that opens (owner): `provider/id` or an id, its provider, a level, a title. */
 			"model?": "string <= 256",
 			"provider?": "string <= 128",
@@ -127,6 +129,8 @@ export const WorkerMessage = lazy(() =>
 		{ kind: "'exit'", code: "0 <= number.integer <= 255" },
 		{ kind: "'pong'", n: "number.integer", "heapBytes?": "number" },
 		{ kind: "'error'", message: `string <= ${MAX_LOG_CHARS}` },
+		/** The session the UI shows now: the launcher remembers it for the next start on this server. */
+		{ kind: "'navigation'", session: "string <= 64" },
 		/** An action only the launcher can take, on its own consent screen (seed 3.1, "C"). */
 		{ kind: "'request'", id: "string <= 64", action: "'savePrefs'", payload: { patch: "Record<string, unknown>" } },
 	),

@@ -76,4 +76,19 @@ describe("sessions end to end", () => {
 			await run.exited;
 		}
 	}, 60_000);
+
+	test("--resume opens the session picker at start; Enter resumes the chosen one", async () => {
+		const run = runInPty([process.execPath, MAIN, "--resume"], { env: h.env, cwd: second, cols: 120, rows: 40 });
+		try {
+			await run.waitFor((s) => s.includes("Resume Session (Current Folder)") && s.includes("beta work"), "the picker");
+			run.type("\t");
+			for (const c of "alpha") run.type(c);
+			await run.waitFor((s) => s.includes("› alpha work"), "alpha found");
+			run.type("\r");
+			await run.waitFor((s) => s.includes("remember the zebra crossing"), "alpha's transcript");
+		} finally {
+			run.kill();
+			await run.exited;
+		}
+	}, 30_000);
 });

@@ -181,6 +181,19 @@ describe("session choice", () => {
 		});
 	});
 
+	test("a remote server: the session this person had open last there (remembered by the launcher), else the latest", () => {
+		const remote = { role: "owner" as const, guestSession: null, sessions };
+		expect(chooseSession({ ...remote, args: { continue: false, lastSession: A } })).toEqual({ kind: "open", id: A });
+		expect(chooseSession({ ...remote, args: { continue: true, lastSession: A } })).toEqual({ kind: "open", id: A });
+		// Archived or gone since: the latest live one.
+		expect(chooseSession({ ...remote, args: { continue: false, lastSession: C } })).toEqual({ kind: "open", id: B });
+		// This device's server follows pi: the folder decides, not the last session.
+		expect(chooseSession({ ...base, args: { continue: false, lastSession: B } })).toEqual({
+			kind: "create",
+			cwd: "/p",
+		});
+	});
+
 	test("guests get the session they joined; a remote owner continues the latest", () => {
 		expect(chooseSession({ ...base, role: "view", guestSession: B, args: { continue: false } })).toEqual({
 			kind: "open",

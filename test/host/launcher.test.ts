@@ -193,4 +193,37 @@ describe("launcher", () => {
 			rmSync(home, { recursive: true, force: true });
 		}
 	}, 20000);
+
+	test("the session the UI reports is handed to the launcher's memory; a malformed one is not", async () => {
+		const bundle = `globalThis.p2Guest = { start(host) {
+			host.onMessage((m) => {
+				if (m.kind === "input" && m.data === "q") host.post({ kind: "exit", code: 0 });
+			});
+			host.post({ kind: "output", data: "LAST:" + (host.start.args.lastSession ?? "none") + ";" });
+			host.post({ kind: "navigation", session: "../../etc/passwd" });
+			host.post({ kind: "navigation", session: "0a0a0a0a-0000-4000-8000-000000000001" });
+			host.post({ kind: "ready" });
+		} };`;
+		const terminal = new FakeTerminal();
+		const seen: string[] = [];
+		const result = runLauncher({
+			args: parseLaunchArgs([]),
+			target: {
+				kind: "device",
+				origin: () => server.server.origin,
+				credentials: () => ({ [DEVICE_TOKEN_HEADER]: server.server.deviceToken }),
+			},
+			env: { TERM: "xterm-256color", HOME: "/home/secret" },
+			fetchBundle: async () => ({ source: bundle, hash: "test" }),
+			terminal: terminal as never,
+			mouse: "on",
+			lastSession: "0a0a0a0a-0000-4000-8000-000000000000",
+			onNavigation: (session) => seen.push(session),
+		});
+		await terminal.until("LAST:0a0a0a0a-0000-4000-8000-000000000000;");
+		for (let i = 0; i < 50 && !seen.length; i++) await Bun.sleep(20);
+		expect(seen).toEqual(["0a0a0a0a-0000-4000-8000-000000000001"]);
+		terminal.onInput?.("q");
+		expect((await result).code).toBe(0);
+	}, 20000);
 });
