@@ -1,15 +1,25 @@
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
+import { homedir } from "node:os";
 import { join } from "node:path";
 import type { StreamFn } from "@earendil-works/pi-agent-core";
-import type { Api, Model, Provider, ProviderStreams } from "@earendil-works/pi-ai";
+import {
+	type Api,
+	type AuthContext,
+	createModels,
+	createProvider,
+	type Model,
+	type MutableModels,
+	type Provider,
+	type ProviderStreams,
+} from "@earendil-works/pi-ai";
 import { anthropicMessagesApi } from "@earendil-works/pi-ai/api/anthropic-messages.lazy";
 import { googleGenerativeAIApi } from "@earendil-works/pi-ai/api/google-generative-ai.lazy";
 import { mistralConversationsApi } from "@earendil-works/pi-ai/api/mistral-conversations.lazy";
 import { openAICompletionsApi } from "@earendil-works/pi-ai/api/openai-completions.lazy";
 import { openAIResponsesApi } from "@earendil-works/pi-ai/api/openai-responses.lazy";
-import { getEnvApiKey } from "@earendil-works/pi-ai/compat";
 import { builtinProviders } from "@earendil-works/pi-ai/providers/all";
 import { type } from "arktype";
+import { AUTH_FILE, FileCredentialStore } from "./credentials.ts";
 
 export const MODELS_FILE = "models.json";
 
@@ -17,14 +27,16 @@ type Env = Record<string, string | undefined>;
 
 /** The models this server can use now, and how to stream from them with the right credentials. */
 export interface ModelCatalog {
-	/** Built-in providers with credentials in the environment, plus every model of models.json's providers. */
+	/** Models whose provider has credentials: built-in ones (environment or login) and models.json's. */
 	usable(): readonly Model<Api>[];
 	find(provider: string, id: string): Model<Api> | undefined;
 	/** What is wrong with the configuration (a bad models.json never throws; its valid providers still load). */
 	problems(): readonly string[];
-	/** Re-reads the environment and models.json. */
+	/** Re-reads models.json and the credentials, and what they make usable. */
 	reload(): Promise<void>;
 	readonly streamFn: StreamFn;
+	/** pi-ai's registry, for signing in and out (the login plugin). */
+	readonly registry: MutableModels;
 }
 
 // pi's models.json (~/.pi/agent/models.json): providers by name, each with its api, baseUrl, key and models.
@@ -83,23 +95,12 @@ export function resolveConfigValue(value: string, env: Env): string | undefined 
 	return missing ? undefined : out;
 }
 
-interface Custom {
-	readonly model: Model<Api>;
-	readonly streams: ProviderStreams;
-	readonly apiKey: string | undefined;
-	readonly headers: Record<string, string>;
+interface CustomProvider {
+	readonly provider: Provider;
+	readonly models: Model<Api>[];
 }
 
-interface Loaded {
-	readonly builtin: Map<string, { provider: Provider; apiKey: string; models: Model<Api>[] }>;
-	readonly custom: Map<string, Custom>;
-	readonly usable: Model<Api>[];
-	readonly problems: string[];
-}
-
-const key = (provider: string, id: string) => `${provider}\u0000${id}`;
-
-function loadCustom(dataDir: string, env: Env, problems: string[]): Custom[] {
+function loadCustom(dataDir: string, env: Env, problems: string[]): CustomProvider[] {
 	let text: string;
 	try {
 		text = readFileSync(join(dataDir, MODELS_FILE), "utf8");
@@ -120,7 +121,7 @@ function loadCustom(dataDir: string, env: Env, problems: string[]): Custom[] {
 		problems.push(`${MODELS_FILE}: ${file.summary}`);
 		return [];
 	}
-	const out: Custom[] = [];
+	const out: CustomProvider[] = [];
 	for (const [name, raw] of Object.entries(file.providers)) {
 		const p = ProviderEntry(raw);
 		if (p instanceof type.errors) {
@@ -136,6 +137,8 @@ function loadCustom(dataDir: string, env: Env, problems: string[]): Custom[] {
 			if (resolved !== undefined) headers[h] = resolved;
 		}
 		if (p.authHeader && apiKey) headers.authorization = `Bearer ${apiKey}`;
+		const models: Model<Api>[] = [];
+		const apis: Record<string, ProviderStreams> = {};
 		for (const [i, rawModel] of (p.models ?? []).entries()) {
 			const m = ModelEntry(rawModel);
 			const where = `${MODELS_FILE}: providers.${name}.models[${i}]`;
@@ -158,7 +161,8 @@ function loadCustom(dataDir: string, env: Env, problems: string[]): Custom[] {
 				problems.push(`${where}: "baseUrl" is required (on the model or its provider)`);
 				continue;
 			}
-			const model = {
+			apis[api] ??= streams();
+			models.push({
 				id: m.id,
 				name: m.name ?? m.id,
 				api,
@@ -169,57 +173,78 @@ function loadCustom(dataDir: string, env: Env, problems: string[]): Custom[] {
 				cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, ...m.cost },
 				contextWindow: m.contextWindow ?? 128000,
 				maxTokens: m.maxTokens ?? 16384,
-				...(m.headers ? { headers: m.headers } : {}),
+				headers: { ...headers, ...m.headers },
 				...(m.compat ? { compat: m.compat } : p.compat ? { compat: p.compat } : {}),
 				...(m.thinkingLevelMap ? { thinkingLevelMap: m.thinkingLevelMap } : {}),
 				...(m.samplingParams ? { samplingParams: m.samplingParams } : {}),
-			} as Model<Api>;
-			out.push({ model, streams: streams(), apiKey, headers });
+			} as Model<Api>);
 		}
+		if (!models.length) continue;
+		const provider = createProvider({
+			id: name,
+			name: p.name ?? name,
+			models,
+			api: apis,
+			// The key is the file's (or none: a local endpoint may need none, but the api refuses a request without).
+			auth: {
+				apiKey: {
+					name: `${p.name ?? name} (models.json)`,
+					resolve: async () => ({ auth: { apiKey: apiKey ?? "p2-no-key" }, source: MODELS_FILE }),
+				},
+			},
+		});
+		out.push({ provider, models });
 	}
 	return out;
 }
 
-function load(dataDir: string, env: Env): Loaded {
-	const problems: string[] = [];
-	const builtin: Loaded["builtin"] = new Map();
-	for (const provider of builtinProviders()) {
-		const apiKey = getEnvApiKey(provider.id, env as Record<string, string>);
-		if (!apiKey) continue;
-		builtin.set(provider.id, { provider, apiKey, models: [...provider.getModels()] });
-	}
-	const custom = new Map<string, Custom>();
-	for (const c of loadCustom(dataDir, env, problems)) custom.set(key(c.model.provider, c.model.id), c);
-	const usable = [...[...builtin.values()].flatMap((b) => b.models), ...[...custom.values()].map((c) => c.model)].sort(
-		(a, b) => a.provider.localeCompare(b.provider) || a.id.localeCompare(b.id),
-	);
-	return { builtin, custom, usable, problems };
+/** Auth resolution reads the server's environment as given (tests give their own) and checks files plainly. */
+function authContext(env: Env): AuthContext {
+	return {
+		env: async (name) => env[name] || undefined,
+		fileExists: async (path) => existsSync(path.startsWith("~") ? join(env.HOME ?? homedir(), path.slice(1)) : path),
+	};
 }
 
-export async function loadModelCatalog(options: { dataDir: string; env?: Env }): Promise<ModelCatalog> {
+export interface CatalogOptions {
+	readonly dataDir: string;
+	readonly env?: Env;
+	/** Providers beside pi-ai's built-ins and models.json's (tests: a fake provider with its own login). */
+	readonly providers?: readonly Provider[];
+}
+
+/**
+ * pi-ai's model registry: its built-in providers, models.json's, and the credentials signed in on this server
+ * (`<data>/auth.json`, 0600). A model is usable when its provider's credentials resolve: an environment
+ * variable, models.json, or a login.
+ */
+export async function loadModelCatalog(options: CatalogOptions): Promise<ModelCatalog> {
 	const env = options.env ?? process.env;
-	let loaded = load(options.dataDir, env);
-	const streamFn: StreamFn = (model, context, streamOptions) => {
-		const custom = loaded.custom.get(key(model.provider, model.id));
-		if (custom) {
-			return custom.streams.streamSimple(model, context, {
-				...streamOptions,
-				// A local endpoint may need no key, but the api refuses a request without one.
-				apiKey: custom.apiKey ?? "p2-no-key",
-				headers: { ...custom.headers, ...streamOptions?.headers },
-			});
-		}
-		const builtin = loaded.builtin.get(model.provider);
-		if (!builtin) throw new Error(`No API key found for ${model.provider}.`);
-		return builtin.provider.streamSimple(model, context, { ...streamOptions, apiKey: builtin.apiKey });
+	const credentials = new FileCredentialStore(join(options.dataDir, AUTH_FILE));
+	const registry = createModels({ credentials, authContext: authContext(env) });
+	let usable: Model<Api>[] = [];
+	let problems: string[] = [];
+	const load = async () => {
+		const found: string[] = [];
+		registry.clearProviders();
+		for (const provider of builtinProviders()) registry.setProvider(provider);
+		for (const custom of loadCustom(options.dataDir, env, found)) registry.setProvider(custom.provider);
+		for (const provider of options.providers ?? []) registry.setProvider(provider);
+		const available = await registry.getAvailable().catch((error: unknown) => {
+			found.push(`credentials: ${(error as Error).message}`);
+			return [] as Model<Api>[];
+		});
+		usable = [...available].sort((a, b) => a.provider.localeCompare(b.provider) || a.id.localeCompare(b.id));
+		problems = [...found, ...credentials.problems()];
 	};
+	await load();
+	const streamFn: StreamFn = (model, context, streamOptions) => registry.streamSimple(model, context, streamOptions);
 	return {
-		usable: () => loaded.usable,
-		find: (provider, id) => loaded.usable.find((m) => m.provider === provider && m.id === id),
-		problems: () => loaded.problems,
-		async reload() {
-			loaded = load(options.dataDir, env);
-		},
+		usable: () => usable,
+		find: (provider, id) => usable.find((m) => m.provider === provider && m.id === id),
+		problems: () => problems,
+		reload: load,
 		streamFn,
+		registry,
 	};
 }
