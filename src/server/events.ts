@@ -13,7 +13,9 @@ export type ServerEvent =
 			contextTokens: number;
 			cacheHitRate: number | null;
 	  }
-	| { type: "principal.revoked"; match: (id: string) => boolean };
+	| { type: "principal.revoked"; match: (id: string) => boolean }
+	/** Sign-ins changed what is usable: the model catalog is read again. */
+	| { type: "models.changed" };
 
 type Handler<E> = (event: E) => void;
 

@@ -1,5 +1,6 @@
 import { accessPlugin } from "../plugins/access/server.ts";
 import { chatPlugin } from "../plugins/chat/server.ts";
+import { loginPlugin } from "../plugins/login/server.ts";
 import { modelsPlugin } from "../plugins/models/server.ts";
 import { searchPlugin } from "../plugins/search/server.ts";
 import { sessionsPlugin } from "../plugins/sessions/server.ts";
@@ -9,5 +10,5 @@ import type { ServerPlugin } from "./plugin.ts";
 
 /** The plugins this server enables, in registration order. */
 export function defaultPlugins(): ServerPlugin[] {
-	return [accessPlugin, sessionsPlugin, modelsPlugin, chatPlugin(), statusPlugin, tuiDefaultsPlugin, searchPlugin];
+	return [accessPlugin, sessionsPlugin, modelsPlugin, chatPlugin(), statusPlugin, tuiDefaultsPlugin, searchPlugin, loginPlugin];
 }

@@ -1,4 +1,4 @@
-import type { RetryPolicy } from "@earendil-works/pi-ai";
+import type { Provider, RetryPolicy } from "@earendil-works/pi-ai";
 import { loadModelCatalog, type ModelCatalog } from "./agent/models.ts";
 import { EventBus } from "./events.ts";
 import { ServerSettings } from "./settings.ts";
@@ -14,6 +14,8 @@ export interface ServicesOptions {
 	readonly retry?: RetryPolicy;
 	/** Idle session stores are closed after this long. */
 	readonly storeIdleMs?: number;
+	/** Model providers beside pi-ai's and models.json's (tests: a fake provider with its own sign-in). */
+	readonly providers?: readonly Provider[];
 }
 
 /** What every plugin's server part may use. Built once per server. */
@@ -34,7 +36,11 @@ export async function createServices(options: ServicesOptions): Promise<ServerSe
 	ensurePrivateDir(options.dataDir);
 	const catalog = Catalog.open(options.dataDir);
 	const stores = new SessionStores(options.dataDir, { idleMs: options.storeIdleMs });
-	const models = await loadModelCatalog({ dataDir: options.dataDir, env: options.env ?? process.env });
+	const models = await loadModelCatalog({
+		dataDir: options.dataDir,
+		env: options.env ?? process.env,
+		...(options.providers ? { providers: options.providers } : {}),
+	});
 	return {
 		dataDir: options.dataDir,
 		catalog,

@@ -62,6 +62,17 @@ const MATRIX: Row[] = [
 	{ object: "status", input: (s) => ({ session: s, conversation: "main" }), open: EVERYONE, calls: {} },
 	{ object: "tui-defaults", input: () => ({}), open: EVERYONE, calls: {} },
 	{
+		object: "login",
+		input: () => ({}),
+		open: OWNER,
+		calls: {
+			start: { may: OWNER, args: () => ({ provider: "no-such-provider", method: "api_key" }) },
+			answer: { may: OWNER, args: () => ({ flow: "none", prompt: "none", value: "x" }) },
+			cancel: { may: OWNER, args: () => ({ flow: "none" }) },
+			logout: { may: OWNER, args: () => ({ provider: "no-such-provider" }) },
+		},
+	},
+	{
 		object: "search",
 		input: () => ({}),
 		open: OWNER,

@@ -23,6 +23,8 @@ export interface FakeOpenAI {
 	readonly baseUrl: string;
 	/** Parsed JSON request bodies, in order. */
 	readonly requests: unknown[];
+	/** The Authorization header of each request, in order. */
+	readonly authorizations: (string | null)[];
 	/** Consumed one per request; an empty queue answers with the text "ok". */
 	enqueue(...replies: FakeReply[]): void;
 	/** Resolves when the n-th request (1-based, counting all so far) has arrived. */
@@ -42,6 +44,7 @@ function split(text: string, n: number): string[] {
 export async function startFakeOpenAI(): Promise<FakeOpenAI> {
 	const queue: FakeReply[] = [];
 	const requests: unknown[] = [];
+	const authorizations: (string | null)[] = [];
 	const waiters: { n: number; resolve: (body: unknown) => void }[] = [];
 	let callCounter = 0;
 	const encoder = new TextEncoder();
@@ -56,6 +59,7 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
 				return new Response("not found", { status: 404 });
 			}
 			const body = await req.json();
+			authorizations.push(req.headers.get("authorization"));
 			requests.push(body);
 			for (const w of waiters.filter((w) => requests.length >= w.n)) {
 				waiters.splice(waiters.indexOf(w), 1);
@@ -146,6 +150,7 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
 	return {
 		baseUrl: `http://127.0.0.1:${server.port}/v1`,
 		requests,
+		authorizations,
 		enqueue: (...replies) => {
 			queue.push(...replies);
 		},

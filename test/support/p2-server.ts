@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { RetryPolicy } from "@earendil-works/pi-ai";
+import type { Provider, RetryPolicy } from "@earendil-works/pi-ai";
 import type { AnyContract, InputOf, StateOf } from "../../src/protocol/contract.ts";
 import { ObjectClient, type ObjectRef } from "../../src/protocol/object-client.ts";
 import { DEVICE_TOKEN_HEADER, SOCKET_PATH } from "../../src/protocol/server-info.ts";
@@ -33,7 +33,14 @@ export interface TestClient {
 }
 
 /** A temp dir removed after the test; the fake provider configured through models.json. */
-export async function startTestServer(options: { retry?: RetryPolicy; env?: Record<string, string> } = {}) {
+export async function startTestServer(
+	options: {
+		retry?: RetryPolicy;
+		env?: Record<string, string>;
+		/** Extra model providers, given the fake endpoint's base URL. */
+		providers?: (baseUrl: string) => readonly Provider[];
+	} = {},
+) {
 	const dataDir = mkdtempSync(join(tmpdir(), "p2-test-"));
 	const fake = await startFakeOpenAI();
 	writeFakeModelsJson(dataDir, fake.baseUrl);
@@ -43,6 +50,7 @@ export async function startTestServer(options: { retry?: RetryPolicy; env?: Reco
 			plugins: defaultPlugins(),
 			retry: options.retry ?? FAST_RETRY,
 			env: options.env ?? {},
+			...(options.providers ? { providers: options.providers(fake.baseUrl) } : {}),
 		});
 	let server = await boot();
 	const clients: TestClient[] = [];

@@ -62,6 +62,7 @@ export const modelsPlugin: ServerPlugin = {
 			live.update([{ op: "set", path: [], value: next }]);
 			return next;
 		};
+		ctx.bus.on("models.changed", () => void publish());
 		ctx.host.serve(modelsContract, {
 			open() {
 				return {
