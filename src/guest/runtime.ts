@@ -1,6 +1,7 @@
 import { isKeyRelease, setKeybindings, TuiAltScreen } from "@earendil-works/pi-tui";
 import { accessContract } from "../plugins/access/contract.ts";
 import { chatContract, MAIN_CONVERSATION, type QueueMode } from "../plugins/chat/contract.ts";
+import { loginContract } from "../plugins/login/contract.ts";
 import { modelsContract } from "../plugins/models/contract.ts";
 import { searchContract } from "../plugins/search/contract.ts";
 import { sessionsContract } from "../plugins/sessions/contract.ts";
@@ -22,6 +23,7 @@ import { registerCoreCommands } from "./core-commands.ts";
 import { hotkeysMarkdown } from "./hotkeys.ts";
 import { type KeybindingRow, KeybindingsSelector } from "./keybindings-selector.ts";
 import { buildKeymap, type Keymap, keyMatches, keyText } from "./keymap.ts";
+import { registerLoginCommands } from "./login-commands.ts";
 import { registerModelCommands } from "./model-commands.ts";
 import { type EffectivePreferences, effectivePreferences } from "./preferences.ts";
 import { configureProcess } from "./process-shim.ts";
@@ -68,6 +70,7 @@ export class GuestRuntime {
 	#status: ObjectRef<typeof statusContract> | undefined;
 	#models: ObjectRef<typeof modelsContract> | undefined;
 	#search: ObjectRef<typeof searchContract> | undefined;
+	#login: ObjectRef<typeof loginContract> | undefined;
 	/** Drafts of the sessions this run has left, by `session:conversation`. */
 	readonly #drafts: Record<string, string>;
 	#choosing = false;
@@ -155,6 +158,19 @@ export class GuestRuntime {
 			keys: (id) => this.#keymap.keys(id),
 			showSelector: (id, component) => screen.showSelector(id, component),
 			closeSelector: () => screen.closeSelector(),
+			notice: (text, tone) => screen.notice(text, tone),
+		});
+		registerLoginCommands(this.#commands, {
+			theme: this.#theme,
+			role: () => this.#role,
+			login: () => {
+				this.#login ??= this.#client.open(loginContract, {});
+				return this.#login;
+			},
+			keys: (id) => this.#keymap.keys(id),
+			showSelector: (id, component) => screen.showSelector(id, component),
+			closeSelector: () => screen.closeSelector(),
+			requestRender: () => this.#tui.requestRender(),
 			notice: (text, tone) => screen.notice(text, tone),
 		});
 		registerSessionCommands(this.#commands, {
@@ -263,7 +279,7 @@ export class GuestRuntime {
 			for (const problem of state.problems) this.#screen.notice(`Error: ${problem}`, "error");
 			if (state.models.length === 0) {
 				this.#screen.notice(
-					"Warning: No models available. Configure a provider in the server's models.json (data directory).",
+					"Warning: No models available. Use /login to log into a provider via OAuth or API key, or add a provider to models.json in the server's data directory.",
 					"warning",
 				);
 			}

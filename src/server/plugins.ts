@@ -10,5 +10,14 @@ import type { ServerPlugin } from "./plugin.ts";
 
 /** The plugins this server enables, in registration order. */
 export function defaultPlugins(): ServerPlugin[] {
-	return [accessPlugin, sessionsPlugin, modelsPlugin, chatPlugin(), statusPlugin, tuiDefaultsPlugin, searchPlugin, loginPlugin];
+	return [
+		accessPlugin,
+		sessionsPlugin,
+		modelsPlugin,
+		chatPlugin(),
+		statusPlugin,
+		tuiDefaultsPlugin,
+		searchPlugin,
+		loginPlugin,
+	];
 }

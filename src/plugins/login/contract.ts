@@ -22,7 +22,11 @@ export type LoginProvider = typeof LoginProvider.infer;
 /** What a flow shows: pi-ai's login events, as text (opening or copying a URL is the launcher's, with consent). */
 export const LoginEvent = lazy(() =>
 	type.or(
-		{ type: "'info'", message: "string <= 2000", "links?": type({ url: "string <= 4096", "label?": "string <= 200" }).array() },
+		{
+			type: "'info'",
+			message: "string <= 2000",
+			"links?": type({ url: "string <= 4096", "label?": "string <= 200" }).array(),
+		},
 		{ type: "'auth_url'", url: "string <= 4096", "instructions?": "string <= 2000" },
 		{
 			type: "'device_code'",

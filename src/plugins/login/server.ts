@@ -122,7 +122,14 @@ class LoginService {
 			pending: undefined,
 		};
 		this.#running = running;
-		this.#setFlow({ id: running.id, provider: provider.id, method: args.method, status: "running", events: [], prompt: null });
+		this.#setFlow({
+			id: running.id,
+			provider: provider.id,
+			method: args.method,
+			status: "running",
+			events: [],
+			prompt: null,
+		});
 		void this.#run(running, provider.id, args.method);
 		return { flow: running.id };
 	}

@@ -1,0 +1,190 @@
+/**
+ * pi's /login [provider] and /logout [provider], on the server: the method and provider selectors, then the
+ * login dialog following the server's flow. Owners only; a guest is told who signs the server in.
+ */
+import type { Component } from "@earendil-works/pi-tui";
+import type { AuthMethod, LoginProvider, loginContract } from "../plugins/login/contract.ts";
+import type { ObjectRef } from "../protocol/object-client.ts";
+import type { Role } from "../protocol/roles.ts";
+import { FilterSelector } from "../ui/selector.ts";
+import type { ThemeRef } from "../ui/theme/theme-ref.ts";
+import type { StatusLineData } from "../ui/transcript/status-line.ts";
+import type { CommandRegistry } from "./commands.ts";
+import { LoginDialog } from "./login-dialog.ts";
+
+export interface LoginCommandsContext {
+	readonly theme: ThemeRef;
+	role(): Role | undefined;
+	/** The owner's login object (opened on first use, kept). */
+	login(): ObjectRef<typeof loginContract>;
+	keys(id: string): string[];
+	showSelector(id: string, component: Component): void;
+	closeSelector(): void;
+	requestRender(): void;
+	notice(text: string, tone?: StatusLineData["tone"]): void;
+}
+
+const isOwner = (role: Role | undefined) => role === "owner" || role === "deviceOwner";
+const HINT = "↑↓ navigate  enter select  escape/ctrl+c cancel";
+
+/** pi's status mark beside a provider: configured, and how. */
+function status(p: LoginProvider): string {
+	if (p.signedIn === "oauth") return "✓ account signed in";
+	if (p.signedIn === "api_key") return p.source && p.source !== "stored credential" ? `✓ ${p.source}` : "✓ configured";
+	return "• not configured";
+}
+
+export function registerLoginCommands(commands: CommandRegistry, ctx: LoginCommandsContext): void {
+	const providers = async () => {
+		const login = ctx.login();
+		await login.ready;
+		return login.state?.providers ?? [];
+	};
+	const run = async (work: () => Promise<unknown>) => {
+		try {
+			await work();
+		} catch (error) {
+			ctx.notice(`Error: ${error instanceof Error ? error.message : String(error)}`, "error");
+		}
+	};
+
+	/** Runs one sign-in: the dialog shows the server's flow until it ends. */
+	const signIn = async (provider: LoginProvider, method: AuthMethod) => {
+		const login = ctx.login();
+		const { flow } = await login.call("start", { provider: provider.id, method });
+		const dialog = new LoginDialog({
+			theme: ctx.theme,
+			providerName: provider.name,
+			keys: ctx.keys,
+			answer: (prompt, value) => {
+				void run(() => login.call("answer", { flow, prompt: prompt.id, value }));
+			},
+			cancel: () => {
+				void run(() => login.call("cancel", { flow }));
+			},
+		});
+		const stop = login.onChange((state) => {
+			const current = state?.flow;
+			if (!current || current.id !== flow) return;
+			dialog.update(current);
+			ctx.requestRender();
+			if (current.status === "running") return;
+			stop();
+			ctx.closeSelector();
+			if (current.status === "done") ctx.notice(`Logged in to ${provider.name}`, "success");
+			else if (current.status === "cancelled") ctx.notice("Login cancelled");
+			else ctx.notice(`Error: Login failed: ${current.error ?? "unknown error"}`, "error");
+		});
+		const now = login.state?.flow;
+		if (now?.id === flow) dialog.update(now);
+		ctx.showSelector("login", dialog);
+	};
+
+	const chooseProvider = (method: AuthMethod, list: LoginProvider[]) => {
+		const offered = list.filter((p) => (method === "oauth" ? p.oauth : p.apiKey));
+		if (!offered.length) return ctx.notice("No provider on this server offers that sign-in.");
+		ctx.showSelector(
+			"login",
+			new FilterSelector(ctx.theme, {
+				title: "Select provider to configure:",
+				items: offered.map((p) => ({
+					value: p.id,
+					label: p.name,
+					description: `${method === "oauth" ? (p.oauth?.subscription ? "[subscription] " : "[account] ") : "[API key] "}${status(p)}`,
+				})),
+				hint: HINT,
+				onCancel: () => ctx.closeSelector(),
+				onSelect: (item) => {
+					ctx.closeSelector();
+					const provider = offered.find((p) => p.id === item.value);
+					if (provider) void run(() => signIn(provider, method));
+				},
+			}),
+		);
+	};
+
+	const chooseMethod = (list: LoginProvider[], only?: LoginProvider) => {
+		ctx.showSelector(
+			"login",
+			new FilterSelector(ctx.theme, {
+				title: "Select authentication method:",
+				items: [
+					{ value: "oauth", label: only?.oauth?.label ?? "Sign in with an account" },
+					{ value: "api_key", label: "Sign in with an API key" },
+				],
+				hint: HINT,
+				onCancel: () => ctx.closeSelector(),
+				onSelect: (item) => {
+					ctx.closeSelector();
+					const method = item.value as AuthMethod;
+					if (only) void run(() => signIn(only, method));
+					else chooseProvider(method, list);
+				},
+			}),
+		);
+	};
+
+	const complete = async (prefix: string) => {
+		if (!isOwner(ctx.role())) return null;
+		const lower = prefix.toLowerCase();
+		return (await providers())
+			.filter((p) => p.id.startsWith(lower) || p.name.toLowerCase().includes(lower))
+			.slice(0, 30)
+			.map((p) => ({ value: p.id, label: p.id, description: `${p.name} ${status(p)}` }));
+	};
+
+	commands.register({
+		id: "p2.login",
+		title: "Configure provider authentication",
+		category: "Models",
+		slash: { name: "login", argumentHint: "<provider>", complete },
+		run: (args) =>
+			run(async () => {
+				if (!isOwner(ctx.role())) return ctx.notice("The server's owner signs it in to model providers.");
+				const list = await providers();
+				if (!args) return chooseMethod(list);
+				const provider = list.find((p) => p.id === args.toLowerCase());
+				if (!provider) return ctx.notice(`Error: Unknown provider "${args}"`, "error");
+				if (provider.oauth && provider.apiKey) return chooseMethod(list, provider);
+				await signIn(provider, provider.oauth ? "oauth" : "api_key");
+			}),
+	});
+
+	commands.register({
+		id: "p2.logout",
+		title: "Remove provider authentication",
+		category: "Models",
+		slash: { name: "logout", argumentHint: "<provider>", complete },
+		run: (args) =>
+			run(async () => {
+				if (!isOwner(ctx.role())) return ctx.notice("The server's owner signs it in to model providers.");
+				const list = (await providers()).filter(
+					(p) => p.signedIn && (!p.source || p.source === "stored credential" || p.signedIn === "oauth"),
+				);
+				const out = async (provider: LoginProvider) => {
+					await ctx.login().call("logout", { provider: provider.id });
+					ctx.notice(`Logged out of ${provider.name}`);
+				};
+				if (args) {
+					const provider = list.find((p) => p.id === args.toLowerCase());
+					if (!provider) return ctx.notice(`No sign-in for "${args}" is stored on this server.`);
+					return out(provider);
+				}
+				if (!list.length) return ctx.notice("No sign-ins are stored on this server.");
+				ctx.showSelector(
+					"login",
+					new FilterSelector(ctx.theme, {
+						title: "Select provider to logout:",
+						items: list.map((p) => ({ value: p.id, label: p.name, description: status(p) })),
+						hint: HINT,
+						onCancel: () => ctx.closeSelector(),
+						onSelect: (item) => {
+							ctx.closeSelector();
+							const provider = list.find((p) => p.id === item.value);
+							if (provider) void run(() => out(provider));
+						},
+					}),
+				);
+			}),
+	});
+}
