@@ -45,11 +45,19 @@ describe("signing the server in", () => {
 		});
 		expect(models.state!.models.some((m) => m.provider === "keyed")).toBe(false);
 
+		// Whatever the server logs while signing in, the key is not in it.
+		const logged: string[] = [];
+		const originals = { log: console.log, error: console.error, warn: console.warn };
+		for (const name of ["log", "error", "warn"] as const) {
+			console[name] = (...args: unknown[]) => void logged.push(args.map(String).join(" "));
+		}
 		const { flow } = await login.call("start", { provider: "keyed", method: "api_key" });
 		const prompt = await until(() => login.state?.flow?.prompt ?? undefined, "the key question");
 		expect(prompt).toMatchObject({ type: "secret", message: "Enter Keyed API key" });
 		await login.call("answer", { flow, prompt: prompt.id, value: SECRET });
 		await until(() => (login.state?.flow?.status === "done" ? true : undefined), "the sign-in to finish");
+		Object.assign(console, originals);
+		for (const line of logged) expect(line).not.toContain(SECRET);
 		await until(() => (models.state?.models.some((m) => m.id === "keyed-model") ? true : undefined), "the model");
 		expect(login.state!.providers.find((p) => p.id === "keyed")!.signedIn).toBe("api_key");
 
