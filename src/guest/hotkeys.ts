@@ -2,7 +2,7 @@
  * /hotkeys, generated: pi's Navigation and Editing tables from the keymap, then every command by category,
  * the launcher's keys, and what does not work and why (conflicts, dropped defaults, preference problems).
  */
-import { isPrivilegedId } from "../protocol/keybindings.ts";
+import { isPrivilegedId, LAUNCHER_KEY_ACTIONS } from "../protocol/keybindings.ts";
 import type { CommandRegistry, RegisteredCommand } from "./commands.ts";
 import { type Keymap, keyText } from "./keymap.ts";
 import type { When } from "./when.ts";
@@ -47,7 +47,7 @@ const PI_OTHER = [
 	"app.message.dequeue",
 	"app.clipboard.pasteImage",
 ];
-/** pi's ids the launcher will run (seed 3.1); until it does, their keys do nothing. */
+/** pi's ids the launcher runs (seed 3.1); it takes their keys before the UI sees them. */
 const LAUNCHER_TITLES: Readonly<Record<string, string>> = {
 	"app.suspend": "Suspend to background",
 	"app.editor.external": "Edit message in external editor",
@@ -109,8 +109,10 @@ export function hotkeysMarkdown(keymap: Keymap, commands: CommandRegistry): stri
 	for (const id of PI_OTHER) {
 		const entry = byId.get(id);
 		if (entry) commandRow(entry);
-		else if (isPrivilegedId(id))
-			row("Other", shown([id]), `${LAUNCHER_TITLES[id]} (the launcher's key; not available yet)`);
+		else if (isPrivilegedId(id)) {
+			const ready = LAUNCHER_KEY_ACTIONS.includes(id);
+			row("Other", shown([id]), `${LAUNCHER_TITLES[id]} (the launcher's key${ready ? "" : "; not available yet"})`);
+		}
 	}
 	for (const entry of commands.all()) if (!listed.has(entry.command.id)) commandRow(entry);
 	row("Other", "`/`", "Slash commands");

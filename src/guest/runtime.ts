@@ -23,6 +23,7 @@ import { registerCoreCommands } from "./core-commands.ts";
 import { hotkeysMarkdown } from "./hotkeys.ts";
 import { type KeybindingRow, KeybindingsSelector } from "./keybindings-selector.ts";
 import { buildKeymap, type Keymap, keyMatches, keyText } from "./keymap.ts";
+import { LauncherAnswers } from "./launcher-answers.ts";
 import { registerLoginCommands } from "./login-commands.ts";
 import { registerModelCommands } from "./model-commands.ts";
 import { type EffectivePreferences, effectivePreferences } from "./preferences.ts";
@@ -78,6 +79,7 @@ export class GuestRuntime {
 	#facts: TerminalFacts;
 	#connected = false;
 	#progressShown = false;
+	readonly #answers: LauncherAnswers;
 	readonly #requests = new Map<string, (answer: { ok: boolean; error?: string }) => void>();
 	#requestCount = 0;
 
@@ -93,6 +95,17 @@ export class GuestRuntime {
 		this.#theme = new ThemeRef(this.#themeFor(this.#facts));
 		this.#themeSource = this.#themeKey();
 		this.#keymap = this.#buildKeymap();
+		this.#answers = new LauncherAnswers({
+			host,
+			chat: () => this.#chat?.state,
+			editorText: () => (this.#screen.selector ? null : this.#screen.editor.getText()),
+			setEditorText: (text) => {
+				this.#screen.editor.setText(text);
+				this.#tui.requestRender();
+			},
+			notice: (text, tone) => this.#screen.notice(text, tone),
+			request: (action, payload) => this.#request(action, payload),
+		});
 		const t = () => this.#theme.current;
 		this.#tui = new TuiAltScreen(this.#terminal, false, undefined, {
 			mouse: start.mouse !== "off",
@@ -160,6 +173,7 @@ export class GuestRuntime {
 			closeSelector: () => screen.closeSelector(),
 			notice: (text, tone) => screen.notice(text, tone),
 		});
+		this.#answers.register(this.#commands);
 		registerLoginCommands(this.#commands, {
 			theme: this.#theme,
 			role: () => this.#role,
@@ -378,6 +392,8 @@ export class GuestRuntime {
 	#onKey(data: string): { consume: boolean } | undefined {
 		if (isKeyRelease(data)) return undefined;
 		const contexts = this.#contexts();
+		// After the key: a selector or search that it opened (or closed) decides who gets the next one.
+		queueMicrotask(() => this.#answers.setKeyContext(this.#contexts().has("overlay")));
 		const inOverlay = contexts.has("overlay");
 		for (const entry of this.#keymap.ordered) {
 			const id = entry.command.id;
@@ -543,11 +559,15 @@ export class GuestRuntime {
 		else this.#screen.notice(`Preferences not saved: ${answer.error ?? "refused"}`, "warning");
 	}
 
-	#request(action: "savePrefs", payload: { patch: PrefsPatch }): Promise<{ ok: boolean; error?: string }> {
+	#request(
+		...[action, payload]: ["savePrefs", { patch: PrefsPatch }] | ["copy", { text: string; label?: string }]
+	): Promise<{ ok: boolean; error?: string }> {
 		const id = `r${++this.#requestCount}`;
 		return new Promise((resolve) => {
 			this.#requests.set(id, resolve);
-			this.#host.post({ kind: "request", id, action, payload: payload as { patch: Record<string, unknown> } });
+			if (action === "savePrefs") {
+				this.#host.post({ kind: "request", id, action, payload: payload as { patch: Record<string, unknown> } });
+			} else this.#host.post({ kind: "request", id, action, payload: payload as { text: string } });
 		});
 	}
 
@@ -649,6 +669,7 @@ export class GuestRuntime {
 	}
 
 	#onMessage(message: LauncherMessage): void {
+		if (this.#answers.handle(message)) return;
 		switch (message.kind) {
 			case "input":
 				return this.#terminal.input(message.data);

@@ -1,13 +1,16 @@
 // The terminal module alone: the package index loads every component (and Markdown) the launcher never uses.
+
+import { isKeyRelease } from "@earendil-works/pi-tui/dist/keys.js";
 import { ProcessTerminal, type Terminal } from "@earendil-works/pi-tui/dist/terminal.js";
 import { parseOscColorResponse } from "@earendil-works/pi-tui/dist/terminal-colors.js";
 import type { Capabilities, ConnectionState, StartData, TerminalColors, WorkerMessage } from "../protocol/channel.ts";
 import type { LaunchArgs } from "./args.ts";
 import { ServerConnection } from "./connection.ts";
+import { createLauncherActions, KEY_ACTIONS, type KeyAction, splitCommand } from "./launcher-actions.ts";
 import { LauncherStatus } from "./launcher-status.ts";
-import { preferencePaths, readPreferences, watchPreferences } from "./local-preferences.ts";
+import { editorCommand, preferencePaths, readPreferences, watchPreferences } from "./local-preferences.ts";
 import { type MousePolicy, OutputFilter } from "./output-filter.ts";
-import { planPrefsSave } from "./prefs-save.ts";
+import { privilegedKeys } from "./privileged-keys.ts";
 import { Sandbox, type SandboxLimits, type WorkerEnd } from "./sandbox.ts";
 import { TerminalModes } from "./terminal-modes.ts";
 import { ConsentScreen } from "./trusted-ui.ts";
@@ -50,6 +53,8 @@ const EMERGENCY_PRESSES = 3;
 const RESTARTS_PER_MINUTE = 3;
 const COLOR_QUERY_MS = 100;
 const BUNDLE_CHECK_MS = 60_000;
+/** How long the launcher waits for the UI's answer to a question of its own (the text to copy or edit). */
+const QUESTION_MS = 2000;
 
 export function defaultMouse(env: Record<string, string | undefined>): MousePolicy {
 	return MULTIPLEXERS.some((name) => env[name] !== undefined) ? "on" : "all";
@@ -182,7 +187,7 @@ export async function runLauncher(options: LauncherOptions): Promise<LauncherRes
 			case "output": {
 				const safe = worker.filter.write(message.data);
 				// Nothing of the worker's reaches the screen while the launcher's own is up; it redraws after.
-				if (consent.active) return;
+				if (consent.active || lending) return;
 				if (worker.held) worker.held.push(safe);
 				else if (current) show(safe);
 				return;
@@ -214,6 +219,13 @@ export async function runLauncher(options: LauncherOptions): Promise<LauncherRes
 			case "navigation":
 				if (current && /^[0-9a-f-]{36}$/.test(message.session)) options.onNavigation?.(message.session);
 				return;
+			case "keyContext":
+				if (current) suspendPrivileged = message.suspendPrivileged;
+				return;
+			case "answer":
+				if (current) questions.get(message.id)?.(message.text);
+				questions.delete(message.id);
+				return;
 			case "request":
 				if (current) void answer(worker, message);
 				else worker.sandbox.post({ kind: "response", id: message.id, ok: false, error: "cancelled" });
@@ -231,36 +243,61 @@ export async function runLauncher(options: LauncherOptions): Promise<LauncherRes
 	/** The worker whose question is on screen: it going away (swap, crash) withdraws the question. */
 	let consentFor: Active | undefined;
 
-	/** A worker's request for a launcher action: refused, or shown on the launcher's screen and done on consent. */
-	const answer = async (worker: Active, message: Extract<WorkerMessage, { kind: "request" }>) => {
-		const reply = (ok: boolean, error?: string) =>
-			worker.sandbox.post({ kind: "response", id: message.id, ok, ...(error ? { error } : {}) });
-		if (consent.active) return reply(false, "another question is open");
-		const plan = planPrefsSave(prefPaths.p2Dir, message.payload.patch);
-		if ("error" in plan) return reply(false, plan.error);
-		consentFor = worker;
-		const confirmed = await consent.confirm({
-			origin: options.target.origin(),
-			action: "Save display preferences (the UI asked)",
-			facts: [`File: ${plan.path}`],
-			preview: plan.diff,
-		});
-		consentFor = undefined;
-		if (!finished) {
+	let suspendPrivileged = false;
+	/** While the terminal is lent out (the external editor, a suspend), nothing of the worker's reaches it. */
+	let lending = false;
+	const keyPlatform = () => ({ platform: capabilities().platform, windowsKeys: capabilities().windowsKeys });
+	let privileged = privilegedKeys(keyPlatform(), preferences.keybindings, KEY_ACTIONS);
+	const questions = new Map<string, (text: string | null) => void>();
+	let questionCount = 0;
+
+	const actions = createLauncherActions<Active>({
+		consent,
+		env: options.env,
+		platform: process.platform,
+		p2Dir: prefPaths.p2Dir,
+		origin: () => options.target.origin(),
+		current: (worker) => worker === active && !finished,
+		post: (worker, message) => worker.sandbox.post(message),
+		ask: (worker, question) =>
+			new Promise((resolve) => {
+				const id = `q${++questionCount}`;
+				questions.set(id, resolve);
+				worker.sandbox.post({ kind: "ask", id, question });
+				setTimeout(() => {
+					if (questions.delete(id)) resolve(null);
+				}, QUESTION_MS);
+			}),
+		write: (data) => show(data),
+		lend: async (work) => {
+			lending = true;
+			show(modes.lend() + status.clear());
+			terminal.stop();
+			try {
+				return await work();
+			} finally {
+				lending = false;
+				if (!finished) terminal.start(onInput, onResize);
+			}
+		},
+		redraw: () => {
+			if (finished) return;
 			show(modes.restore());
 			active?.sandbox.post({ kind: "redraw" });
-		}
-		if (worker !== active || finished) return reply(false, "cancelled");
-		if (!confirmed) return reply(false, "declined");
+		},
+		preferencesChanged: () => watcher.check(),
+		editorCommand: () => splitCommand(editorCommand(prefPaths, options.env, process.platform)),
+		problem,
+	});
+
+	/** A worker's request for a launcher action; a question on screen is withdrawn if its worker goes away. */
+	const answer = async (worker: Active, message: Extract<WorkerMessage, { kind: "request" }>) => {
+		consentFor = worker;
 		try {
-			plan.write();
-		} catch (error) {
-			problem(`prefs.json: ${(error as Error).message}`);
-			return reply(false, "prefs.json could not be written");
+			await actions.onRequest(worker, message);
+		} finally {
+			if (consentFor === worker) consentFor = undefined;
 		}
-		// The file is read back now rather than when the watcher notices, so the answer finds it applied.
-		watcher.check();
-		reply(true);
 	};
 
 	const onWorkerEnd = (worker: Active, why: WorkerEnd, detail: string) => {
@@ -279,6 +316,7 @@ export async function runLauncher(options: LauncherOptions): Promise<LauncherRes
 			return end({ code: 1, problems: [...problems, "the UI kept failing; p2 stopped it"] });
 		}
 		show(modes.cleanup() + status.clear());
+		suspendPrivileged = false;
 		active = startWorker("restart", false);
 	};
 
@@ -286,6 +324,7 @@ export async function runLauncher(options: LauncherOptions): Promise<LauncherRes
 	const activate = (worker: Active) => {
 		const old = active;
 		if (old && old === consentFor) consent.cancel();
+		suspendPrivileged = false;
 		incoming = undefined;
 		active = worker;
 		old?.sandbox.terminate();
@@ -331,6 +370,7 @@ export async function runLauncher(options: LauncherOptions): Promise<LauncherRes
 	// A changed file reaches the running UI at once: a remapped key works without a restart.
 	const watcher = watchPreferences(prefPaths, prefOptions, preferences, (next) => {
 		preferences = next;
+		privileged = privilegedKeys(keyPlatform(), next.keybindings, KEY_ACTIONS);
 		active?.sandbox.post({ kind: "preferences", preferences: next });
 		incoming?.sandbox.post({ kind: "preferences", preferences: next });
 	});
@@ -360,7 +400,14 @@ export async function runLauncher(options: LauncherOptions): Promise<LauncherRes
 
 	const onInput = (data: string) => {
 		if (colorReplies && takeColorReply(data)) return;
+		if (lending) return;
 		if (consent.active) return consent.input(data);
+		// The launcher's own keys, from the person's own files, never reach the worker (seed 3.1, "K").
+		const action = active && !suspendPrivileged ? privileged.match(data) : undefined;
+		if (action && active) {
+			if (!isKeyRelease(data)) void actions.onKey(active, action as KeyAction);
+			return;
+		}
 		checkCapabilities();
 		if (data === "\x03") {
 			const now = Date.now();
@@ -370,6 +417,12 @@ export async function runLauncher(options: LauncherOptions): Promise<LauncherRes
 		}
 		active?.sandbox.post({ kind: "input", data });
 	};
+
+	function onResize() {
+		consent.draw();
+		active?.sandbox.post({ kind: "resize", columns: terminal.columns, rows: terminal.rows });
+		incoming?.sandbox.post({ kind: "resize", columns: terminal.columns, rows: terminal.rows });
+	}
 
 	const takeColorReply = (data: string): boolean => {
 		if (data.startsWith("\x1b]1") || data.startsWith("\x1b]4;")) {
@@ -399,11 +452,7 @@ export async function runLauncher(options: LauncherOptions): Promise<LauncherRes
 		}
 	};
 
-	terminal.start(onInput, () => {
-		consent.draw();
-		active?.sandbox.post({ kind: "resize", columns: terminal.columns, rows: terminal.rows });
-		incoming?.sandbox.post({ kind: "resize", columns: terminal.columns, rows: terminal.rows });
-	});
+	terminal.start(onInput, onResize);
 	// The launcher asks the terminal for its colors itself (the worker's queries are filtered out).
 	terminal.write("\x1b]10;?\x07\x1b]11;?\x07\x1b[c");
 	setTimeout(finishColorQuery, COLOR_QUERY_MS);

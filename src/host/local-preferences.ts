@@ -212,6 +212,28 @@ export function readPreferences(paths: PreferencePaths, options: ReadOptions = {
 	};
 }
 
+/**
+ * The external editor command, which only the launcher ever sees: `prefs.json` externalEditor, then pi's
+ * settings.json externalEditor, then $VISUAL, $EDITOR, then nano (notepad on Windows).
+ */
+export function editorCommand(
+	paths: PreferencePaths,
+	env: Record<string, string | undefined>,
+	platform: string,
+): string {
+	for (const file of [join(paths.p2Dir, "prefs.json"), join(paths.agentDir, "settings.json")]) {
+		const read = readBounded(file);
+		if (!("text" in read)) continue;
+		try {
+			const value = (JSON.parse(read.text) as { externalEditor?: unknown }).externalEditor;
+			if (typeof value === "string" && value.trim()) return value.trim();
+		} catch {
+			// Not JSON: the next source decides.
+		}
+	}
+	return env.VISUAL?.trim() || env.EDITOR?.trim() || (platform === "win32" ? "notepad" : "nano");
+}
+
 /** The directory itself, or the nearest parent that exists (where it will appear). */
 function nearestExisting(dir: string): string {
 	let at = dir;

@@ -33,6 +33,13 @@ export class TerminalModes implements ModeObserver {
 		return `${out}\x1b[?2026l\x1b[?1000l\x1b[?1002l\x1b[?1003l\x1b[?1006l\x1b[?1004l\x1b[?7h\x1b[?25h\x1b[0m\x1b[r\x1b[?1049l`;
 	}
 
+	/** Undoes the worker's modes for a while (the terminal is lent out) and keeps them for `restore`. */
+	lend(): string {
+		let out = "";
+		for (const [mode, on] of [...this.active()].reverse()) out += `\x1b[?${mode}${on ? "l" : "h"}`;
+		return `${out}\x1b[?2026l\x1b[?1000l\x1b[?1002l\x1b[?1003l\x1b[?1006l\x1b[?1004l\x1b[?7h\x1b[?25h\x1b[0m\x1b[r\x1b[?1049l`;
+	}
+
 	/** Re-applies the worker's modes after a launcher screen drew on a reset terminal. */
 	restore(): string {
 		let out = "";

@@ -7,6 +7,8 @@ export const MAX_OUTPUT_CHARS = 1024 * 1024;
 export const MAX_FRAME_CHARS = 1024 * 1024;
 export const MAX_LOG_CHARS = 4096;
 export const MAX_SNAPSHOT_CHARS = 1024 * 1024;
+/** Text the launcher copies or hands to the external editor. */
+export const MAX_COPY_CHARS = 1024 * 1024;
 
 export const WORKER_MESSAGE_KINDS: readonly string[] = [
 	"ready",
@@ -21,6 +23,8 @@ export const WORKER_MESSAGE_KINDS: readonly string[] = [
 	"error",
 	"request",
 	"navigation",
+	"keyContext",
+	"answer",
 ];
 
 export const LAUNCHER_MESSAGE_KINDS: readonly string[] = [
@@ -36,5 +40,8 @@ export const LAUNCHER_MESSAGE_KINDS: readonly string[] = [
 	"snapshotRequest",
 	"preferences",
 	"response",
+	"ask",
+	"editorResult",
+	"actionDone",
 	"ping",
 ];

@@ -9,7 +9,13 @@ import { Preferences } from "./preferences.ts";
  * checks kinds and sizes only (`channel-kinds.ts`), so that it starts without building these schemas.
  */
 
-import { MAX_FRAME_CHARS, MAX_LOG_CHARS, MAX_OUTPUT_CHARS, MAX_SNAPSHOT_CHARS } from "./channel-kinds.ts";
+import {
+	MAX_COPY_CHARS,
+	MAX_FRAME_CHARS,
+	MAX_LOG_CHARS,
+	MAX_OUTPUT_CHARS,
+	MAX_SNAPSHOT_CHARS,
+} from "./channel-kinds.ts";
 
 export { MAX_FRAME_CHARS, MAX_LOG_CHARS, MAX_OUTPUT_CHARS, MAX_SNAPSHOT_CHARS };
 
@@ -99,6 +105,17 @@ export const LauncherMessage = lazy(() =>
 		{ kind: "'redraw'" },
 		{ kind: "'snapshotRequest'" },
 		{ kind: "'preferences'", preferences: Preferences },
+		/** The launcher asks for what one of its own keys needs: the text to copy, or the editor's text. */
+		{ kind: "'ask'", id: "string <= 64", question: "'copyText' | 'editorText'" },
+		/** The external editor's result, for the editor (dropped by the launcher after a swap or navigation). */
+		{ kind: "'editorResult'", text: "string" },
+		/** How one of the launcher's keys went, for the UI's status line. */
+		{
+			kind: "'actionDone'",
+			action: "'copy.key' | 'editor.external' | 'suspend'",
+			ok: "boolean",
+			"detail?": "string <= 300",
+		},
 		/** The answer to a request: done, or refused with a reason the launcher chose to share. */
 		{ kind: "'response'", id: "string <= 64", ok: "boolean", "error?": "string <= 300" },
 		{ kind: "'ping'", n: "number.integer" },
@@ -133,6 +150,16 @@ export const WorkerMessage = lazy(() =>
 		{ kind: "'navigation'", session: "string <= 64" },
 		/** An action only the launcher can take, on its own consent screen (seed 3.1, "C"). */
 		{ kind: "'request'", id: "string <= 64", action: "'savePrefs'", payload: { patch: "Record<string, unknown>" } },
+		{
+			kind: "'request'",
+			id: "string <= 64",
+			action: "'copy'",
+			payload: { text: `string <= ${MAX_COPY_CHARS}`, "label?": "string <= 200" },
+		},
+		/** While the UI's own text input needs every key (a search, a dialog): the launcher takes none of them. */
+		{ kind: "'keyContext'", suspendPrivileged: "boolean" },
+		/** The answer to the launcher's question (`ask`): the text it asked for, or null for none. */
+		{ kind: "'answer'", id: "string <= 64", text: `string <= ${MAX_COPY_CHARS} | null` },
 	),
 );
 export type WorkerMessage = typeof WorkerMessage.infer;

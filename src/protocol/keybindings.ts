@@ -29,6 +29,9 @@ export const PRIVILEGED_IDS: readonly string[] = [
 	"p2.attach",
 ];
 
+/** The launcher ids this launcher runs today (the others are listed as the launcher's, not yet available). */
+export const LAUNCHER_KEY_ACTIONS: readonly string[] = ["app.message.copy", "app.editor.external", "app.suspend"];
+
 export function isPrivilegedId(id: string): boolean {
 	return PRIVILEGED_IDS.includes(id);
 }

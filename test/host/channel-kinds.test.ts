@@ -5,7 +5,7 @@ import { LAUNCHER_MESSAGE_KINDS, WORKER_MESSAGE_KINDS } from "../../src/protocol
 /** The `kind` of every branch of a message union, read from the schema itself. */
 function kinds(schema: { json: unknown }): string[] {
 	const branches = schema.json as { required: { key: string; value: { unit?: string } }[] }[];
-	return branches.map((b) => b.required.find((r) => r.key === "kind")!.value.unit!).sort();
+	return [...new Set(branches.map((b) => b.required.find((r) => r.key === "kind")!.value.unit!))].sort();
 }
 
 test("the bootstrap's plain lists of kinds are the schemas' kinds", () => {

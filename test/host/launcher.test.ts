@@ -226,4 +226,34 @@ describe("launcher", () => {
 		terminal.onInput?.("q");
 		expect((await result).code).toBe(0);
 	}, 20000);
+
+	test("the launcher's keys never reach the worker, unless its own text input asked for every key", async () => {
+		const bundle = `globalThis.p2Guest = { start(host) {
+			const out = (data) => host.post({ kind: "output", data });
+			host.onMessage((m) => {
+				if (m.kind === "ask") { out("ASK:" + m.question + ";"); host.post({ kind: "answer", id: m.id, text: null }); }
+				if (m.kind === "actionDone") out("DONE:" + m.action + ":" + m.detail + ";");
+				if (m.kind === "input") {
+					out("IN:" + JSON.stringify(m.data) + ";");
+					if (m.data === "s") host.post({ kind: "keyContext", suspendPrivileged: true });
+					if (m.data === "q") host.post({ kind: "exit", code: 0 });
+				}
+			});
+			host.post({ kind: "ready" });
+		} };`;
+		const terminal = new FakeTerminal();
+		const result = launch(bundle, terminal);
+		await Bun.sleep(300);
+		terminal.onInput?.("\x18");
+		await terminal.until("ASK:copyText;");
+		await terminal.until("DONE:copy.key:Nothing to copy;");
+		expect(terminal.output).not.toContain('IN:"\\u0018"');
+		terminal.onInput?.("s");
+		await terminal.until('IN:"s";');
+		await Bun.sleep(50);
+		terminal.onInput?.("\x18");
+		await terminal.until('IN:"\\u0018";');
+		terminal.onInput?.("q");
+		expect((await result).code).toBe(0);
+	}, 20000);
 });

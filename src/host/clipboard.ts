@@ -1,0 +1,67 @@
+/**
+ * The launcher's clipboard writer: the platform's own tool first (pbcopy, clip, wl-copy, xclip, xsel), then
+ * OSC 52 written by the launcher itself when the terminal is the only way (a remote or headless session).
+ * The worker's own OSC 52 is always filtered out.
+ */
+
+export const MAX_COPY_CHARS = 1024 * 1024;
+/** What terminals accept in one OSC 52 (base64 of about 74 KB). */
+const MAX_OSC52_BYTES = 100_000;
+
+type Env = Record<string, string | undefined>;
+
+async function run(argv: string[], input: string, env: Env): Promise<boolean> {
+	try {
+		const proc = Bun.spawn(argv, {
+			stdin: "pipe",
+			stdout: "ignore",
+			stderr: "ignore",
+			env: env as Record<string, string>,
+		});
+		proc.stdin.write(input);
+		await proc.stdin.end();
+		const timer = setTimeout(() => proc.kill(), 5000);
+		const code = await proc.exited;
+		clearTimeout(timer);
+		return code === 0;
+	} catch {
+		return false;
+	}
+}
+
+function tools(platform: string, env: Env): string[][] {
+	if (platform === "darwin") return [["pbcopy"]];
+	if (platform === "win32") return [["clip"]];
+	const out: string[][] = [];
+	if (env.TERMUX_VERSION) out.push(["termux-clipboard-set"]);
+	if (env.WAYLAND_DISPLAY) out.push(["wl-copy"]);
+	if (env.DISPLAY) out.push(["xclip", "-selection", "clipboard"], ["xsel", "--clipboard", "--input"]);
+	return out;
+}
+
+export interface ClipboardOptions {
+	readonly env: Env;
+	readonly platform: string;
+	/** Writes to the person's terminal (the launcher's own output, not the worker's). */
+	write(data: string): void;
+	/** The tool runner, replaceable in tests. */
+	run?(argv: string[], input: string): Promise<boolean>;
+}
+
+/** Copies text; resolves with how, or rejects with what the person can do about it. */
+export async function copyToClipboard(text: string, options: ClipboardOptions): Promise<"native" | "terminal"> {
+	const runner = options.run ?? ((argv: string[], input: string) => run(argv, input, options.env));
+	for (const argv of tools(options.platform, options.env)) if (await runner(argv, text)) return "native";
+	const { env } = options;
+	const remote = Boolean(env.SSH_CONNECTION || env.SSH_CLIENT || env.SSH_TTY);
+	const headless = options.platform === "linux" && !env.DISPLAY && !env.WAYLAND_DISPLAY;
+	if (remote || headless) {
+		const encoded = Buffer.from(text, "utf8").toString("base64");
+		if (encoded.length > MAX_OSC52_BYTES) throw new Error("the text is too long for the terminal's clipboard");
+		options.write(`\x1b]52;c;${encoded}\x07`);
+		return "terminal";
+	}
+	if (env.WAYLAND_DISPLAY) throw new Error("no clipboard tool: install wl-clipboard (wl-copy)");
+	if (env.DISPLAY) throw new Error("no clipboard tool: install xclip or xsel");
+	throw new Error("no clipboard is available");
+}

@@ -1,0 +1,210 @@
+/**
+ * What the launcher does for the UI (seed 3.1–3.6b): actions on the person's own keys ("K": copy the last
+ * answer, the external editor, suspend) and actions the UI asks for and the person confirms on the launcher's
+ * own screen ("C": copy a text, save preferences). Results go back only to the worker that asked, and only
+ * while it is still the one on screen.
+ */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { LauncherMessage, WorkerMessage } from "../protocol/channel.ts";
+import { LAUNCHER_KEY_ACTIONS } from "../protocol/keybindings.ts";
+import { copyToClipboard } from "./clipboard.ts";
+import { planPrefsSave } from "./prefs-save.ts";
+import type { ConsentScreen } from "./trusted-ui.ts";
+
+/** The launcher's own keys this launcher has actions for. */
+export const KEY_ACTIONS = LAUNCHER_KEY_ACTIONS;
+export type KeyAction = "app.message.copy" | "app.editor.external" | "app.suspend";
+
+type Request = Extract<WorkerMessage, { kind: "request" }>;
+
+export interface ActionsHost<W> {
+	readonly consent: ConsentScreen;
+	readonly env: Record<string, string | undefined>;
+	readonly platform: string;
+	origin(): string;
+	/** Whether this worker is still the one on screen (a swap or crash ends its actions). */
+	current(worker: W): boolean;
+	post(worker: W, message: LauncherMessage): void;
+	/** Asks the worker for text; null when it has none or does not answer in time. */
+	ask(worker: W, question: "copyText" | "editorText"): Promise<string | null>;
+	/** Writes to the person's terminal (the launcher's own output). */
+	write(data: string): void;
+	/** Lends the terminal to a program (or the shell, for suspend) and takes it back. */
+	lend<T>(work: () => Promise<T>): Promise<T>;
+	/** After the launcher's own screen: the worker's modes back, and a redraw. */
+	redraw(): void;
+	/** `prefs.json` lives here. */
+	readonly p2Dir: string;
+	/** The file was written: read the preferences again now. */
+	preferencesChanged(): void;
+	/** The person's external editor command (launcher-only preferences, $VISUAL, $EDITOR). */
+	editorCommand(): string[];
+	problem(text: string): void;
+}
+
+/** A shell-like split without a shell: quotes group words, nothing is expanded. */
+export function splitCommand(command: string): string[] {
+	const out: string[] = [];
+	let word = "";
+	let quote: string | undefined;
+	let started = false;
+	for (const c of command.trim()) {
+		if (quote) {
+			if (c === quote) quote = undefined;
+			else word += c;
+		} else if (c === '"' || c === "'") {
+			quote = c;
+			started = true;
+		} else if (/\s/.test(c)) {
+			if (started || word) out.push(word);
+			word = "";
+			started = false;
+		} else word += c;
+	}
+	if (started || word) out.push(word);
+	return out;
+}
+
+export function createLauncherActions<W>(host: ActionsHost<W>) {
+	let busy = false;
+	const once = async (work: () => Promise<void>) => {
+		if (busy || host.consent.active) return;
+		busy = true;
+		try {
+			await work();
+		} finally {
+			busy = false;
+		}
+	};
+
+	const copy = (text: string) => copyToClipboard(text, { env: host.env, platform: host.platform, write: host.write });
+
+	/** A key the launcher took from raw input. */
+	const onKey = (worker: W, action: KeyAction) =>
+		once(async () => {
+			if (action === "app.message.copy") {
+				const text = await host.ask(worker, "copyText");
+				if (!host.current(worker)) return;
+				if (!text)
+					return host.post(worker, { kind: "actionDone", action: "copy.key", ok: false, detail: "Nothing to copy" });
+				try {
+					await copy(text);
+					host.post(worker, {
+						kind: "actionDone",
+						action: "copy.key",
+						ok: true,
+						detail: `Copied ${text.length} characters`,
+					});
+				} catch (error) {
+					host.post(worker, { kind: "actionDone", action: "copy.key", ok: false, detail: (error as Error).message });
+				}
+				return;
+			}
+			if (action === "app.editor.external") {
+				const text = await host.ask(worker, "editorText");
+				if (text === null || !host.current(worker)) return;
+				const argv = host.editorCommand();
+				const dir = mkdtempSync(join(tmpdir(), "p2-edit-"));
+				const file = join(dir, "message.md");
+				try {
+					writeFileSync(file, text, { mode: 0o600 });
+					const code = await host.lend(async () => {
+						const proc = Bun.spawn([...argv, file], {
+							stdio: ["inherit", "inherit", "inherit"],
+							env: host.env as Record<string, string>,
+						});
+						return proc.exited;
+					});
+					host.redraw();
+					if (!host.current(worker)) return;
+					if (code !== 0) {
+						host.post(worker, {
+							kind: "actionDone",
+							action: "editor.external",
+							ok: false,
+							detail: `${argv[0]} exited with ${code}; the text is unchanged`,
+						});
+						return;
+					}
+					host.post(worker, { kind: "editorResult", text: readFileSync(file, "utf8").replace(/\n$/, "") });
+				} catch (error) {
+					host.redraw();
+					host.post(worker, {
+						kind: "actionDone",
+						action: "editor.external",
+						ok: false,
+						detail: `${argv[0]}: ${(error as Error).message}`,
+					});
+				} finally {
+					rmSync(dir, { recursive: true, force: true });
+				}
+				return;
+			}
+			if (action === "app.suspend") {
+				if (host.platform === "win32") return;
+				await host.lend(
+					() =>
+						new Promise<void>((resolve) => {
+							process.once("SIGCONT", () => resolve());
+							process.kill(process.pid, "SIGTSTP");
+						}),
+				);
+				host.redraw();
+			}
+		});
+
+	/** A request from the worker: refused, or shown on the launcher's screen and done on consent. */
+	const onRequest = async (worker: W, message: Request) => {
+		const reply = (ok: boolean, error?: string) =>
+			host.post(worker, { kind: "response", id: message.id, ok, ...(error ? { error } : {}) });
+		if (busy || host.consent.active) return reply(false, "another question is open");
+		busy = true;
+		try {
+			if (message.action === "savePrefs") {
+				const plan = planPrefsSave(host.p2Dir, message.payload.patch);
+				if ("error" in plan) return reply(false, plan.error);
+				const confirmed = await host.consent.confirm({
+					origin: host.origin(),
+					action: "Save display preferences (the UI asked)",
+					facts: [`File: ${plan.path}`],
+					preview: plan.diff,
+				});
+				host.redraw();
+				if (!host.current(worker)) return reply(false, "cancelled");
+				if (!confirmed) return reply(false, "declined");
+				try {
+					plan.write();
+				} catch (error) {
+					host.problem(`prefs.json: ${(error as Error).message}`);
+					return reply(false, "prefs.json could not be written");
+				}
+				// Read back now rather than when the watcher notices, so the answer finds it applied.
+				host.preferencesChanged();
+				return reply(true);
+			}
+			const { text, label } = message.payload;
+			if (!text) return reply(false, "nothing to copy");
+			const confirmed = await host.consent.confirm({
+				origin: host.origin(),
+				action: "Copy to this computer's clipboard (the UI asked)",
+				facts: [`Length: ${text.length} characters`, ...(label ? [`What (server-reported): ${label}`] : [])],
+				preview: text.split("\n"),
+			});
+			host.redraw();
+			if (!host.current(worker)) return reply(false, "cancelled");
+			if (!confirmed) return reply(false, "declined");
+			try {
+				await copy(text);
+				return reply(true);
+			} catch (error) {
+				return reply(false, (error as Error).message);
+			}
+		} finally {
+			busy = false;
+		}
+	};
+
+	return { onKey, onRequest };
+}

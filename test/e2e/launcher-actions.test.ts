@@ -1,0 +1,68 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { chmodSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { type FakeHome, fakeHome, MAIN } from "../support/fake-home.ts";
+import { type PtyRun, runInPty } from "../support/pty.ts";
+
+let h: FakeHome;
+let editor: string;
+beforeAll(async () => {
+	h = await fakeHome("p2-actions-e2e-");
+	// An "editor" that appends to the file it is given, as a person would type.
+	editor = join(h.home, "fake-editor.sh");
+	writeFileSync(editor, '#!/bin/sh\nprintf \'%s\' "$(cat "$1") and more from the editor" > "$1"\n');
+	chmodSync(editor, 0o755);
+});
+afterAll(() => h.remove());
+
+/** What reached the terminal's clipboard (OSC 52, as a headless session copies). */
+function clipboard(run: PtyRun): string[] {
+	const copied: string[] = [];
+	run.term.parser.registerOscHandler(52, (data) => {
+		copied.push(Buffer.from(data.slice(data.indexOf(";") + 1), "base64").toString("utf8"));
+		return true;
+	});
+	return copied;
+}
+
+describe("the launcher's actions end to end", () => {
+	test("Ctrl+X copies the last answer; /copy asks on the launcher's screen first; Ctrl+G round-trips the editor", async () => {
+		const run = runInPty([process.execPath, MAIN], {
+			env: { ...h.env, EDITOR: editor },
+			cwd: h.home,
+			cols: 120,
+			rows: 40,
+		});
+		const copied = clipboard(run);
+		try {
+			await run.waitFor((s) => s.includes("fake-model"), "the chat");
+			h.fake.enqueue({ text: "The answer to copy." });
+			run.type("say something\r");
+			await run.waitFor((s) => s.includes("The answer to copy."), "the answer");
+
+			run.type("\x18");
+			await run.waitFor((s) => s.includes("Copied 19 characters"), "the copy notice");
+			expect(copied).toEqual(["The answer to copy."]);
+
+			run.type("/copy\r");
+			await run.waitFor((s) => s.includes("not the server's screen"), "the consent screen");
+			const consent = run.screen().join("\n");
+			expect(consent).toContain("Action: Copy to this computer's clipboard (the UI asked)");
+			expect(consent).toContain("Length: 19 characters");
+			expect(consent).toContain("The answer to copy.");
+			expect(copied.length).toBe(1);
+			run.type("\r");
+			await run.waitFor((s) => s.includes("Copied 19 characters to the clipboard"), "copied after consent");
+			expect(copied.length).toBe(2);
+
+			run.type("a draft");
+			await run.waitFor((s) => s.includes("a draft"), "the draft");
+			run.type("\x07");
+			await run.waitFor((s) => s.includes("a draft and more from the editor"), "the edited text back in the editor");
+			await run.waitFor((s) => s.includes("fake-model"), "the screen redrawn");
+		} finally {
+			run.kill();
+			await run.exited;
+		}
+	}, 40_000);
+});

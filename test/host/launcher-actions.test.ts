@@ -1,0 +1,66 @@
+import { describe, expect, test } from "bun:test";
+import { copyToClipboard } from "../../src/host/clipboard.ts";
+import { splitCommand } from "../../src/host/launcher-actions.ts";
+import { privilegedKeys } from "../../src/host/privileged-keys.ts";
+
+const linux = { platform: "linux", windowsKeys: false } as const;
+const ACTIONS = ["app.message.copy", "app.editor.external", "app.suspend"];
+
+describe("the launcher's own keys", () => {
+	test("pi's defaults, the person's own bindings, and nothing for ids without an action", () => {
+		const keys = privilegedKeys(linux, {}, ACTIONS);
+		expect(keys.match("\x18")).toBe("app.message.copy");
+		expect(keys.match("\x07")).toBe("app.editor.external");
+		expect(keys.match("\x1a")).toBe("app.suspend");
+		// Ctrl+V (paste) has no launcher action yet: the key goes to the UI.
+		expect(keys.match("\x16")).toBeUndefined();
+		const remapped = privilegedKeys(linux, { "app.message.copy": ["f9"] }, ACTIONS);
+		expect(remapped.match("\x18")).toBeUndefined();
+		expect(remapped.match("\x1b[20~")).toBe("app.message.copy");
+	});
+
+	test("a key the person gave to another action is that action's; pi's own shared defaults stay the launcher's", () => {
+		const keys = privilegedKeys(linux, { "tui.editor.undo": ["ctrl+z"] }, ACTIONS);
+		expect(keys.match("\x1a")).toBeUndefined();
+		expect(keys.lost).toEqual(["ctrl+z: tui.editor.undo (your binding) wins over app.suspend"]);
+		// pi binds Ctrl+G to transcript search's "next" too; the launcher keeps it (the UI suspends during search).
+		expect(privilegedKeys(linux, {}, ACTIONS).lost).toEqual([]);
+	});
+
+	test("the editor command is split like a shell would, without one", () => {
+		expect(splitCommand("code --wait")).toEqual(["code", "--wait"]);
+		expect(splitCommand(`"/opt/My Editor/bin/ed" -n 'a b'`)).toEqual(["/opt/My Editor/bin/ed", "-n", "a b"]);
+		expect(splitCommand("vim $(rm -rf ~)")).toEqual(["vim", "$(rm", "-rf", "~)"]);
+	});
+});
+
+describe("the launcher's clipboard", () => {
+	test("the platform's tool first; OSC 52 by the launcher only when headless or remote; otherwise a reason", async () => {
+		const tried: string[][] = [];
+		const written: string[] = [];
+		const base = {
+			write: (d: string) => written.push(d),
+			run: async (argv: string[]) => {
+				tried.push(argv);
+				return argv[0] === "xsel";
+			},
+		};
+		expect(await copyToClipboard("hi", { ...base, env: { DISPLAY: ":0" }, platform: "linux" })).toBe("native");
+		expect(tried).toEqual([
+			["xclip", "-selection", "clipboard"],
+			["xsel", "--clipboard", "--input"],
+		]);
+		expect(await copyToClipboard("héllo", { ...base, env: {}, platform: "linux" })).toBe("terminal");
+		expect(written).toEqual([`\x1b]52;c;${Buffer.from("héllo").toString("base64")}\x07`]);
+		const none = { write: base.write, run: async () => false };
+		await expect(copyToClipboard("x", { ...none, env: { DISPLAY: ":0" }, platform: "linux" })).rejects.toThrow(
+			"install xclip or xsel",
+		);
+		expect(
+			await copyToClipboard("x", { ...none, env: { DISPLAY: ":0", SSH_TTY: "/dev/pts/1" }, platform: "linux" }),
+		).toBe("terminal");
+		await expect(copyToClipboard("x".repeat(200_000), { ...none, env: {}, platform: "linux" })).rejects.toThrow(
+			"too long",
+		);
+	});
+});
