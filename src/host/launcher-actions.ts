@@ -172,8 +172,8 @@ export function createLauncherActions<W>(host: ActionsHost<W>) {
 					preview: plan.diff,
 				});
 				host.redraw();
-				if (!host.current(worker)) return reply(false, "cancelled");
-				if (!confirmed) return reply(false, "declined");
+				if (confirmed === "withdrawn" || !host.current(worker)) return reply(false, "cancelled");
+				if (confirmed === "no") return reply(false, "declined");
 				try {
 					plan.write();
 				} catch (error) {
@@ -193,8 +193,8 @@ export function createLauncherActions<W>(host: ActionsHost<W>) {
 				preview: text.split("\n"),
 			});
 			host.redraw();
-			if (!host.current(worker)) return reply(false, "cancelled");
-			if (!confirmed) return reply(false, "declined");
+			if (confirmed === "withdrawn" || !host.current(worker)) return reply(false, "cancelled");
+			if (confirmed === "no") return reply(false, "declined");
 			try {
 				await copy(text);
 				return reply(true);

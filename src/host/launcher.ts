@@ -96,6 +96,8 @@ export async function runLauncher(options: LauncherOptions): Promise<LauncherRes
 		filter: OutputFilter;
 		/** Output held until this worker becomes the one on screen (during a swap). */
 		held: string[] | undefined;
+		/** The session it last said it shows. */
+		session?: string;
 	}
 	let active: Active | undefined;
 	let incoming: Active | undefined;
@@ -217,7 +219,11 @@ export async function runLauncher(options: LauncherOptions): Promise<LauncherRes
 				problem(message.message);
 				return;
 			case "navigation":
-				if (current && /^[0-9a-f-]{36}$/.test(message.session)) options.onNavigation?.(message.session);
+				if (!current || !/^[0-9a-f-]{36}$/.test(message.session)) return;
+				// A question asked for one session is not answered for another (seed 3.3, step 6).
+				if (consentFor === worker && consentTarget !== message.session) consent.cancel();
+				worker.session = message.session;
+				options.onNavigation?.(message.session);
 				return;
 			case "keyContext":
 				if (current) suspendPrivileged = message.suspendPrivileged;
@@ -242,6 +248,7 @@ export async function runLauncher(options: LauncherOptions): Promise<LauncherRes
 
 	/** The worker whose question is on screen: it going away (swap, crash) withdraws the question. */
 	let consentFor: Active | undefined;
+	let consentTarget: string | undefined;
 
 	let suspendPrivileged = false;
 	/** While the terminal is lent out (the external editor, a suspend), nothing of the worker's reaches it. */
@@ -293,6 +300,7 @@ export async function runLauncher(options: LauncherOptions): Promise<LauncherRes
 	/** A worker's request for a launcher action; a question on screen is withdrawn if its worker goes away. */
 	const answer = async (worker: Active, message: Extract<WorkerMessage, { kind: "request" }>) => {
 		consentFor = worker;
+		consentTarget = worker.session;
 		try {
 			await actions.onRequest(worker, message);
 		} finally {

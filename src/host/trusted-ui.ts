@@ -5,6 +5,8 @@
  */
 import { matchesKey } from "@earendil-works/pi-tui/dist/keys.js";
 
+export type ConsentAnswer = "yes" | "no" | "withdrawn";
+
 export interface ConsentRequest {
 	/** The server, from the launcher's own URL. */
 	readonly origin: string;
@@ -23,12 +25,17 @@ export function visibleControls(text: string): string {
 	});
 }
 
+/** A confirmation counts only this long after the screen appeared (type-ahead is not consent). */
+export const CONFIRM_AFTER_MS = 400;
+
 const RESET = "\x1b[?2026l\x1b[0m\x1b[r\x1b[?25h\x1b[2J\x1b[H";
 
 export class ConsentScreen {
 	readonly #write: (data: string) => void;
 	readonly #size: () => { columns: number; rows: number };
-	#active: { request: ConsentRequest; scroll: number; done: (ok: boolean) => void } | undefined;
+	#active:
+		| { request: ConsentRequest; scroll: number; shownAt: number; done: (answer: ConsentAnswer) => void }
+		| undefined;
 
 	constructor(write: (data: string) => void, size: () => { columns: number; rows: number }) {
 		this.#write = write;
@@ -39,11 +46,14 @@ export class ConsentScreen {
 		return this.#active !== undefined;
 	}
 
-	/** Shows the request and resolves with the person's answer: Enter or y confirms; Escape, n or Ctrl+C cancel. */
-	confirm(request: ConsentRequest): Promise<boolean> {
-		if (this.#active) return Promise.resolve(false);
+	/**
+	 * Shows the request and resolves with the person's answer: Enter or y confirms; Escape, n or Ctrl+C cancel;
+	 * "withdrawn" when the launcher ended the question (the worker went away or moved to another session).
+	 */
+	confirm(request: ConsentRequest): Promise<ConsentAnswer> {
+		if (this.#active) return Promise.resolve("no");
 		return new Promise((resolve) => {
-			this.#active = { request, scroll: 0, done: resolve };
+			this.#active = { request, scroll: 0, shownAt: Date.now(), done: resolve };
 			this.draw();
 		});
 	}
@@ -52,9 +62,13 @@ export class ConsentScreen {
 	input(data: string): void {
 		const active = this.#active;
 		if (!active) return;
-		if (matchesKey(data, "enter") || matchesKey(data, "y") || matchesKey(data, "shift+y")) return this.#finish(true);
+		if (matchesKey(data, "enter") || matchesKey(data, "y") || matchesKey(data, "shift+y")) {
+			// Keys typed before the screen could be read (an Enter that ended a message) confirm nothing.
+			if (Date.now() - active.shownAt < CONFIRM_AFTER_MS) return;
+			return this.#finish("yes");
+		}
 		if (["escape", "ctrl+c", "n", "shift+n"].some((key) => matchesKey(data, key as "escape"))) {
-			return this.#finish(false);
+			return this.#finish("no");
 		}
 		if (matchesKey(data, "down") || matchesKey(data, "pageDown")) active.scroll++;
 		else if (matchesKey(data, "up") || matchesKey(data, "pageUp")) active.scroll = Math.max(0, active.scroll - 1);
@@ -64,7 +78,7 @@ export class ConsentScreen {
 
 	/** Ends the interaction without consent (the worker went away, the launcher is closing). */
 	cancel(): void {
-		if (this.#active) this.#finish(false);
+		if (this.#active) this.#finish("withdrawn");
 	}
 
 	draw(): void {
@@ -98,10 +112,10 @@ export class ConsentScreen {
 		this.#write(RESET + [...head, ...body, ...foot].join("\r\n"));
 	}
 
-	#finish(ok: boolean): void {
+	#finish(answer: ConsentAnswer): void {
 		const active = this.#active;
 		this.#active = undefined;
 		this.#write("\x1b[0m\x1b[2J\x1b[H");
-		active?.done(ok);
+		active?.done(answer);
 	}
 }

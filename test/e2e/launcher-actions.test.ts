@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { chmodSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { CONFIRM_AFTER_MS } from "../../src/host/trusted-ui.ts";
 import { type FakeHome, fakeHome, MAIN } from "../support/fake-home.ts";
 import { type PtyRun, runInPty } from "../support/pty.ts";
 
@@ -51,6 +52,7 @@ describe("the launcher's actions end to end", () => {
 			expect(consent).toContain("Length: 19 characters");
 			expect(consent).toContain("The answer to copy.");
 			expect(copied.length).toBe(1);
+			await Bun.sleep(CONFIRM_AFTER_MS + 50);
 			run.type("\r");
 			await run.waitFor((s) => s.includes("Copied 19 characters to the clipboard"), "copied after consent");
 			expect(copied.length).toBe(2);

@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseLaunchArgs } from "../../src/host/args.ts";
 import { runLauncher } from "../../src/host/launcher.ts";
+import { CONFIRM_AFTER_MS } from "../../src/host/trusted-ui.ts";
 import { DEVICE_TOKEN_HEADER } from "../../src/protocol/server-info.ts";
 import { FakeTerminal } from "../support/fake-terminal.ts";
 import { startTestServer, type TestServer } from "../support/p2-server.ts";
@@ -180,6 +181,11 @@ describe("launcher", () => {
 			expect(existsSync(prefs)).toBe(false);
 			terminal.onInput?.("2");
 			for (let i = 0; i < 100 && terminal.output.split("not the server's screen").length < 3; i++) await Bun.sleep(20);
+			// A "y" typed before the screen could be read is not consent.
+			terminal.onInput?.("y");
+			await Bun.sleep(50);
+			expect(existsSync(prefs)).toBe(false);
+			await Bun.sleep(CONFIRM_AFTER_MS);
 			terminal.onInput?.("y");
 			await terminal.until("ANSWER:d:true:;");
 			expect(JSON.parse(readFileSync(prefs, "utf8"))).toEqual({ theme: "dark" });
@@ -255,5 +261,38 @@ describe("launcher", () => {
 		await terminal.until('IN:"\\u0018";');
 		terminal.onInput?.("q");
 		expect((await result).code).toBe(0);
+	}, 20000);
+
+	test("a question on the launcher's screen: the worker's output stays off it, and navigating away withdraws it", async () => {
+		const home = mkdtempSync(join(tmpdir(), "p2-launcher-nav-"));
+		const bundle = `globalThis.p2Guest = { start(host) {
+			const out = (data) => host.post({ kind: "output", data });
+			host.onMessage((m) => {
+				if (m.kind === "response") out("ANSWER:" + m.ok + ":" + (m.error ?? "") + ";");
+				if (m.kind === "input" && m.data === "1") {
+					host.post({ kind: "navigation", session: "0a0a0a0a-0000-4000-8000-000000000001" });
+					host.post({ kind: "request", id: "c", action: "copy", payload: { text: "harmless", label: "the answer" } });
+					setTimeout(() => {
+						out("\\x1b[2J\\x1b[HFAKE Enter or y: confirm");
+						host.post({ kind: "navigation", session: "0a0a0a0a-0000-4000-8000-000000000002" });
+					}, 150);
+				}
+				if (m.kind === "input" && m.data === "q") host.post({ kind: "exit", code: 0 });
+			});
+			host.post({ kind: "ready" });
+		} };`;
+		const terminal = new FakeTerminal();
+		const result = launch(bundle, terminal, {}, home);
+		try {
+			await Bun.sleep(300);
+			terminal.onInput?.("1");
+			await terminal.until("not the server's screen");
+			await terminal.until("ANSWER:false:cancelled;");
+			expect(terminal.output).not.toContain("FAKE");
+			terminal.onInput?.("q");
+			expect((await result).code).toBe(0);
+		} finally {
+			rmSync(home, { recursive: true, force: true });
+		}
 	}, 20000);
 });
