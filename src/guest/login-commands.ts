@@ -22,6 +22,10 @@ export interface LoginCommandsContext {
 	closeSelector(): void;
 	requestRender(): void;
 	notice(text: string, tone?: StatusLineData["tone"]): void;
+	/** The launcher's consent actions: open the sign-in address in the browser, or copy it. */
+	request(
+		...args: ["openUrl", { url: string }] | ["copy", { text: string; label?: string }]
+	): Promise<{ ok: boolean; error?: string }>;
 }
 
 const isOwner = (role: Role | undefined) => role === "owner" || role === "deviceOwner";
@@ -61,6 +65,18 @@ export function registerLoginCommands(commands: CommandRegistry, ctx: LoginComma
 			},
 			cancel: () => {
 				void run(() => login.call("cancel", { flow }));
+			},
+			// pi opens the sign-in page at once; here the launcher asks first, and nothing opens without a yes.
+			openUrl: (url) => {
+				void ctx.request("openUrl", { url }).then((answer) => {
+					if (!answer.ok && answer.error !== "declined")
+						ctx.notice(`Not opened: ${answer.error ?? "refused"}`, "warning");
+				});
+			},
+			copy: (url) => {
+				void ctx.request("copy", { text: url, label: "the sign-in address" }).then((answer) => {
+					if (answer.ok) ctx.notice("Sign-in address copied");
+				});
 			},
 		});
 		const stop = login.onChange((state) => {

@@ -7,7 +7,7 @@ import { type Component, getKeybindings, Input, truncateToWidth, wrapTextWithAns
 import type { LoginFlow, LoginPrompt } from "../plugins/login/contract.ts";
 import { SecretInput } from "../ui/secret-input.ts";
 import type { ThemeRef } from "../ui/theme/theme-ref.ts";
-import { keyText } from "./keymap.ts";
+import { keyText, matchesId } from "./keymap.ts";
 
 export interface LoginDialogOptions {
 	readonly theme: ThemeRef;
@@ -15,6 +15,9 @@ export interface LoginDialogOptions {
 	keys(id: string): string[];
 	answer(prompt: LoginPrompt, value: string): void;
 	cancel(): void;
+	/** A sign-in address arrived: offer to open it (the launcher asks the person). */
+	openUrl(url: string): void;
+	copy(url: string): void;
 }
 
 export class LoginDialog implements Component {
@@ -24,6 +27,8 @@ export class LoginDialog implements Component {
 	#input: { prompt: LoginPrompt; field: Input | SecretInput; selected: number } | undefined;
 	/** Shown after an answer instead of the answer itself. */
 	#answered = 0;
+	/** The sign-in address already offered to the browser. */
+	#opened: string | undefined;
 
 	constructor(options: LoginDialogOptions) {
 		this.#options = options;
@@ -32,6 +37,11 @@ export class LoginDialog implements Component {
 	/** The server's flow changed. A new question gets a fresh input; an answered one goes away. */
 	update(flow: LoginFlow): void {
 		this.#flow = flow;
+		const url = [...flow.events].reverse().find((e) => e.type === "auth_url")?.url;
+		if (url && url !== this.#opened && flow.status === "running") {
+			this.#opened = url;
+			this.#options.openUrl(url);
+		}
 		const prompt = flow.prompt;
 		if (!prompt) {
 			this.#input = undefined;
@@ -66,6 +76,7 @@ export class LoginDialog implements Component {
 			if (event.type === "auth_url") {
 				lines.push(...pad(t.fg("text", "Open this URL in your browser to sign in:")));
 				lines.push(...pad(t.fg("accent", event.url)));
+				lines.push(...pad(t.fg("dim", `(${k("app.message.copy")} to copy it)`)));
 				if (event.instructions) lines.push("", ...pad(t.fg("warning", event.instructions)));
 			} else if (event.type === "device_code") {
 				lines.push(...pad(t.fg("text", `Open ${event.verificationUri} and enter the code:`)));
@@ -112,6 +123,7 @@ export class LoginDialog implements Component {
 
 	handleInput(data: string): void {
 		const kb = getKeybindings();
+		if (this.#opened && matchesId(data, "app.message.copy")) return this.#options.copy(this.#opened);
 		const input = this.#input;
 		if (!input) {
 			if (kb.matches(data, "tui.select.cancel")) this.#options.cancel();

@@ -186,6 +186,7 @@ export class GuestRuntime {
 			closeSelector: () => screen.closeSelector(),
 			requestRender: () => this.#tui.requestRender(),
 			notice: (text, tone) => screen.notice(text, tone),
+			request: (...args) => this.#request(...args),
 		});
 		registerSessionCommands(this.#commands, {
 			theme: this.#theme,
@@ -559,15 +560,15 @@ export class GuestRuntime {
 		else this.#screen.notice(`Preferences not saved: ${answer.error ?? "refused"}`, "warning");
 	}
 
-	#request(
-		...[action, payload]: ["savePrefs", { patch: PrefsPatch }] | ["copy", { text: string; label?: string }]
-	): Promise<{ ok: boolean; error?: string }> {
+	#request(...args: LauncherRequest): Promise<{ ok: boolean; error?: string }> {
 		const id = `r${++this.#requestCount}`;
 		return new Promise((resolve) => {
 			this.#requests.set(id, resolve);
+			const [action, payload] = args;
 			if (action === "savePrefs") {
 				this.#host.post({ kind: "request", id, action, payload: payload as { patch: Record<string, unknown> } });
-			} else this.#host.post({ kind: "request", id, action, payload: payload as { text: string } });
+			} else if (action === "copy") this.#host.post({ kind: "request", id, action, payload });
+			else this.#host.post({ kind: "request", id, action, payload });
 		});
 	}
 
@@ -703,6 +704,12 @@ export class GuestRuntime {
 		}
 	}
 }
+
+/** What the UI asks the launcher to do, on its own consent screen. */
+export type LauncherRequest =
+	| ["savePrefs", { patch: PrefsPatch }]
+	| ["copy", { text: string; label?: string }]
+	| ["openUrl", { url: string }];
 
 function hostOf(origin: string): string {
 	return origin.replace(/^[a-z]+:\/\//, "");

@@ -44,6 +44,35 @@ export interface ActionsHost<W> {
 	problem(text: string): void;
 }
 
+/** An address the launcher will hand to the browser: https, no user or password, no control characters. */
+export function externalUrl(text: string): string | undefined {
+	if (/[\x00-\x20\x7f]/.test(text)) return undefined;
+	try {
+		const url = new URL(text);
+		if (url.protocol !== "https:" || url.username || url.password) return undefined;
+		return url.href;
+	} catch {
+		return undefined;
+	}
+}
+
+/** The platform's opener, by argv (no shell), detached. */
+function openInBrowser(url: string, platform: string): boolean {
+	const argv =
+		platform === "darwin"
+			? ["open", url]
+			: platform === "win32"
+				? ["rundll32", "url.dll,FileProtocolHandler", url]
+				: ["xdg-open", url];
+	try {
+		const proc = Bun.spawn(argv, { stdin: "ignore", stdout: "ignore", stderr: "ignore" });
+		proc.unref();
+		return true;
+	} catch {
+		return false;
+	}
+}
+
 /** A shell-like split without a shell: quotes group words, nothing is expanded. */
 export function splitCommand(command: string): string[] {
 	const out: string[] = [];
@@ -183,6 +212,20 @@ export function createLauncherActions<W>(host: ActionsHost<W>) {
 				// Read back now rather than when the watcher notices, so the answer finds it applied.
 				host.preferencesChanged();
 				return reply(true);
+			}
+			if (message.action === "openUrl") {
+				const url = externalUrl(message.payload.url);
+				if (!url) return reply(false, "only https addresses without credentials are opened");
+				const confirmed = await host.consent.confirm({
+					origin: host.origin(),
+					action: "Open this address in your browser (the UI asked)",
+					facts: ["Nothing is added to it; the browser signs in on its own."],
+					preview: [url],
+				});
+				host.redraw();
+				if (confirmed === "withdrawn" || !host.current(worker)) return reply(false, "cancelled");
+				if (confirmed === "no") return reply(false, "declined");
+				return openInBrowser(url, host.platform) ? reply(true) : reply(false, "no browser opener on this computer");
 			}
 			const { text, label } = message.payload;
 			if (!text) return reply(false, "nothing to copy");

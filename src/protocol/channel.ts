@@ -156,6 +156,7 @@ export const WorkerMessage = lazy(() =>
 			action: "'copy'",
 			payload: { text: `string <= ${MAX_COPY_CHARS}`, "label?": "string <= 200" },
 		},
+		{ kind: "'request'", id: "string <= 64", action: "'openUrl'", payload: { url: "string <= 2048" } },
 		/** While the UI's own text input needs every key (a search, a dialog): the launcher takes none of them. */
 		{ kind: "'keyContext'", suspendPrivileged: "boolean" },
 		/** The answer to the launcher's question (`ask`): the text it asked for, or null for none. */

@@ -12,6 +12,7 @@ const plain = (lines: string[]) => lines.join("\n").replace(/\x1b\[[0-9;]*m|\x1b
 
 function dialog() {
 	const answers: string[] = [];
+	const asked: string[] = [];
 	let cancelled = 0;
 	const d = new LoginDialog({
 		theme: new ThemeRef(Theme.ansi()),
@@ -19,8 +20,10 @@ function dialog() {
 		keys: (id) => keymap.keys(id),
 		answer: (prompt, value) => answers.push(`${prompt.id}=${value}`),
 		cancel: () => cancelled++,
+		openUrl: (url) => asked.push(`open ${url}`),
+		copy: (url) => asked.push(`copy ${url}`),
 	});
-	return { d, answers, cancelled: () => cancelled, screen: () => plain(d.render(100)) };
+	return { d, answers, asked, cancelled: () => cancelled, screen: () => plain(d.render(100)) };
 }
 const flow = (over: Partial<LoginFlow>): LoginFlow => ({
 	id: "f",
@@ -47,7 +50,7 @@ describe("the login dialog", () => {
 	});
 
 	test("the URL and device code are text; a select question takes the option's id; Esc cancels", () => {
-		const { d, answers, cancelled, screen } = dialog();
+		const { d, answers, asked, cancelled, screen } = dialog();
 		d.update(
 			flow({
 				events: [
@@ -78,6 +81,10 @@ describe("the login dialog", () => {
 		expect(shown).toContain("ABCD-1234");
 		expect(shown).toContain("The code expires in 10 min.");
 		expect(shown).toContain("→ Work");
+		// The address is offered to the browser once (through the launcher's question); Ctrl+X asks to copy it.
+		expect(asked).toEqual(["open https://auth.example/authorize?x=1"]);
+		d.handleInput("\x18");
+		expect(asked).toEqual(["open https://auth.example/authorize?x=1", "copy https://auth.example/authorize?x=1"]);
 		d.handleInput("\x1b[B");
 		d.handleInput("\r");
 		expect(answers).toEqual(["p2=home"]);

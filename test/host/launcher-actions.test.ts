@@ -64,3 +64,16 @@ describe("the launcher's clipboard", () => {
 		);
 	});
 });
+
+describe("addresses for the browser", () => {
+	test("https only, no credentials, no control characters", async () => {
+		const { externalUrl } = await import("../../src/host/launcher-actions.ts");
+		expect(externalUrl("https://auth.example/authorize?x=1")).toBe("https://auth.example/authorize?x=1");
+		expect(externalUrl("http://auth.example/")).toBeUndefined();
+		expect(externalUrl("https://user:pw@auth.example/")).toBeUndefined();
+		expect(externalUrl("javascript:alert(1)")).toBeUndefined();
+		expect(externalUrl("file:///etc/passwd")).toBeUndefined();
+		expect(externalUrl("https://a.example/\x1b]0;x\x07")).toBeUndefined();
+		expect(externalUrl("https://a.example/ b")).toBeUndefined();
+	});
+});

@@ -295,4 +295,35 @@ describe("launcher", () => {
 			rmSync(home, { recursive: true, force: true });
 		}
 	}, 20000);
+
+	test("openUrl: only https without credentials, shown in full and opened only on a yes", async () => {
+		const bundle = `globalThis.p2Guest = { start(host) {
+			const out = (data) => host.post({ kind: "output", data });
+			const ask = (id, url) => host.post({ kind: "request", id, action: "openUrl", payload: { url } });
+			host.onMessage((m) => {
+				if (m.kind === "response") out("ANSWER:" + m.id + ":" + m.ok + ":" + (m.error ?? "") + ";");
+				if (m.kind === "input" && m.data === "1") {
+					ask("a", "file:///etc/passwd");
+					ask("b", "https://user:secret@evil.example/");
+				}
+				if (m.kind === "input" && m.data === "2") ask("c", "https://auth.example/sign-in?state=1");
+				if (m.kind === "input" && m.data === "q") host.post({ kind: "exit", code: 0 });
+			});
+			host.post({ kind: "ready" });
+		} };`;
+		const terminal = new FakeTerminal();
+		const result = launch(bundle, terminal);
+		await Bun.sleep(300);
+		terminal.onInput?.("1");
+		await terminal.until("ANSWER:a:false:only https addresses without credentials are opened;");
+		await terminal.until("ANSWER:b:false:only https addresses without credentials are opened;");
+		expect(terminal.output).not.toContain("not the server's screen");
+		terminal.onInput?.("2");
+		await terminal.until("https://auth.example/sign-in?state=1");
+		expect(terminal.output).toContain("Action: Open this address in your browser (the UI asked)");
+		terminal.onInput?.("n");
+		await terminal.until("ANSWER:c:false:declined;");
+		terminal.onInput?.("q");
+		expect((await result).code).toBe(0);
+	}, 20000);
 });
