@@ -8,6 +8,7 @@ import { sessionsContract } from "../plugins/sessions/contract.ts";
 import { statusContract } from "../plugins/status/contract.ts";
 import { type TuiDefaultsState, tuiDefaultsContract } from "../plugins/tui-defaults/contract.ts";
 import type { GuestHost, LauncherMessage } from "../protocol/channel.ts";
+import { MAX_COPY_CHARS } from "../protocol/channel-kinds.ts";
 import { ProtocolError } from "../protocol/codes.ts";
 import { isPrivilegedId, piKeybindings } from "../protocol/keybindings.ts";
 import { ObjectClient, type ObjectRef } from "../protocol/object-client.ts";
@@ -111,8 +112,12 @@ export class GuestRuntime {
 			mouse: start.mouse !== "off",
 			scrollToEndIndicator: () => t().bg("selectedBg", t().fg("text", " ↓ Jump to latest message · Ctrl+End ")),
 			searchMatchStyle: (s) => t().bg("searchMatchBg", t().fg("searchMatchText", t().underline(s))),
-			// Copying goes through the launcher (issue 7); until then a selection is not copied.
-			copyOnSelect: false,
+			// pi-tui's copy on select, written by the launcher: it allows it only right after it saw the gesture.
+			copyOnSelect: true,
+			copySelection: async (text) => {
+				const answer = await this.#request("copy.selection", { text: text.slice(0, MAX_COPY_CHARS) });
+				return answer.ok ? true : (answer.error ?? false);
+			},
 		});
 		this.#client = new ObjectClient({
 			onProtocolError: (message) => host.post({ kind: "log", level: "warn", text: message.slice(0, 4000) }),
@@ -498,6 +503,7 @@ export class GuestRuntime {
 		this.#screen.applySettings(settings);
 		this.#tui.setShowHardwareCursor(s.showHardwareCursor ?? false);
 		this.#tui.setClearOnShrink(s.terminal?.clearOnShrink ?? false);
+		this.#tui.setCopyOnSelect(s.fullscreenCopyOnSelect ?? true);
 		this.#theme.setCodeBlockIndent(s.markdown?.codeBlockIndent ?? "  ");
 		this.#showProgress();
 		const wheel = s.fullscreenWheelScrollLines;
@@ -568,7 +574,8 @@ export class GuestRuntime {
 			if (action === "savePrefs") {
 				this.#host.post({ kind: "request", id, action, payload: payload as { patch: Record<string, unknown> } });
 			} else if (action === "copy") this.#host.post({ kind: "request", id, action, payload });
-			else this.#host.post({ kind: "request", id, action, payload });
+			else if (action === "openUrl") this.#host.post({ kind: "request", id, action, payload });
+			else this.#host.post({ kind: "request", id, action, payload: payload as { text: string } });
 		});
 	}
 
@@ -709,7 +716,8 @@ export class GuestRuntime {
 export type LauncherRequest =
 	| ["savePrefs", { patch: PrefsPatch }]
 	| ["copy", { text: string; label?: string }]
-	| ["openUrl", { url: string }];
+	| ["openUrl", { url: string }]
+	| ["copy.selection", { text: string }];
 
 function hostOf(origin: string): string {
 	return origin.replace(/^[a-z]+:\/\//, "");

@@ -118,6 +118,15 @@ const ROWS: readonly Row[] = [
 		parse: (v) => v,
 	},
 	{
+		id: "fullscreen-copy-on-select",
+		path: "fullscreenCopyOnSelect",
+		label: "Fullscreen copy on select",
+		description: "Automatically copy selected text in fullscreen mode; disable to copy selections with Ctrl+X",
+		values: ["true", "false"],
+		fallback: true,
+		parse: bool,
+	},
+	{
 		id: "fullscreen-wheel-scroll-lines",
 		path: "fullscreenWheelScrollLines",
 		label: "Fullscreen wheel scrolling",

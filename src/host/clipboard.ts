@@ -65,3 +65,51 @@ export async function copyToClipboard(text: string, options: ClipboardOptions): 
 	if (env.DISPLAY) throw new Error("no clipboard tool: install xclip or xsel");
 	throw new Error("no clipboard is available");
 }
+
+function readers(platform: string, env: Env): string[][] {
+	if (platform === "darwin") return [["pbpaste"]];
+	if (platform === "win32") return [["powershell", "-NoProfile", "-Command", "Get-Clipboard -Raw"]];
+	const out: string[][] = [];
+	if (env.TERMUX_VERSION) out.push(["termux-clipboard-get"]);
+	if (env.WAYLAND_DISPLAY) out.push(["wl-paste", "--no-newline", "--type", "text"]);
+	if (env.DISPLAY) out.push(["xclip", "-selection", "clipboard", "-o"], ["xsel", "--clipboard", "--output"]);
+	return out;
+}
+
+async function read(argv: string[], env: Env): Promise<string | undefined> {
+	try {
+		const proc = Bun.spawn(argv, {
+			stdin: "ignore",
+			stdout: "pipe",
+			stderr: "ignore",
+			env: env as Record<string, string>,
+		});
+		const timer = setTimeout(() => proc.kill(), 5000);
+		const text = await new Response(proc.stdout).text();
+		clearTimeout(timer);
+		return (await proc.exited) === 0 ? text : undefined;
+	} catch {
+		return undefined;
+	}
+}
+
+/** The clipboard's text (bounded), through the platform's tool; rejects with what the person can do. */
+export async function readClipboardText(options: {
+	readonly env: Env;
+	readonly platform: string;
+	read?(argv: string[]): Promise<string | undefined>;
+}): Promise<string> {
+	const reader = options.read ?? ((argv: string[]) => read(argv, options.env));
+	const tried = readers(options.platform, options.env);
+	for (const argv of tried) {
+		const text = await reader(argv);
+		if (text !== undefined) return text.slice(0, MAX_COPY_CHARS);
+	}
+	throw new Error(tried.length ? "the clipboard could not be read" : "no clipboard is available here");
+}
+
+/** Pasted text as the terminal would deliver it: a bracketed paste, controls other than newline and tab removed. */
+export function asBracketedPaste(text: string): string {
+	const clean = text.replace(/\r\n?/g, "\n").replace(/[\x00-\x08\x0b-\x1f\x7f-\x9f]/g, "");
+	return `\x1b[200~${clean}\x1b[201~`;
+}

@@ -9,13 +9,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { LauncherMessage, WorkerMessage } from "../protocol/channel.ts";
 import { LAUNCHER_KEY_ACTIONS } from "../protocol/keybindings.ts";
-import { copyToClipboard } from "./clipboard.ts";
+import { asBracketedPaste, copyToClipboard, readClipboardText } from "./clipboard.ts";
 import { planPrefsSave } from "./prefs-save.ts";
 import type { ConsentScreen } from "./trusted-ui.ts";
 
 /** The launcher's own keys this launcher has actions for. */
 export const KEY_ACTIONS = LAUNCHER_KEY_ACTIONS;
-export type KeyAction = "app.message.copy" | "app.editor.external" | "app.suspend";
+export type KeyAction = "app.message.copy" | "app.editor.external" | "app.suspend" | "app.clipboard.pasteImage";
 
 type Request = Extract<WorkerMessage, { kind: "request" }>;
 
@@ -39,6 +39,8 @@ export interface ActionsHost<W> {
 	readonly p2Dir: string;
 	/** The file was written: read the preferences again now. */
 	preferencesChanged(): void;
+	/** Whether the person just ended a selection with the mouse (once per gesture). */
+	selectionGesture(): boolean;
 	/** The person's external editor command (launcher-only preferences, $VISUAL, $EDITOR). */
 	editorCommand(): string[];
 	problem(text: string): void;
@@ -171,6 +173,16 @@ export function createLauncherActions<W>(host: ActionsHost<W>) {
 				}
 				return;
 			}
+			if (action === "app.clipboard.pasteImage") {
+				// Text only for now: files and images need an upload (attachments), which this launcher does not do yet.
+				try {
+					const text = await readClipboardText({ env: host.env, platform: host.platform });
+					if (text && host.current(worker)) host.post(worker, { kind: "input", data: asBracketedPaste(text) });
+				} catch (error) {
+					host.post(worker, { kind: "actionDone", action: "paste.key", ok: false, detail: (error as Error).message });
+				}
+				return;
+			}
 			if (action === "app.suspend") {
 				if (host.platform === "win32") return;
 				await host.lend(
@@ -188,6 +200,16 @@ export function createLauncherActions<W>(host: ActionsHost<W>) {
 	const onRequest = async (worker: W, message: Request) => {
 		const reply = (ok: boolean, error?: string) =>
 			host.post(worker, { kind: "response", id: message.id, ok, ...(error ? { error } : {}) });
+		if (message.action === "copy.selection") {
+			// No screen: the person's own gesture is the consent, and only just after it.
+			if (!host.selectionGesture()) return reply(false, "denied");
+			try {
+				await copy(message.payload.text);
+				return reply(true);
+			} catch (error) {
+				return reply(false, (error as Error).message);
+			}
+		}
 		if (busy || host.consent.active) return reply(false, "another question is open");
 		busy = true;
 		try {

@@ -12,6 +12,7 @@ import { editorCommand, preferencePaths, readPreferences, watchPreferences } fro
 import { type MousePolicy, OutputFilter } from "./output-filter.ts";
 import { privilegedKeys } from "./privileged-keys.ts";
 import { Sandbox, type SandboxLimits, type WorkerEnd } from "./sandbox.ts";
+import { SelectionGesture } from "./selection-gesture.ts";
 import { TerminalModes } from "./terminal-modes.ts";
 import { ConsentScreen } from "./trusted-ui.ts";
 import type { GuestBundleSource } from "./worker-spawn.ts";
@@ -251,6 +252,7 @@ export async function runLauncher(options: LauncherOptions): Promise<LauncherRes
 	let consentTarget: string | undefined;
 
 	let suspendPrivileged = false;
+	const gesture = new SelectionGesture();
 	/** While the terminal is lent out (the external editor, a suspend), nothing of the worker's reaches it. */
 	let lending = false;
 	const keyPlatform = () => ({ platform: capabilities().platform, windowsKeys: capabilities().windowsKeys });
@@ -294,6 +296,7 @@ export async function runLauncher(options: LauncherOptions): Promise<LauncherRes
 		},
 		preferencesChanged: () => watcher.check(),
 		editorCommand: () => splitCommand(editorCommand(prefPaths, options.env, process.platform)),
+		selectionGesture: () => gesture.take(),
 		problem,
 	});
 
@@ -410,6 +413,7 @@ export async function runLauncher(options: LauncherOptions): Promise<LauncherRes
 		if (colorReplies && takeColorReply(data)) return;
 		if (lending) return;
 		if (consent.active) return consent.input(data);
+		if (mouse !== "off") gesture.observe(data);
 		// The launcher's own keys, from the person's own files, never reach the worker (seed 3.1, "K").
 		const action = active && !suspendPrivileged ? privileged.match(data) : undefined;
 		if (action && active) {

@@ -112,7 +112,7 @@ export const LauncherMessage = lazy(() =>
 		/** How one of the launcher's keys went, for the UI's status line. */
 		{
 			kind: "'actionDone'",
-			action: "'copy.key' | 'editor.external' | 'suspend'",
+			action: "'copy.key' | 'paste.key' | 'editor.external' | 'suspend'",
 			ok: "boolean",
 			"detail?": "string <= 300",
 		},
@@ -157,6 +157,13 @@ export const WorkerMessage = lazy(() =>
 			payload: { text: `string <= ${MAX_COPY_CHARS}`, "label?": "string <= 200" },
 		},
 		{ kind: "'request'", id: "string <= 64", action: "'openUrl'", payload: { url: "string <= 2048" } },
+		/** pi-tui's copy on select: granted only by the mouse gesture the launcher itself saw. */
+		{
+			kind: "'request'",
+			id: "string <= 64",
+			action: "'copy.selection'",
+			payload: { text: `string <= ${MAX_COPY_CHARS}` },
+		},
 		/** While the UI's own text input needs every key (a search, a dialog): the launcher takes none of them. */
 		{ kind: "'keyContext'", suspendPrivileged: "boolean" },
 		/** The answer to the launcher's question (`ask`): the text it asked for, or null for none. */

@@ -30,7 +30,12 @@ export const PRIVILEGED_IDS: readonly string[] = [
 ];
 
 /** The launcher ids this launcher runs today (the others are listed as the launcher's, not yet available). */
-export const LAUNCHER_KEY_ACTIONS: readonly string[] = ["app.message.copy", "app.editor.external", "app.suspend"];
+export const LAUNCHER_KEY_ACTIONS: readonly string[] = [
+	"app.message.copy",
+	"app.editor.external",
+	"app.suspend",
+	"app.clipboard.pasteImage",
+];
 
 export function isPrivilegedId(id: string): boolean {
 	return PRIVILEGED_IDS.includes(id);

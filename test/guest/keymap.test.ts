@@ -106,9 +106,7 @@ describe("keymap", () => {
 		expect(md).toContain("**p2**\n| Key | Action |\n|-----|--------|\n| `/hotkeys` | Show all keyboard shortcuts |");
 		expect(md).toContain("| `/new` | New (owners only) |");
 		expect(md).toContain("| `Ctrl+G` | Edit message in external editor (the launcher's key) |");
-		expect(md).toContain(
-			"| `Ctrl+V` | Paste files on macOS, images, or text from clipboard (the launcher's key; not available yet) |",
-		);
+		expect(md).toContain("| `Ctrl+V` | Paste files on macOS, images, or text from clipboard (the launcher's key) |");
 		// pi's order: Tab, then Escape, …, Suspend (the launcher's) before thinking.
 		const other = md.slice(md.indexOf("**Other**"));
 		expect(other.indexOf("`Tab`")).toBeLessThan(other.indexOf("`Ctrl+Q`"));

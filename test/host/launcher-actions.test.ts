@@ -77,3 +77,21 @@ describe("addresses for the browser", () => {
 		expect(externalUrl("https://a.example/ b")).toBeUndefined();
 	});
 });
+
+describe("pasting from the clipboard", () => {
+	test("the platform's reader; the text delivered as a bracketed paste without control characters", async () => {
+		const { readClipboardText, asBracketedPaste } = await import("../../src/host/clipboard.ts");
+		const tried: string[][] = [];
+		const text = await readClipboardText({
+			env: { WAYLAND_DISPLAY: "wayland-0" },
+			platform: "linux",
+			read: async (argv) => {
+				tried.push(argv);
+				return "pasted\r\nline\x1b[31m two\x07";
+			},
+		});
+		expect(tried).toEqual([["wl-paste", "--no-newline", "--type", "text"]]);
+		expect(asBracketedPaste(text)).toBe("\x1b[200~pasted\nline[31m two\x1b[201~");
+		await expect(readClipboardText({ env: {}, platform: "linux" })).rejects.toThrow("no clipboard is available here");
+	});
+});

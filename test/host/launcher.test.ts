@@ -326,4 +326,30 @@ describe("launcher", () => {
 		terminal.onInput?.("q");
 		expect((await result).code).toBe(0);
 	}, 20000);
+
+	test("copy on select: denied without the person's own mouse gesture, written by the launcher right after one", async () => {
+		const bundle = `globalThis.p2Guest = { start(host) {
+			const out = (data) => host.post({ kind: "output", data });
+			host.onMessage((m) => {
+				if (m.kind === "response") out("ANSWER:" + m.id + ":" + m.ok + ":" + (m.error ?? "") + ";");
+				if (m.kind === "input" && m.data === "1") host.post({ kind: "request", id: "a", action: "copy.selection", payload: { text: "stolen" } });
+				if (m.kind === "input" && m.data.endsWith("m")) host.post({ kind: "request", id: "b", action: "copy.selection", payload: { text: "selected" } });
+				if (m.kind === "input" && m.data === "q") host.post({ kind: "exit", code: 0 });
+			});
+			host.post({ kind: "ready" });
+		} };`;
+		const terminal = new FakeTerminal();
+		const result = launch(bundle, terminal);
+		await Bun.sleep(300);
+		terminal.onInput?.("1");
+		await terminal.until("ANSWER:a:false:denied;");
+		terminal.onInput?.("\x1b[<0;5;5M");
+		terminal.onInput?.("\x1b[<32;9;5M");
+		terminal.onInput?.("\x1b[<0;9;5m");
+		await terminal.until("ANSWER:b:true:;");
+		expect(terminal.output).toContain(`\x1b]52;c;${Buffer.from("selected").toString("base64")}\x07`);
+		expect(terminal.output).not.toContain(Buffer.from("stolen").toString("base64"));
+		terminal.onInput?.("q");
+		expect((await result).code).toBe(0);
+	}, 20000);
 });
