@@ -179,6 +179,23 @@ export class GuestRuntime {
 			notice: (text, tone) => screen.notice(text, tone),
 		});
 		this.#answers.register(this.#commands);
+		this.#commands.register({
+			id: "p2.signOut",
+			title: "Sign this device out of the server (owner)",
+			category: "p2",
+			slash: {
+				name: "signout",
+				argumentHint: "[all]",
+				complete: (prefix) =>
+					"all".startsWith(prefix) ? [{ value: "all", label: "all", description: "every owner login" }] : null,
+			},
+			run: async (args) => {
+				if (this.#role !== "owner") return screen.notice("Only an owner signed in with a link can sign out here.");
+				const answer = await this.#request("signOut", { all: args.trim() === "all" });
+				if (!answer.ok && answer.error !== "declined")
+					screen.notice(`Not signed out: ${answer.error ?? "refused"}`, "warning");
+			},
+		});
 		registerLoginCommands(this.#commands, {
 			theme: this.#theme,
 			role: () => this.#role,
@@ -575,6 +592,7 @@ export class GuestRuntime {
 				this.#host.post({ kind: "request", id, action, payload: payload as { patch: Record<string, unknown> } });
 			} else if (action === "copy") this.#host.post({ kind: "request", id, action, payload });
 			else if (action === "openUrl") this.#host.post({ kind: "request", id, action, payload });
+			else if (action === "signOut") this.#host.post({ kind: "request", id, action, payload });
 			else this.#host.post({ kind: "request", id, action, payload: payload as { text: string } });
 		});
 	}
@@ -717,7 +735,8 @@ export type LauncherRequest =
 	| ["savePrefs", { patch: PrefsPatch }]
 	| ["copy", { text: string; label?: string }]
 	| ["openUrl", { url: string }]
-	| ["copy.selection", { text: string }];
+	| ["copy.selection", { text: string }]
+	| ["signOut", { all: boolean }];
 
 function hostOf(origin: string): string {
 	return origin.replace(/^[a-z]+:\/\//, "");

@@ -39,6 +39,8 @@ export interface ActionsHost<W> {
 	readonly p2Dir: string;
 	/** The file was written: read the preferences again now. */
 	preferencesChanged(): void;
+	/** Ends the owner sign-in with the server (remote servers only; undefined for this device's). */
+	signOut?(all: boolean): Promise<void>;
 	/** Whether the person just ended a selection with the mouse (once per gesture). */
 	selectionGesture(): boolean;
 	/** The person's external editor command (launcher-only preferences, $VISUAL, $EDITOR). */
@@ -234,6 +236,28 @@ export function createLauncherActions<W>(host: ActionsHost<W>) {
 				// Read back now rather than when the watcher notices, so the answer finds it applied.
 				host.preferencesChanged();
 				return reply(true);
+			}
+			if (message.action === "signOut") {
+				if (!host.signOut) return reply(false, "this device's own server has no sign-in to end");
+				const { all } = message.payload;
+				const confirmed = await host.consent.confirm({
+					origin: host.origin(),
+					action: all
+						? "Sign every owner out of this server (the UI asked)"
+						: "Sign out of this server on this device (the UI asked)",
+					facts: ["p2 asks for an owner link again afterwards."],
+					preview: [],
+				});
+				host.redraw();
+				if (confirmed === "withdrawn" || !host.current(worker)) return reply(false, "cancelled");
+				if (confirmed === "no") return reply(false, "declined");
+				try {
+					await host.signOut(all);
+					return reply(true);
+				} catch (error) {
+					host.problem(`sign out: ${(error as Error).message}`);
+					return reply(false, "failed");
+				}
 			}
 			if (message.action === "openUrl") {
 				const url = externalUrl(message.payload.url);

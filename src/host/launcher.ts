@@ -14,6 +14,7 @@ import { privilegedKeys } from "./privileged-keys.ts";
 import { Sandbox, type SandboxLimits, type WorkerEnd } from "./sandbox.ts";
 import { SelectionGesture } from "./selection-gesture.ts";
 import { TerminalModes } from "./terminal-modes.ts";
+import { plainLine, trustedFetch } from "./trusted-http.ts";
 import { ConsentScreen } from "./trusted-ui.ts";
 import type { GuestBundleSource } from "./worker-spawn.ts";
 
@@ -297,6 +298,19 @@ export async function runLauncher(options: LauncherOptions): Promise<LauncherRes
 		preferencesChanged: () => watcher.check(),
 		editorCommand: () => splitCommand(editorCommand(prefPaths, options.env, process.platform)),
 		selectionGesture: () => gesture.take(),
+		...(options.target.kind === "owner"
+			? {
+					signOut: async (all: boolean) => {
+						const res = await trustedFetch({
+							origin: options.target.origin(),
+							path: all ? "/owner/logout-all" : "/owner/logout",
+							method: "POST",
+							headers: options.target.credentials(),
+						});
+						if (res.status !== 200) throw new Error(`the server answered ${res.status}: ${plainLine(res.body)}`);
+					},
+				}
+			: {}),
 		problem,
 	});
 

@@ -157,6 +157,8 @@ export const WorkerMessage = lazy(() =>
 			payload: { text: `string <= ${MAX_COPY_CHARS}`, "label?": "string <= 200" },
 		},
 		{ kind: "'request'", id: "string <= 64", action: "'openUrl'", payload: { url: "string <= 2048" } },
+		/** Ends this device's owner sign-in on a remote server (or every owner's): the launcher asks first. */
+		{ kind: "'request'", id: "string <= 64", action: "'signOut'", payload: { all: "boolean" } },
 		/** pi-tui's copy on select: granted only by the mouse gesture the launcher itself saw. */
 		{
 			kind: "'request'",

@@ -352,4 +352,58 @@ describe("launcher", () => {
 		terminal.onInput?.("q");
 		expect((await result).code).toBe(0);
 	}, 20000);
+
+	test("signOut: refused for this device's server; for a remote one, asked first, then posted with the launcher's cookie", async () => {
+		const bundle = `globalThis.p2Guest = { start(host) {
+			const out = (data) => host.post({ kind: "output", data });
+			host.onMessage((m) => {
+				if (m.kind === "response") out("ANSWER:" + m.id + ":" + m.ok + ":" + (m.error ?? "") + ";");
+				if (m.kind === "input" && m.data === "1") host.post({ kind: "request", id: "a", action: "signOut", payload: { all: false } });
+				if (m.kind === "input" && m.data === "q") host.post({ kind: "exit", code: 0 });
+			});
+			host.post({ kind: "ready" });
+		} };`;
+		const device = new FakeTerminal();
+		const onDevice = launch(bundle, device);
+		await Bun.sleep(300);
+		device.onInput?.("1");
+		await device.until("ANSWER:a:false:this device's own server has no sign-in to end;");
+		device.onInput?.("q");
+		expect((await onDevice).code).toBe(0);
+
+		const posted: { path: string; cookie: string | null; origin: string | null }[] = [];
+		const remote = Bun.serve({
+			port: 0,
+			hostname: "127.0.0.1",
+			fetch(req) {
+				const url = new URL(req.url);
+				if (req.method === "POST")
+					posted.push({ path: url.pathname, cookie: req.headers.get("cookie"), origin: req.headers.get("origin") });
+				return Response.json({ ok: true });
+			},
+		});
+		const origin = `http://127.0.0.1:${remote.port}`;
+		const terminal = new FakeTerminal();
+		const result = runLauncher({
+			args: parseLaunchArgs([]),
+			target: { kind: "owner", origin: () => origin, credentials: () => ({ cookie: "p2_owner=abc" }) },
+			env: { TERM: "xterm-256color", HOME: "/home/secret" },
+			fetchBundle: async () => ({ source: bundle, hash: "test" }),
+			terminal: terminal as never,
+			mouse: "on",
+		});
+		try {
+			await Bun.sleep(300);
+			terminal.onInput?.("1");
+			await terminal.until("Sign out of this server on this device");
+			await Bun.sleep(CONFIRM_AFTER_MS + 50);
+			terminal.onInput?.("y");
+			await terminal.until("ANSWER:a:true:;");
+			expect(posted).toEqual([{ path: "/owner/logout", cookie: "p2_owner=abc", origin }]);
+			terminal.onInput?.("q");
+			await result;
+		} finally {
+			remote.stop(true);
+		}
+	}, 20000);
 });
