@@ -44,8 +44,12 @@ export class BridgeTerminal implements Terminal {
 		queueMicrotask(() => this.#flush());
 	}
 
+	/** Called after each frame is sent: what is on screen may have changed who should get the keys. */
+	onFlush: (() => void) | undefined;
+
 	#flush(): void {
 		this.#flushQueued = false;
+		this.onFlush?.();
 		const data = this.#pending;
 		this.#pending = "";
 		const max = 512 * 1024;

@@ -234,6 +234,8 @@ export class GuestRuntime {
 		this.#commands.onChange(() => this.#keysChanged());
 		this.#keysChanged();
 		this.#applySettings();
+		// Whenever a frame goes out: a selector, a dialog or pi-tui's search on screen has the keys (seed 3.1 rule 3).
+		this.#terminal.onFlush = () => this.#answers.setKeyContext(Boolean(screen.selector) || this.#tui.hasOverlay());
 		this.#tui.setLayoutRoot(this.#screen.root);
 		this.#tui.setFocus(this.#screen.editor);
 		this.#tui.addInputListener((data) => this.#onKey(data));
@@ -415,8 +417,6 @@ export class GuestRuntime {
 	#onKey(data: string): { consume: boolean } | undefined {
 		if (isKeyRelease(data)) return undefined;
 		const contexts = this.#contexts();
-		// After the key: a selector or search that it opened (or closed) decides who gets the next one.
-		queueMicrotask(() => this.#answers.setKeyContext(this.#contexts().has("overlay")));
 		const inOverlay = contexts.has("overlay");
 		for (const entry of this.#keymap.ordered) {
 			const id = entry.command.id;

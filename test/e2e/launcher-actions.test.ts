@@ -57,6 +57,17 @@ describe("the launcher's actions end to end", () => {
 			await run.waitFor((s) => s.includes("Copied 19 characters to the clipboard"), "copied after consent");
 			expect(copied.length).toBe(2);
 
+			// While a selector has the keys, the launcher leaves its own to it: Ctrl+X copies nothing here.
+			run.type("\x0c");
+			await run.waitFor((s) => s.includes("Model Name:"), "the model selector");
+			await Bun.sleep(200);
+			run.type("\x18");
+			await Bun.sleep(300);
+			expect(copied.length).toBe(2);
+			run.type("\x1b");
+			await run.waitFor((s) => !s.includes("Model Name:"), "the selector closed");
+			await Bun.sleep(200);
+
 			run.type("a draft");
 			await run.waitFor((s) => s.includes("a draft"), "the draft");
 			run.type("\x07");
