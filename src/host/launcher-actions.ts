@@ -77,6 +77,9 @@ function openInBrowser(url: string, platform: string): boolean {
 	}
 }
 
+/** A process still running this long after its own SIGTSTP was not stopped (a stopped one runs no timers). */
+const NOT_STOPPED_MS = 300;
+
 /** A shell-like split without a shell: quotes group words, nothing is expanded. */
 export function splitCommand(command: string): string[] {
 	const out: string[] = [];
@@ -192,6 +195,9 @@ export function createLauncherActions<W>(host: ActionsHost<W>) {
 						new Promise<void>((resolve) => {
 							process.once("SIGCONT", () => resolve());
 							process.kill(process.pid, "SIGTSTP");
+							// Without a job-control shell (p2 started as a session's first program: tmux, ssh) the kernel
+							// drops the stop; a process that kept running takes the terminal back instead of waiting.
+							setTimeout(resolve, NOT_STOPPED_MS);
 						}),
 				);
 				host.redraw();

@@ -78,4 +78,19 @@ describe("the launcher's actions end to end", () => {
 			await run.exited;
 		}
 	}, 40_000);
+
+	test("Ctrl+Z without a job-control shell does not leave p2 frozen: the screen and keys come back", async () => {
+		// The pty's program is its session's first: the kernel drops its SIGTSTP, as under tmux or ssh.
+		const run = runInPty([process.execPath, MAIN], { env: h.env, cwd: h.home, cols: 120, rows: 40 });
+		try {
+			await run.waitFor((s) => s.includes("fake-model"), "the chat");
+			run.type("\x1a");
+			await Bun.sleep(800);
+			run.type("still here");
+			await run.waitFor((s) => s.includes("still here") && s.includes("fake-model"), "the UI back, taking keys");
+		} finally {
+			run.kill();
+			await run.exited;
+		}
+	}, 30_000);
 });
