@@ -10,32 +10,30 @@ import { type TuiDefaultsState, tuiDefaultsContract } from "../plugins/tui-defau
 import type { GuestHost, LauncherMessage } from "../protocol/channel.ts";
 import { MAX_COPY_CHARS } from "../protocol/channel-kinds.ts";
 import { ProtocolError } from "../protocol/codes.ts";
-import { isPrivilegedId, piKeybindings } from "../protocol/keybindings.ts";
+import { isPrivilegedId } from "../protocol/keybindings.ts";
 import { ObjectClient, type ObjectRef } from "../protocol/object-client.ts";
 import type { Preferences, PrefsPatch } from "../protocol/preferences.ts";
 import type { Role } from "../protocol/roles.ts";
-import { FilterSelector } from "../ui/selector.ts";
-import { appearanceOf, type TerminalFacts } from "../ui/theme/builtin.ts";
+import type { TerminalFacts } from "../ui/theme/builtin.ts";
 import { ThemeRef } from "../ui/theme/theme-ref.ts";
 import { BridgeTerminal } from "./bridge-terminal.ts";
 import { ChatScreen, type ChatSettings, DEFAULT_CHAT_SETTINGS } from "./chat-screen.ts";
 import { CommandRegistry } from "./commands.ts";
 import { registerCoreCommands } from "./core-commands.ts";
 import { hotkeysMarkdown } from "./hotkeys.ts";
-import { type KeybindingRow, KeybindingsSelector } from "./keybindings-selector.ts";
 import { buildKeymap, type Keymap, keyMatches, keyText } from "./keymap.ts";
 import { LauncherAnswers } from "./launcher-answers.ts";
 import { registerLoginCommands } from "./login-commands.ts";
 import { registerModelCommands } from "./model-commands.ts";
+import { PreferenceScreens } from "./preference-screens.ts";
 import { type EffectivePreferences, effectivePreferences } from "./preferences.ts";
 import { configureProcess } from "./process-shim.ts";
 import { chooseSession } from "./session-choice.ts";
 import { registerSessionCommands } from "./session-commands.ts";
 import type { SessionSelector } from "./session-selector.ts";
-import { SettingsSelector } from "./settings-selector.ts";
 import { parseSnapshot, type ReadingAnchor, type ReloadSnapshot, serializeSnapshot } from "./snapshot.ts";
 import { applyStartFlags } from "./start-flags.ts";
-import { type CustomThemes, customThemes, resolveThemeName, themeFor, themeNames } from "./theme-setting.ts";
+import { type CustomThemes, customThemes, resolveThemeName, themeFor } from "./theme-setting.ts";
 
 const ROLE_LABELS: Record<Role, string> = {
 	deviceOwner: "this device",
@@ -145,6 +143,17 @@ export class GuestRuntime {
 
 	start(): void {
 		const screen = this.#screen;
+		const preferences = new PreferenceScreens({
+			screen,
+			theme: this.#theme,
+			commands: this.#commands,
+			themeArg: this.#host.start.args.theme,
+			effective: () => this.#effective,
+			facts: () => this.#facts,
+			custom: () => this.#custom,
+			keymap: () => this.#keymap,
+			savePrefs: (patch) => this.#request("savePrefs", { patch }),
+		});
 		registerCoreCommands(this.#commands, {
 			exit: () => this.#exit(),
 			clearEditor: () => {
@@ -164,9 +173,9 @@ export class GuestRuntime {
 			toggleTools: () => screen.toggleToolsExpanded(),
 			toggleThinking: () => screen.toggleThinking(),
 			hotkeys: () => screen.block("Keyboard Shortcuts", hotkeysMarkdown(this.#keymap, this.#commands)),
-			palette: () => this.#openPalette(),
-			settings: () => this.#openSettings(),
-			keybindings: () => this.#openKeybindings(),
+			palette: () => preferences.openPalette(),
+			settings: () => preferences.openSettings(),
+			keybindings: () => preferences.openKeybindings(),
 		});
 		registerModelCommands(this.#commands, {
 			theme: this.#theme,
@@ -527,62 +536,6 @@ export class GuestRuntime {
 		this.#tui.setWheelScrollLines(typeof wheel === "number" ? clamp(wheel, 1, 100) : "auto");
 	}
 
-	/** /settings: pi's list; what changed is proposed to the launcher as one patch when it closes. */
-	#openSettings(): void {
-		const screen = this.#screen;
-		const prefs = this.#effective;
-		const setting = this.#host.start.args.theme ?? prefs.theme ?? "system";
-		const background = this.#facts.colors?.background;
-		const selector = new SettingsSelector({
-			theme: this.#theme,
-			settings: prefs.settings,
-			themeSetting: setting,
-			themeNames: themeNames(this.#custom),
-			light: background ? appearanceOf(background) === "light" : false,
-			previewTheme: (value) => themeFor(value, this.#facts, this.#custom).theme,
-			onClose: (patch) => {
-				screen.closeSelector();
-				if (patch) void this.#savePrefs(patch);
-			},
-		});
-		screen.showSelector("settings", selector);
-	}
-
-	/** /keybindings: each change is saved on its own; the list comes back with the new keys. */
-	#openKeybindings(selected?: string): void {
-		const screen = this.#screen;
-		const pi = piKeybindings(this.#keymap.platform);
-		const rows: KeybindingRow[] = [];
-		const add = (id: string, title: string) =>
-			rows.push({ id, title, keys: keyText(this.#keymap.keys(id), { capitalize: true }) });
-		for (const { command } of this.#commands.all()) add(command.id, command.title);
-		for (const id of Object.keys(pi)) {
-			if (id.startsWith("tui.editor.") || id.startsWith("tui.input.") || id.startsWith("tui.altScreen.")) {
-				add(id, pi[id]!.description);
-			}
-		}
-		for (const id of Object.keys(pi).filter(isPrivilegedId)) add(id, pi[id]!.description);
-		const selector = new KeybindingsSelector({
-			theme: this.#theme,
-			rows,
-			close: () => screen.closeSelector(),
-			save: (patch) => {
-				screen.closeSelector();
-				void this.#savePrefs(patch).then(() => this.#openKeybindings(Object.keys(patch.keybindings ?? {})[0]));
-			},
-		});
-		if (selected) selector.select(selected);
-		screen.showSelector("keybindings", selector);
-	}
-
-	/** Asks the launcher to write `prefs.json`; it shows the change on its own screen first. */
-	async #savePrefs(patch: PrefsPatch): Promise<void> {
-		const answer = await this.#request("savePrefs", { patch });
-		if (answer.ok) this.#screen.notice("Preferences saved", "success");
-		else if (answer.error === "declined") this.#screen.notice("Preferences not saved");
-		else this.#screen.notice(`Preferences not saved: ${answer.error ?? "refused"}`, "warning");
-	}
-
 	#request(...args: LauncherRequest): Promise<{ ok: boolean; error?: string }> {
 		const id = `r${++this.#requestCount}`;
 		return new Promise((resolve) => {
@@ -595,39 +548,6 @@ export class GuestRuntime {
 			else if (action === "signOut") this.#host.post({ kind: "request", id, action, payload });
 			else this.#host.post({ kind: "request", id, action, payload: payload as { text: string } });
 		});
-	}
-
-	/** F1: every command with a palette entry; Enter runs it (a slash form with arguments goes to the editor). */
-	#openPalette(): void {
-		const screen = this.#screen;
-		const items = this.#commands
-			.all()
-			.filter(({ command }) => command.palette !== false && !isPrivilegedId(command.id))
-			.map(({ command }) => {
-				const keys = keyText(this.#keymap.keys(command.id));
-				const slash = command.slash ? `/${command.slash.name}` : "";
-				return { value: command.id, label: command.title, description: [slash, keys].filter(Boolean).join("  ") };
-			});
-		const selector = new FilterSelector(this.#theme, {
-			title: "Commands",
-			items,
-			hint: "↑↓ navigate  enter run  escape cancel",
-			filterText: (item) => `${item.label} ${item.description ?? ""}`,
-			onCancel: () => screen.closeSelector(),
-			onSelect: (item) => {
-				screen.closeSelector();
-				const command = this.#commands.get(item.value);
-				if (!command) return;
-				if (command.slash?.argumentHint?.startsWith("<")) {
-					screen.editor.setText(`/${command.slash.name} `);
-					return;
-				}
-				Promise.resolve()
-					.then(() => command.run(""))
-					.catch((error: unknown) => screen.notice(`Error: ${errorText(error)}`, "error"));
-			},
-		});
-		screen.showSelector("palette", selector);
 	}
 
 	async #stop(): Promise<void> {
