@@ -1,3 +1,24 @@
+/** Reads a request body up to `limit` bytes; null when it is larger (declared or streamed) or unreadable. */
+export async function readBoundedBytes(req: Request, limit: number): Promise<Uint8Array | null> {
+	const declared = Number(req.headers.get("content-length") ?? "0");
+	if (declared > limit) return null;
+	if (!req.body) return new Uint8Array();
+	const reader = req.body.getReader();
+	const chunks: Uint8Array[] = [];
+	let size = 0;
+	for (;;) {
+		const { done, value } = await reader.read();
+		if (done) break;
+		size += value.byteLength;
+		if (size > limit) {
+			await reader.cancel();
+			return null;
+		}
+		chunks.push(value);
+	}
+	return Buffer.concat(chunks);
+}
+
 /** Reads a request body up to `limit` bytes; null when it is larger or unreadable. */
 export async function readBoundedText(req: Request, limit: number): Promise<string | null> {
 	const declared = Number(req.headers.get("content-length") ?? "0");

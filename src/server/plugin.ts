@@ -1,8 +1,15 @@
 import type { ObjectHost } from "./objects/host.ts";
+import type { Principal } from "./objects/principal.ts";
 import type { ServerServices } from "./services.ts";
 
 export interface ServerContext extends ServerServices {
 	readonly host: ObjectHost;
+}
+
+/** Who sent an HTTP request, as the core decided it (null: nobody signed in), and whether it came from this origin. */
+export interface RouteRequest {
+	readonly principal: Principal | null;
+	readonly sameOrigin: boolean;
 }
 
 /** One feature's server part: it serves its contracts on the host and may answer HTTP routes of its own. */
@@ -10,6 +17,6 @@ export interface ServerPlugin {
 	readonly name: string;
 	register(ctx: ServerContext): void | Promise<void>;
 	/** Answers a request the core did not take, or returns undefined. */
-	route?(req: Request, ctx: ServerContext): Response | Promise<Response> | undefined;
+	route?(req: Request, ctx: ServerContext, request: RouteRequest): Response | Promise<Response | undefined> | undefined;
 	close?(): void | Promise<void>;
 }

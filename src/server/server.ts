@@ -154,8 +154,9 @@ export async function startServer(options: ServerOptions): Promise<P2Server> {
 				return json({ ok: true }, 200, { "set-cookie": clear });
 			}
 		}
+		const request = { principal: resolvePrincipal(req, peer, { deviceToken, owners }), sameOrigin: sameOrigin(req) };
 		for (const plugin of options.plugins) {
-			const response = await plugin.route?.(req, ctx);
+			const response = await plugin.route?.(req, ctx, request);
 			if (response) return response;
 		}
 		return problem(404, "not found");

@@ -142,7 +142,10 @@ const RequestId = lazy(() => type("/^[A-Za-z0-9_-]{8,64}$/"));
 
 export const SendArgs = lazy(() =>
 	type({
-		text: `0 < string <= ${MAX_TEXT}`,
+		/** May be empty when files are attached. */
+		text: `string <= ${MAX_TEXT}`,
+		/** Files uploaded for this message (`/upload`), by the same person, to this session. */
+		"attachments?": type("string <= 64").array().atMostLength(10),
 		/** `steer` (Enter) is delivered at the next tool boundary while busy; `followUp` (Alt+Enter) after the run. */
 		mode: QueueMode,
 		/** Chosen by the client; a retried send with the same id runs once. */

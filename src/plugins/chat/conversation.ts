@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import type { Api, AssistantMessage, Model, UserMessage } from "@earendil-works/pi-ai";
+import type { Api, AssistantMessage, ImageContent, Model, UserMessage } from "@earendil-works/pi-ai";
 import { clampThinkingLevel, getSupportedThinkingLevels } from "@earendil-works/pi-ai";
 import { ProtocolError } from "../../protocol/codes.ts";
 import { type Author, THINKING_LEVELS, type ThinkingLevel } from "../../protocol/common.ts";
@@ -22,6 +22,7 @@ import type {
 	ConfigureArgs as TConfigureArgs,
 } from "./contract.ts";
 import { toAgentHistory } from "./history.ts";
+import { isImage, type Uploads } from "./uploads.ts";
 import { fitWindow, type StoredData, toView } from "./view.ts";
 
 /** What pi says when nothing can answer; p2 never invents an answer instead. */
@@ -30,6 +31,8 @@ export const NO_MODELS_TEXT =
 
 /** The first window: this many entries at most, and at most this many bytes of them. */
 const WINDOW_ENTRIES = 200;
+/** A text file larger than this is named in the message, not pasted into it. */
+const MAX_TEXT_FILE = 256 * 1024;
 const WINDOW_BYTES = 192 * 1024;
 /** The replicated window is trimmed back to this when it grows past WINDOW_ENTRIES during a long session. */
 const WINDOW_KEEP = 150;
@@ -83,6 +86,7 @@ export class Conversation {
 	readonly live: LiveState<ChatState>;
 	#ctx: ServerContext;
 	#store: SessionStore;
+	readonly #uploads: Uploads | undefined;
 	#engine: ConversationEngine | null = null;
 	#run: { id: string; input: UserMessage } | null = null;
 	#runDone: Promise<void> = Promise.resolve();
@@ -91,8 +95,9 @@ export class Conversation {
 	/** contentIndex of the streaming message → index in live.message.parts. */
 	#parts = new Map<number, number>();
 
-	constructor(ctx: ServerContext, store: SessionStore, session: string, conversation: string) {
+	constructor(ctx: ServerContext, store: SessionStore, session: string, conversation: string, uploads?: Uploads) {
 		this.#ctx = ctx;
+		this.#uploads = uploads;
 		this.#store = store;
 		this.session = session;
 		this.id = conversation;
@@ -125,11 +130,14 @@ export class Conversation {
 	}
 
 	send(
-		args: { text: string; mode: QueueMode; requestId: string },
+		args: { text: string; mode: QueueMode; requestId: string; attachments?: string[] },
 		principal: Principal,
 	): "started" | "queued" | "duplicate" {
 		if (this.#store.byRequestId(this.id, args.requestId)) return "duplicate";
 		const author = authorOf(principal);
+		const ids = args.attachments ?? [];
+		if (!args.text.trim() && !ids.length) throw new ProtocolError("bad_args", "a message needs text or a file");
+		if (ids.length) return this.#sendWithFiles(args, ids, principal);
 		if (this.#run) {
 			const id = crypto.randomUUID();
 			let row: QueuedRow;
@@ -164,6 +172,54 @@ export class Conversation {
 		}
 		this.#nameSessionAfter(args.text);
 		this.#startRun(engine, { role: "user", content: args.text, timestamp: entry.at }, entry);
+		return "started";
+	}
+
+	/**
+	 * A message with files: images go to the model when it takes images; text files are added to the message
+	 * (pi's file blocks); anything else is named, not sent. Only while no run is going (a queued input is text).
+	 */
+	#sendWithFiles(
+		args: { text: string; requestId: string },
+		ids: string[],
+		principal: Principal,
+	): "started" | "duplicate" {
+		if (this.#run) throw new ProtocolError("conflict", "files are sent when the agent is not working; stop it or wait");
+		const files = ids.map((id) => {
+			const file = this.#uploads?.get(this.session, id, principal.id);
+			if (!file) throw new ProtocolError("not_found", "an attached file is gone; attach it again");
+			return file;
+		});
+		const model = this.#resolveModel();
+		if (!model) throw new ProtocolError("unavailable", NO_MODELS_TEXT);
+		const images: ImageContent[] = [];
+		const notes: string[] = [];
+		let text = args.text;
+		for (const { meta, bytes } of files) {
+			if (isImage(meta.mimeType)) {
+				if (model.input.includes("image")) images.push({ type: "image", data: Buffer.from(bytes).toString("base64"), mimeType: meta.mimeType });
+				else notes.push(`[image ${meta.name}: ${model.id} does not take images]`);
+			} else if (meta.mimeType === "text/plain" && meta.size <= MAX_TEXT_FILE) {
+				text += `${text ? "\n\n" : ""}<file name="${meta.name.replace(/"/g, "'")}">\n${new TextDecoder().decode(bytes)}\n</file>`;
+			} else notes.push(`[file ${meta.name} (${meta.size} bytes): not text; not sent to the model]`);
+		}
+		if (notes.length) text += `${text ? "\n\n" : ""}${notes.join("\n")}`;
+		const engine = this.#ensureEngine(model);
+		let entry: StoredEntry;
+		try {
+			entry = this.#store.append(this.id, {
+				kind: "user",
+				data: { kind: "user", text, ...(images.length ? { images } : {}) } satisfies StoredData,
+				author: authorOf(principal),
+				requestId: args.requestId,
+			});
+		} catch (error) {
+			if (error instanceof DuplicateRequestError) return "duplicate";
+			throw error;
+		}
+		if (args.text.trim()) this.#nameSessionAfter(args.text);
+		const content: UserMessage["content"] = images.length ? [{ type: "text", text }, ...images] : text;
+		this.#startRun(engine, { role: "user", content, timestamp: entry.at }, entry);
 		return "started";
 	}
 

@@ -1,6 +1,7 @@
 import { ProtocolError } from "../../protocol/codes.ts";
 import { maySeeSession } from "../../server/objects/principal.ts";
-import type { ServerContext, ServerPlugin } from "../../server/plugin.ts";
+import { json, problem, readBoundedBytes } from "../../server/http-util.ts";
+import type { RouteRequest, ServerContext, ServerPlugin } from "../../server/plugin.ts";
 import {
 	type AckReturnedArgs,
 	type ChatInput,
@@ -11,6 +12,7 @@ import {
 	type SendArgs,
 } from "./contract.ts";
 import { Conversation } from "./conversation.ts";
+import { MAX_UPLOAD_BYTES, Uploads } from "./uploads.ts";
 
 interface Slot {
 	readonly conversation: Conversation;
@@ -21,10 +23,12 @@ interface Slot {
 /** Live conversations: opened by the first client, kept while someone watches or a run is going. */
 class Conversations {
 	#ctx: ServerContext;
+	#uploads: Uploads;
 	#slots = new Map<string, Slot>();
 
-	constructor(ctx: ServerContext) {
+	constructor(ctx: ServerContext, uploads: Uploads) {
 		this.#ctx = ctx;
+		this.#uploads = uploads;
 		ctx.bus.on("session.busy", ({ session, busy }) => {
 			if (busy) return;
 			for (const [key, slot] of this.#slots) {
@@ -39,7 +43,7 @@ class Conversations {
 		if (!slot) {
 			if (!this.#ctx.catalog.get(input.session)) throw new ProtocolError("not_found", `no session ${input.session}`);
 			const held = this.#ctx.stores.hold(input.session);
-			const conversation = new Conversation(this.#ctx, held.store, input.session, input.conversation);
+			const conversation = new Conversation(this.#ctx, held.store, input.session, input.conversation, this.#uploads);
 			slot = { conversation, release: held.release, holders: 0 };
 			this.#slots.set(key, slot);
 		}
@@ -65,12 +69,37 @@ class Conversations {
 	}
 }
 
+/** `POST /upload?session&name`: a file for the next message, from someone who may write in that session. */
+async function upload(req: Request, ctx: ServerContext, request: RouteRequest, uploads: Uploads): Promise<Response> {
+	if (req.method !== "POST") return problem(405, "POST");
+	if (!request.sameOrigin) return problem(403, "cross-origin request refused");
+	const principal = request.principal;
+	if (!principal) return problem(401, "sign in first");
+	const url = new URL(req.url);
+	const session = url.searchParams.get("session") ?? "";
+	const name = url.searchParams.get("name") ?? "";
+	if (!/^[0-9a-f-]{36}$/.test(session) || !ctx.catalog.get(session)) return problem(404, "no such session");
+	if (!maySeeSession(principal, session) || principal.role === "view") return problem(403, "you cannot send to this session");
+	if (!name || name.length > 255) return problem(400, "a file name of 1 to 255 characters is needed");
+	const bytes = await readBoundedBytes(req, MAX_UPLOAD_BYTES);
+	if (bytes === null) return problem(413, `files are limited to ${MAX_UPLOAD_BYTES / 1024 / 1024} MiB`);
+	const meta = uploads.save(session, name, bytes, principal.id);
+	return json({ id: meta.id, name: meta.name, size: meta.size, mimeType: meta.mimeType });
+}
+
 export function chatPlugin(): ServerPlugin {
 	let live: Conversations | null = null;
+	let uploads: Uploads | undefined;
 	return {
 		name: "chat",
+		route(req, ctx, request) {
+			if (new URL(req.url).pathname !== "/upload") return undefined;
+			uploads ??= new Uploads(ctx.dataDir);
+			return upload(req, ctx, request, uploads);
+		},
 		register(ctx) {
-			const conversations = new Conversations(ctx);
+			uploads ??= new Uploads(ctx.dataDir);
+			const conversations = new Conversations(ctx, uploads);
 			live = conversations;
 			ctx.host.serve(chatContract, {
 				open(raw, { principal }) {

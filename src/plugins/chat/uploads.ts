@@ -1,0 +1,82 @@
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+
+/** What one upload may be, as the launcher checks before sending (seed 3.4). */
+export const MAX_UPLOAD_BYTES = 25 * 1024 * 1024;
+const IMAGE_TYPES = ["image/png", "image/jpeg", "image/gif", "image/webp"] as const;
+export type ImageType = (typeof IMAGE_TYPES)[number];
+
+export interface UploadMeta {
+	readonly id: string;
+	readonly name: string;
+	readonly size: number;
+	readonly mimeType: string;
+	/** Who sent it: only they can attach it. */
+	readonly by: string;
+	readonly at: number;
+}
+
+/** The type from the bytes themselves (never from the name the client sent). */
+export function sniffType(bytes: Uint8Array): string {
+	const starts = (...sig: number[]) => sig.every((b, i) => bytes[i] === b);
+	if (starts(0x89, 0x50, 0x4e, 0x47)) return "image/png";
+	if (starts(0xff, 0xd8, 0xff)) return "image/jpeg";
+	if (starts(0x47, 0x49, 0x46, 0x38)) return "image/gif";
+	if (starts(0x52, 0x49, 0x46, 0x46) && bytes[8] === 0x57 && bytes[9] === 0x45 && bytes[10] === 0x42 && bytes[11] === 0x50) {
+		return "image/webp";
+	}
+	try {
+		new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+		return bytes.includes(0) ? "application/octet-stream" : "text/plain";
+	} catch {
+		return "application/octet-stream";
+	}
+}
+
+export function isImage(mimeType: string): mimeType is ImageType {
+	return (IMAGE_TYPES as readonly string[]).includes(mimeType);
+}
+
+/** A file name as shown and stored: the last path part, no control characters, at most 255 characters. */
+export function cleanName(name: string): string {
+	const base = name.split(/[\\/]/).at(-1) ?? "";
+	const clean = base.replace(/[\p{Cc}\p{Cf}]/gu, "").trim().slice(0, 255);
+	return clean && clean !== "." && clean !== ".." ? clean : "upload";
+}
+
+/** Files sent to a session, kept in `<data>/uploads/<session>/` (0700, files 0600) until a message uses them. */
+export class Uploads {
+	readonly #dir: string;
+
+	constructor(dataDir: string) {
+		this.#dir = join(dataDir, "uploads");
+	}
+
+	save(session: string, name: string, bytes: Uint8Array, by: string): UploadMeta {
+		const dir = join(this.#dir, session);
+		mkdirSync(dir, { recursive: true, mode: 0o700 });
+		const meta: UploadMeta = {
+			id: crypto.randomUUID(),
+			name: cleanName(name),
+			size: bytes.byteLength,
+			mimeType: sniffType(bytes),
+			by,
+			at: Date.now(),
+		};
+		writeFileSync(join(dir, `${meta.id}.bin`), bytes, { mode: 0o600, flag: "wx" });
+		writeFileSync(join(dir, `${meta.id}.json`), JSON.stringify(meta), { mode: 0o600, flag: "wx" });
+		return meta;
+	}
+
+	/** An upload of this session by this person; undefined for any other (or a malformed id). */
+	get(session: string, id: string, by: string): { meta: UploadMeta; bytes: Uint8Array } | undefined {
+		if (!/^[0-9a-f-]{36}$/.test(id)) return undefined;
+		try {
+			const meta = JSON.parse(readFileSync(join(this.#dir, session, `${id}.json`), "utf8")) as UploadMeta;
+			if (meta.by !== by || meta.id !== id) return undefined;
+			return { meta, bytes: readFileSync(join(this.#dir, session, `${id}.bin`)) };
+		} catch {
+			return undefined;
+		}
+	}
+}
