@@ -197,7 +197,8 @@ export class Conversation {
 		let text = args.text;
 		for (const { meta, bytes } of files) {
 			if (isImage(meta.mimeType)) {
-				if (model.input.includes("image")) images.push({ type: "image", data: Buffer.from(bytes).toString("base64"), mimeType: meta.mimeType });
+				if (model.input.includes("image"))
+					images.push({ type: "image", data: Buffer.from(bytes).toString("base64"), mimeType: meta.mimeType });
 				else notes.push(`[image ${meta.name}: ${model.id} does not take images]`);
 			} else if (meta.mimeType === "text/plain" && meta.size <= MAX_TEXT_FILE) {
 				text += `${text ? "\n\n" : ""}<file name="${meta.name.replace(/"/g, "'")}">\n${new TextDecoder().decode(bytes)}\n</file>`;

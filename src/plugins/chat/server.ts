@@ -1,6 +1,6 @@
 import { ProtocolError } from "../../protocol/codes.ts";
-import { maySeeSession } from "../../server/objects/principal.ts";
 import { json, problem, readBoundedBytes } from "../../server/http-util.ts";
+import { maySeeSession } from "../../server/objects/principal.ts";
 import type { RouteRequest, ServerContext, ServerPlugin } from "../../server/plugin.ts";
 import {
 	type AckReturnedArgs,
@@ -79,7 +79,8 @@ async function upload(req: Request, ctx: ServerContext, request: RouteRequest, u
 	const session = url.searchParams.get("session") ?? "";
 	const name = url.searchParams.get("name") ?? "";
 	if (!/^[0-9a-f-]{36}$/.test(session) || !ctx.catalog.get(session)) return problem(404, "no such session");
-	if (!maySeeSession(principal, session) || principal.role === "view") return problem(403, "you cannot send to this session");
+	if (!maySeeSession(principal, session) || principal.role === "view")
+		return problem(403, "you cannot send to this session");
 	if (!name || name.length > 255) return problem(400, "a file name of 1 to 255 characters is needed");
 	const bytes = await readBoundedBytes(req, MAX_UPLOAD_BYTES);
 	if (bytes === null) return problem(413, `files are limited to ${MAX_UPLOAD_BYTES / 1024 / 1024} MiB`);

@@ -22,7 +22,13 @@ export function sniffType(bytes: Uint8Array): string {
 	if (starts(0x89, 0x50, 0x4e, 0x47)) return "image/png";
 	if (starts(0xff, 0xd8, 0xff)) return "image/jpeg";
 	if (starts(0x47, 0x49, 0x46, 0x38)) return "image/gif";
-	if (starts(0x52, 0x49, 0x46, 0x46) && bytes[8] === 0x57 && bytes[9] === 0x45 && bytes[10] === 0x42 && bytes[11] === 0x50) {
+	if (
+		starts(0x52, 0x49, 0x46, 0x46) &&
+		bytes[8] === 0x57 &&
+		bytes[9] === 0x45 &&
+		bytes[10] === 0x42 &&
+		bytes[11] === 0x50
+	) {
 		return "image/webp";
 	}
 	try {
@@ -40,7 +46,10 @@ export function isImage(mimeType: string): mimeType is ImageType {
 /** A file name as shown and stored: the last path part, no control characters, at most 255 characters. */
 export function cleanName(name: string): string {
 	const base = name.split(/[\\/]/).at(-1) ?? "";
-	const clean = base.replace(/[\p{Cc}\p{Cf}]/gu, "").trim().slice(0, 255);
+	const clean = base
+		.replace(/[\p{Cc}\p{Cf}]/gu, "")
+		.trim()
+		.slice(0, 255);
 	return clean && clean !== "." && clean !== ".." ? clean : "upload";
 }
 
