@@ -35,12 +35,25 @@ export interface ChatScreenOptions {
 	readonly verbose?: boolean;
 	/** Older committed entries, before `beforeSeq` (the chat's `page`). */
 	loadOlder(beforeSeq: number): Promise<{ entries: ChatEntry[]; more: boolean }>;
-	/** Sends a message; resolves when the server took it (or refused it, with the reason). */
-	send(text: string, mode: QueueMode): Promise<void>;
+	/** Sends a message (with attached files' ids); resolves when the server took it (or refused it, with the reason). */
+	send(text: string, mode: QueueMode, attachments: string[]): Promise<void>;
 	/** What `/` lists and runs. */
 	readonly commands: CommandRegistry;
 	/** The keys bound to an id now, as pi writes them in hints (`ctrl+c`); empty when unbound. */
 	keyText(id: string): string;
+}
+
+export interface AttachedFile {
+	readonly id: string;
+	readonly name: string;
+	readonly size: number;
+}
+
+/** `12 KB`, as pi's chips write sizes. */
+function fileSize(bytes: number): string {
+	if (bytes < 1024) return `${bytes} B`;
+	if (bytes < 1024 * 1024) return `${Math.round(bytes / 1024)} KB`;
+	return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 }
 
 /** The session facts the footer shows, from the sessions catalog. */
@@ -130,6 +143,7 @@ export class ChatScreen {
 	readonly #selectorSlot = new Container();
 	#selector: { id: string; component: Component } | undefined;
 	#settings: ChatSettings = DEFAULT_CHAT_SETTINGS;
+	#attachments: AttachedFile[] = [];
 
 	constructor(options: ChatScreenOptions) {
 		this.#options = options;
@@ -255,6 +269,24 @@ export class ChatScreen {
 		this.#options.tui.requestRender();
 	}
 
+	/** A file for the next message (uploaded by the launcher; only its id, name and size are here). */
+	attach(file: AttachedFile): void {
+		this.#attachments = [...this.#attachments, file];
+		this.#refresh();
+	}
+
+	/** Takes back the last attached file, or all of them. */
+	detach(all = false): AttachedFile[] {
+		const removed = all ? this.#attachments : this.#attachments.slice(-1);
+		this.#attachments = all ? [] : this.#attachments.slice(0, -1);
+		this.#refresh();
+		return removed;
+	}
+
+	get attachments(): readonly AttachedFile[] {
+		return this.#attachments;
+	}
+
 	/** The open selector itself (a command that acts on it checks its id first). */
 	get selectorComponent(): Component | undefined {
 		return this.#selector?.component;
@@ -296,7 +328,7 @@ export class ChatScreen {
 	/** Enter sends (steering while busy), Alt+Enter queues a follow-up. The editor is cleared only once sent. */
 	submit(text: string, mode: QueueMode): void {
 		const trimmed = text.trim();
-		if (!trimmed) return;
+		if (!trimmed && !this.#attachments.length) return;
 		this.editor.addToHistory(text);
 		this.editor.setText("");
 		// A known slash command runs here; any other text, even one starting with `/`, is a message (pi).
@@ -311,6 +343,8 @@ export class ChatScreen {
 				});
 			return;
 		}
+		const files = this.#attachments;
+		this.#attachments = [];
 		this.#sending.push(text);
 		this.#refresh();
 		const done = () => {
@@ -318,13 +352,21 @@ export class ChatScreen {
 			if (at >= 0) this.#sending.splice(at, 1);
 			this.#refresh();
 		};
-		this.#options.send(text, mode).then(done, (error: unknown) => {
-			done();
-			// Nothing is lost: the text goes back into the editor, ahead of what was typed since.
-			const now = this.editor.getText();
-			this.editor.setText(now ? `${text}\n${now}` : text);
-			this.notice(`Error: ${error instanceof Error ? error.message : String(error)}`, "error");
-		});
+		this.#options
+			.send(
+				text,
+				mode,
+				files.map((f) => f.id),
+			)
+			.then(done, (error: unknown) => {
+				done();
+				// Nothing is lost: the text goes back into the editor, ahead of what was typed since, and the files
+				// back to the composer.
+				const now = this.editor.getText();
+				this.editor.setText(now ? `${text}\n${now}` : text);
+				this.#attachments = [...files, ...this.#attachments];
+				this.notice(`Error: ${error instanceof Error ? error.message : String(error)}`, "error");
+			});
 	}
 
 	/** Scrolled to the top with more before it: the next page is loaded above, keeping the reading position. */
@@ -531,6 +573,12 @@ export class ChatScreen {
 			lines.push(t.fg("dim", `↳ ${capitalizeKeys(dequeue)} to edit all queued messages`));
 		}
 		for (const text of this.#sending) lines.push(t.fg("dim", `Sending: ${visibleText(text, false)}`));
+		if (this.#attachments.length) {
+			const chips = this.#attachments.map((a) => t.fg("accent", `[${visibleText(a.name, false)} ${fileSize(a.size)}]`));
+			lines.push(
+				`${chips.join(" ")} ${t.fg("dim", "(sent with the next message; Backspace on an empty editor removes the last)")}`,
+			);
+		}
 		if (this.#connection !== "open" && this.#wasOpen) lines.push(t.fg("warning", "Reconnecting to the server…"));
 		this.#pending.setText(lines.length ? `\n${lines.join("\n")}` : "");
 		const live = chat?.live;

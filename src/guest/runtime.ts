@@ -79,7 +79,7 @@ export class GuestRuntime {
 	#connected = false;
 	#progressShown = false;
 	readonly #answers: LauncherAnswers;
-	readonly #requests = new Map<string, (answer: { ok: boolean; error?: string }) => void>();
+	readonly #requests = new Map<string, (answer: LauncherAnswer) => void>();
 	#requestCount = 0;
 
 	constructor(host: GuestHost) {
@@ -133,7 +133,7 @@ export class GuestRuntime {
 			verbose: start.args.verbose,
 			commands: this.#commands,
 			keyText: (id) => keyText(this.#keymap.keys(id)),
-			send: (text, mode) => this.#send(text, mode),
+			send: (text, mode, attachments) => this.#send(text, mode, attachments),
 			loadOlder: async (beforeSeq) => {
 				if (!this.#chat) return { entries: [], more: false };
 				return this.#chat.call("page", { beforeSeq, limit: 100 });
@@ -188,6 +188,36 @@ export class GuestRuntime {
 			notice: (text, tone) => screen.notice(text, tone),
 		});
 		this.#answers.register(this.#commands);
+		this.#commands.register({
+			id: "p2.chat.attach",
+			title: "Attach a file from this computer to the next message",
+			category: "Other",
+			slash: { name: "attach", argumentHint: "<path>" },
+			run: async (path) => {
+				if (!path) throw new Error("Usage: /attach <path> (the launcher asks before anything is sent)");
+				const answer = await this.#request("attach", { path });
+				if (answer.ok && answer.attached) screen.attach(answer.attached);
+				else if (answer.error !== "declined") screen.notice(`Not attached: ${answer.error ?? "refused"}`, "warning");
+			},
+		});
+		this.#commands.register({
+			id: "p2.chat.detach",
+			title: "Remove the last attached file",
+			category: "Other",
+			keys: ["backspace"],
+			when: "chat && editorFocused && editorEmpty && attachments",
+			palette: false,
+			run: () => void screen.detach(),
+		});
+		this.#commands.register({
+			id: "p2.chat.detachAll",
+			title: "Remove every attached file",
+			category: "Other",
+			slash: { name: "detach" },
+			run: () => {
+				if (!screen.detach(true).length) screen.notice("No files are attached.");
+			},
+		});
 		this.#commands.register({
 			id: "p2.signOut",
 			title: "Sign this device out of the server (owner)",
@@ -403,14 +433,14 @@ export class GuestRuntime {
 	 * Sends with one request id: while the connection is down the send waits and is retried with the same id,
 	 * so it runs once. Other refusals reject, and the screen puts the text back into the editor.
 	 */
-	async #send(text: string, mode: QueueMode): Promise<void> {
+	async #send(text: string, mode: QueueMode, attachments: string[]): Promise<void> {
 		const chat = this.#chat;
 		if (!chat) throw new Error("No session is open yet.");
 		const requestId = newRequestId();
 		for (;;) {
 			try {
 				await chat.ready;
-				await chat.call("send", { text, mode, requestId });
+				await chat.call("send", { text, mode, requestId, ...(attachments.length ? { attachments } : {}) });
 				return;
 			} catch (error) {
 				if (!(error instanceof ProtocolError) || error.code !== "unavailable") throw error;
@@ -457,6 +487,7 @@ export class GuestRuntime {
 		else if (role) contexts.add("guest");
 		if (role === "full") contexts.add("participant");
 		if (this.#connected) contexts.add("connected");
+		if (screen.attachments.length) contexts.add("attachments");
 		return contexts;
 	}
 
@@ -536,7 +567,7 @@ export class GuestRuntime {
 		this.#tui.setWheelScrollLines(typeof wheel === "number" ? clamp(wheel, 1, 100) : "auto");
 	}
 
-	#request(...args: LauncherRequest): Promise<{ ok: boolean; error?: string }> {
+	#request(...args: LauncherRequest): Promise<LauncherAnswer> {
 		const id = `r${++this.#requestCount}`;
 		return new Promise((resolve) => {
 			this.#requests.set(id, resolve);
@@ -546,6 +577,7 @@ export class GuestRuntime {
 			} else if (action === "copy") this.#host.post({ kind: "request", id, action, payload });
 			else if (action === "openUrl") this.#host.post({ kind: "request", id, action, payload });
 			else if (action === "signOut") this.#host.post({ kind: "request", id, action, payload });
+			else if (action === "attach") this.#host.post({ kind: "request", id, action, payload });
 			else this.#host.post({ kind: "request", id, action, payload: payload as { text: string } });
 		});
 	}
@@ -642,12 +674,23 @@ export class GuestRuntime {
 			case "response": {
 				const resolve = this.#requests.get(message.id);
 				this.#requests.delete(message.id);
-				return resolve?.({ ok: message.ok, ...(message.error ? { error: message.error } : {}) });
+				return resolve?.({
+					ok: message.ok,
+					...(message.error ? { error: message.error } : {}),
+					...(message.attached ? { attached: message.attached } : {}),
+				});
 			}
 			default:
 				return;
 		}
 	}
+}
+
+/** The launcher's answer to a request. */
+export interface LauncherAnswer {
+	readonly ok: boolean;
+	readonly error?: string;
+	readonly attached?: { id: string; name: string; size: number; mimeType: string };
 }
 
 /** What the UI asks the launcher to do, on its own consent screen. */
@@ -656,7 +699,8 @@ export type LauncherRequest =
 	| ["copy", { text: string; label?: string }]
 	| ["openUrl", { url: string }]
 	| ["copy.selection", { text: string }]
-	| ["signOut", { all: boolean }];
+	| ["signOut", { all: boolean }]
+	| ["attach", { path: string }];
 
 function hostOf(origin: string): string {
 	return origin.replace(/^[a-z]+:\/\//, "");

@@ -10,6 +10,7 @@ import { join } from "node:path";
 import type { LauncherMessage, WorkerMessage } from "../protocol/channel.ts";
 import { LAUNCHER_KEY_ACTIONS } from "../protocol/keybindings.ts";
 import { asBracketedPaste, copyToClipboard, readClipboardText } from "./clipboard.ts";
+import { type OpenedFile, openLocalFile, resolveLocalPath } from "./local-file.ts";
 import { planPrefsSave } from "./prefs-save.ts";
 import type { ConsentScreen } from "./trusted-ui.ts";
 
@@ -39,6 +40,16 @@ export interface ActionsHost<W> {
 	readonly p2Dir: string;
 	/** The file was written: read the preferences again now. */
 	preferencesChanged(): void;
+	/** The session the worker last said it shows (uploads go there, never to one the worker names). */
+	session(worker: W): string | undefined;
+	/** The launcher's own directory: relative paths are the person's, from where they started p2. */
+	readonly cwd: string;
+	/** Uploads to the fixed `/upload` route with the launcher's credentials. */
+	upload(
+		session: string,
+		name: string,
+		bytes: Uint8Array,
+	): Promise<{ id: string; name: string; size: number; mimeType: string }>;
 	/** Ends the owner sign-in with the server (remote servers only; undefined for this device's). */
 	signOut?(all: boolean): Promise<void>;
 	/** Whether the person just ended a selection with the mouse (once per gesture). */
@@ -279,7 +290,44 @@ export function createLauncherActions<W>(host: ActionsHost<W>) {
 				if (confirmed === "no") return reply(false, "declined");
 				return openInBrowser(url, host.platform) ? reply(true) : reply(false, "no browser opener on this computer");
 			}
-			const { text, label } = message.payload;
+			if (message.action === "attach") {
+				const session = host.session(worker);
+				if (!session) return reply(false, "no session is open to send it to");
+				const path = resolveLocalPath(message.payload.path, host.cwd);
+				let file: OpenedFile;
+				try {
+					file = openLocalFile(path);
+				} catch (error) {
+					return reply(false, `${path} ${(error as Error).message}`.slice(0, 300));
+				}
+				try {
+					const confirmed = await host.consent.confirm({
+						origin: host.origin(),
+						action: "Send a file from this computer to the server (the UI asked)",
+						facts: [
+							`File: ${file.path}`,
+							`Size: ${file.size.toLocaleString("en-US")} bytes`,
+							`Session: ${session}`,
+							"The server keeps the file and the model may read it.",
+						],
+						preview: [],
+					});
+					host.redraw();
+					if (confirmed === "withdrawn" || !host.current(worker) || host.session(worker) !== session) {
+						return reply(false, "cancelled");
+					}
+					if (confirmed === "no") return reply(false, "declined");
+					const attached = await host.upload(session, file.name, file.read());
+					if (!host.current(worker)) return reply(false, "cancelled");
+					return host.post(worker, { kind: "response", id: message.id, ok: true, attached });
+				} catch (error) {
+					host.problem(`attach: ${(error as Error).message}`);
+					return reply(false, (error as Error).message.slice(0, 300));
+				} finally {
+					file.close();
+				}
+			}
+			const { text, label } = message.payload as { text: string; label?: string };
 			if (!text) return reply(false, "nothing to copy");
 			const confirmed = await host.consent.confirm({
 				origin: host.origin(),

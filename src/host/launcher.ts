@@ -3,7 +3,9 @@
 import { isKeyRelease } from "@earendil-works/pi-tui/dist/keys.js";
 import { ProcessTerminal, type Terminal } from "@earendil-works/pi-tui/dist/terminal.js";
 import { parseOscColorResponse } from "@earendil-works/pi-tui/dist/terminal-colors.js";
+import { type } from "arktype";
 import type { Capabilities, ConnectionState, StartData, TerminalColors, WorkerMessage } from "../protocol/channel.ts";
+import { lazy } from "../protocol/lazy.ts";
 import type { LaunchArgs } from "./args.ts";
 import { ServerConnection } from "./connection.ts";
 import { createLauncherActions, KEY_ACTIONS, type KeyAction, splitCommand } from "./launcher-actions.ts";
@@ -57,6 +59,10 @@ const COLOR_QUERY_MS = 100;
 const BUNDLE_CHECK_MS = 60_000;
 /** How long the launcher waits for the UI's answer to a question of its own (the text to copy or edit). */
 const QUESTION_MS = 2000;
+/** Built on the first upload: the launcher's start builds no schema it does not need yet. */
+const UploadAnswer = lazy(() =>
+	type({ id: "/^[0-9a-f-]{36}$/", name: "string <= 255", size: "number", mimeType: "string <= 100", "+": "delete" }),
+);
 
 export function defaultMouse(env: Record<string, string | undefined>): MousePolicy {
 	return MULTIPLEXERS.some((name) => env[name] !== undefined) ? "on" : "all";
@@ -298,6 +304,24 @@ export async function runLauncher(options: LauncherOptions): Promise<LauncherRes
 		preferencesChanged: () => watcher.check(),
 		editorCommand: () => splitCommand(editorCommand(prefPaths, options.env, process.platform)),
 		selectionGesture: () => gesture.take(),
+		session: (worker) => worker.session,
+		cwd: process.cwd(),
+		upload: async (session, name, bytes) => {
+			const query = new URLSearchParams({ session, name: name.slice(0, 255) });
+			const res = await trustedFetch({
+				origin: options.target.origin(),
+				path: `/upload?${query}`,
+				method: "POST",
+				headers: { ...options.target.credentials(), "content-type": "application/octet-stream" },
+				body: bytes,
+				timeoutMs: 60_000,
+				maxBytes: 8 * 1024,
+			});
+			if (res.status !== 200) throw new Error(`the server refused the file: ${plainLine(res.body)}`);
+			const answer = UploadAnswer(JSON.parse(res.body));
+			if (answer instanceof type.errors) throw new Error("the server's answer to the upload is not valid");
+			return answer;
+		},
 		...(options.target.kind === "owner"
 			? {
 					signOut: async (all: boolean) => {

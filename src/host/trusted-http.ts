@@ -7,7 +7,7 @@ export interface TrustedRequest {
 	readonly path: string;
 	readonly method?: "GET" | "HEAD" | "POST";
 	readonly headers?: Record<string, string>;
-	readonly body?: string;
+	readonly body?: string | Uint8Array;
 	readonly timeoutMs?: number;
 	readonly maxBytes?: number;
 }
@@ -31,7 +31,7 @@ export async function trustedFetch(req: TrustedRequest): Promise<TrustedResponse
 		response = await fetch(url, {
 			method: req.method ?? "GET",
 			headers: { origin: req.origin, ...req.headers },
-			body: req.body,
+			body: req.body as BodyInit | undefined,
 			redirect: "error",
 			signal: AbortSignal.timeout(req.timeoutMs ?? 10_000),
 		});

@@ -117,7 +117,14 @@ export const LauncherMessage = lazy(() =>
 			"detail?": "string <= 300",
 		},
 		/** The answer to a request: done, or refused with a reason the launcher chose to share. */
-		{ kind: "'response'", id: "string <= 64", ok: "boolean", "error?": "string <= 300" },
+		{
+			kind: "'response'",
+			id: "string <= 64",
+			ok: "boolean",
+			"error?": "string <= 300",
+			/** An attached file, as the server took it (never its local path). */
+			"attached?": { id: "string <= 64", name: "string <= 255", size: "number", mimeType: "string <= 100" },
+		},
 		{ kind: "'ping'", n: "number.integer" },
 	),
 );
@@ -157,6 +164,8 @@ export const WorkerMessage = lazy(() =>
 			payload: { text: `string <= ${MAX_COPY_CHARS}`, "label?": "string <= 200" },
 		},
 		{ kind: "'request'", id: "string <= 64", action: "'openUrl'", payload: { url: "string <= 2048" } },
+		/** A local file for the next message: the launcher names it, asks, and uploads it to the open session. */
+		{ kind: "'request'", id: "string <= 64", action: "'attach'", payload: { path: "string <= 4096" } },
 		/** Ends this device's owner sign-in on a remote server (or every owner's): the launcher asks first. */
 		{ kind: "'request'", id: "string <= 64", action: "'signOut'", payload: { all: "boolean" } },
 		/** pi-tui's copy on select: granted only by the mouse gesture the launcher itself saw. */

@@ -93,4 +93,26 @@ describe("the launcher's actions end to end", () => {
 			await run.exited;
 		}
 	}, 30_000);
+
+	test("/attach: the launcher asks, the file shows as a chip and goes with the next message", async () => {
+		writeFileSync(join(h.home, "spec.txt"), "the attached spec says hello");
+		const run = runInPty([process.execPath, MAIN], { env: h.env, cwd: h.home, cols: 120, rows: 40 });
+		try {
+			await run.waitFor((s) => s.includes("fake-model"), "the chat");
+			run.type("/attach spec.txt\r");
+			await run.waitFor((s) => s.includes("Send a file from this computer to the server"), "the launcher's question");
+			expect(run.screen().join("\n")).toContain(`File: ${join(h.home, "spec.txt")}`);
+			await Bun.sleep(CONFIRM_AFTER_MS + 50);
+			run.type("y");
+			await run.waitFor((s) => s.includes("[spec.txt 28 B]"), "the chip");
+			h.fake.enqueue({ text: "Got the spec." });
+			run.type("read this\r");
+			await run.waitFor((s) => s.includes("Got the spec."), "the answer");
+			expect(JSON.stringify(h.fake.requests.at(-1))).toContain("the attached spec says hello");
+			expect(run.screen().join("\n")).not.toContain("[spec.txt 28 B]");
+		} finally {
+			run.kill();
+			await run.exited;
+		}
+	}, 30_000);
 });

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseLaunchArgs } from "../../src/host/args.ts";
@@ -404,6 +404,59 @@ describe("launcher", () => {
 			await result;
 		} finally {
 			remote.stop(true);
+		}
+	}, 20000);
+
+	test("attach: the launcher opens the file itself (no symlinks, FIFOs or directories), asks, and uploads to the session on screen", async () => {
+		const dir = mkdtempSync(join(tmpdir(), "p2-attach-"));
+		writeFileSync(join(dir, "notes.txt"), "attached words");
+		symlinkSync(join(dir, "notes.txt"), join(dir, "link.txt"));
+		Bun.spawnSync(["mkfifo", join(dir, "pipe")]);
+		const session = server.server.ctx.catalog.create({ cwd: dir, title: "attach target" }).id;
+		const bundle = `globalThis.p2Guest = { start(host) {
+			const out = (data) => host.post({ kind: "output", data });
+			const ask = (id, path) => host.post({ kind: "request", id, action: "attach", payload: { path } });
+			host.onMessage((m) => {
+				if (m.kind === "response") out("ANSWER:" + m.id + ":" + m.ok + ":" + (m.error ?? "") + ":" + JSON.stringify(m.attached ?? null) + ";");
+				if (m.kind === "input" && m.data === "0") ask("none", ${JSON.stringify(join(dir, "notes.txt"))});
+				if (m.kind === "input" && m.data === "1") {
+					host.post({ kind: "navigation", session: ${JSON.stringify(session)} });
+					ask("link", ${JSON.stringify(join(dir, "link.txt"))});
+					ask("pipe", ${JSON.stringify(join(dir, "pipe"))});
+					ask("dir", ${JSON.stringify(dir)});
+				}
+				if (m.kind === "input" && m.data === "2") ask("ok", ${JSON.stringify(join(dir, "notes.txt"))});
+				if (m.kind === "input" && m.data === "q") host.post({ kind: "exit", code: 0 });
+			});
+			host.post({ kind: "ready" });
+		} };`;
+		const terminal = new FakeTerminal();
+		const result = launch(bundle, terminal);
+		try {
+			await Bun.sleep(300);
+			terminal.onInput?.("0");
+			await terminal.until("ANSWER:none:false:no session is open to send it to:null;");
+			terminal.onInput?.("1");
+			await terminal.until("ANSWER:link:false:");
+			await terminal.until("ANSWER:dir:false:");
+			expect(terminal.output).toContain("link.txt is a symbolic link; name the file it points to");
+			expect(terminal.output).toContain("pipe is not a regular file");
+			expect(terminal.output).toContain(`${dir} is a directory`);
+			expect(terminal.output).not.toContain("not the server's screen");
+			terminal.onInput?.("2");
+			await terminal.until("Send a file from this computer to the server");
+			expect(terminal.output).toContain(`Session: ${session}`);
+			expect(terminal.output).toContain("Size: 14 bytes");
+			await Bun.sleep(CONFIRM_AFTER_MS + 50);
+			terminal.onInput?.("y");
+			await terminal.until("ANSWER:ok:true::");
+			const attached = JSON.parse(/ANSWER:ok:true::(\{[^;]*\});/.exec(terminal.output)![1]!);
+			expect(attached).toMatchObject({ name: "notes.txt", size: 14, mimeType: "text/plain" });
+			expect(terminal.output).not.toContain(`"path"`);
+			terminal.onInput?.("q");
+			expect((await result).code).toBe(0);
+		} finally {
+			rmSync(dir, { recursive: true, force: true });
 		}
 	}, 20000);
 });
