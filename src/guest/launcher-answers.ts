@@ -30,6 +30,8 @@ export interface LauncherAnswersContext {
 	chat(): ChatState | undefined;
 	editorText(): string | null;
 	setEditorText(text: string): void;
+	/** A file the launcher uploaded for the next message (a pasted image). */
+	attach(file: { id: string; name: string; size: number }): void;
 	notice(text: string, tone?: StatusLineData["tone"]): void;
 	request(action: "copy", payload: { text: string; label?: string }): Promise<{ ok: boolean; error?: string }>;
 }
@@ -53,6 +55,9 @@ export class LauncherAnswers {
 			}
 			case "editorResult":
 				ctx.setEditorText(message.text);
+				return true;
+			case "attached":
+				ctx.attach(message.file);
 				return true;
 			case "actionDone":
 				if (message.detail) ctx.notice(message.detail, message.ok ? "status" : "warning");

@@ -102,6 +102,7 @@ export class GuestRuntime {
 				this.#screen.editor.setText(text);
 				this.#tui.requestRender();
 			},
+			attach: (file) => this.#screen.attach(file),
 			notice: (text, tone) => this.#screen.notice(text, tone),
 			request: (action, payload) => this.#request(action, payload),
 		});

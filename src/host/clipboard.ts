@@ -113,3 +113,57 @@ export function asBracketedPaste(text: string): string {
 	const clean = text.replace(/\r\n?/g, "\n").replace(/[\x00-\x08\x0b-\x1f\x7f-\x9f]/g, "");
 	return `\x1b[200~${clean}\x1b[201~`;
 }
+
+async function readBytes(argv: string[], env: Env): Promise<Uint8Array | undefined> {
+	try {
+		const proc = Bun.spawn(argv, {
+			stdin: "ignore",
+			stdout: "pipe",
+			stderr: "ignore",
+			env: env as Record<string, string>,
+		});
+		const timer = setTimeout(() => proc.kill(), 5000);
+		const bytes = new Uint8Array(await new Response(proc.stdout).arrayBuffer());
+		clearTimeout(timer);
+		return (await proc.exited) === 0 ? bytes : undefined;
+	} catch {
+		return undefined;
+	}
+}
+
+const IMAGE_TYPES = ["image/png", "image/jpeg", "image/webp", "image/gif"];
+
+/**
+ * An image on the clipboard (Wayland or X11), as pi pastes one; undefined when there is none or no tool can
+ * say. The size is bounded like an upload.
+ */
+export async function readClipboardImage(options: {
+	readonly env: Env;
+	readonly platform: string;
+	readonly maxBytes: number;
+	read?(argv: string[]): Promise<Uint8Array | undefined>;
+}): Promise<{ bytes: Uint8Array; mimeType: string } | undefined> {
+	if (options.platform !== "linux") return undefined;
+	const reader = options.read ?? ((argv: string[]) => readBytes(argv, options.env));
+	const tools: { list: string[]; get: (type: string) => string[] }[] = [];
+	if (options.env.WAYLAND_DISPLAY)
+		tools.push({ list: ["wl-paste", "--list-types"], get: (t) => ["wl-paste", "--type", t] });
+	if (options.env.DISPLAY) {
+		tools.push({
+			list: ["xclip", "-selection", "clipboard", "-t", "TARGETS", "-o"],
+			get: (t) => ["xclip", "-selection", "clipboard", "-t", t, "-o"],
+		});
+	}
+	for (const tool of tools) {
+		const listed = await reader(tool.list);
+		if (!listed) continue;
+		const types = new TextDecoder().decode(listed).split(/\s+/);
+		const type = IMAGE_TYPES.find((t) => types.includes(t));
+		if (!type) return undefined;
+		const bytes = await reader(tool.get(type));
+		if (!bytes?.length) return undefined;
+		if (bytes.length > options.maxBytes) throw new Error("the clipboard's image is larger than 25 MiB");
+		return { bytes, mimeType: type };
+	}
+	return undefined;
+}

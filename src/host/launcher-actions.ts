@@ -9,8 +9,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { LauncherMessage, WorkerMessage } from "../protocol/channel.ts";
 import { LAUNCHER_KEY_ACTIONS } from "../protocol/keybindings.ts";
-import { asBracketedPaste, copyToClipboard, readClipboardText } from "./clipboard.ts";
-import { type OpenedFile, openLocalFile, resolveLocalPath } from "./local-file.ts";
+import { asBracketedPaste, copyToClipboard, readClipboardImage, readClipboardText } from "./clipboard.ts";
+import { MAX_ATTACH_BYTES, type OpenedFile, openLocalFile, resolveLocalPath } from "./local-file.ts";
 import { planPrefsSave } from "./prefs-save.ts";
 import type { ConsentScreen } from "./trusted-ui.ts";
 
@@ -128,6 +128,45 @@ export function createLauncherActions<W>(host: ActionsHost<W>) {
 
 	const copy = (text: string) => copyToClipboard(text, { env: host.env, platform: host.platform, write: host.write });
 
+	/** A pasted image goes to the open session as a file, once the person said yes. */
+	const pasteImage = async (worker: W, image: { bytes: Uint8Array; mimeType: string }) => {
+		const session = host.session(worker);
+		if (!session) {
+			host.post(worker, {
+				kind: "actionDone",
+				action: "paste.key",
+				ok: false,
+				detail: "No session is open to send the image to",
+			});
+			return;
+		}
+		const name = `clipboard-${new Date().toISOString().replace(/[:.]/g, "-")}.${image.mimeType.split("/")[1]}`;
+		const confirmed = await host.consent.confirm({
+			origin: host.origin(),
+			action: "Send the image on your clipboard to the server",
+			facts: [
+				`Type: ${image.mimeType}`,
+				`Size: ${image.bytes.length.toLocaleString("en-US")} bytes`,
+				`Name: ${name}`,
+				`Session: ${session}`,
+			],
+			preview: [],
+		});
+		host.redraw();
+		if (confirmed !== "yes" || !host.current(worker) || host.session(worker) !== session) return;
+		try {
+			const file = await host.upload(session, name, image.bytes);
+			if (host.current(worker)) host.post(worker, { kind: "attached", file });
+		} catch (error) {
+			host.post(worker, {
+				kind: "actionDone",
+				action: "paste.key",
+				ok: false,
+				detail: (error as Error).message.slice(0, 300),
+			});
+		}
+	};
+
 	/** A key the launcher took from raw input. */
 	const onKey = (worker: W, action: KeyAction) =>
 		once(async () => {
@@ -190,7 +229,18 @@ export function createLauncherActions<W>(host: ActionsHost<W>) {
 				return;
 			}
 			if (action === "app.clipboard.pasteImage") {
-				// Text only for now: files and images need an upload (attachments), which this launcher does not do yet.
+				// pi's order: an image first (sent as a file, after a question), else the clipboard's text.
+				try {
+					const image = await readClipboardImage({
+						env: host.env,
+						platform: host.platform,
+						maxBytes: MAX_ATTACH_BYTES,
+					});
+					if (image) return await pasteImage(worker, image);
+				} catch (error) {
+					host.post(worker, { kind: "actionDone", action: "paste.key", ok: false, detail: (error as Error).message });
+					return;
+				}
 				try {
 					const text = await readClipboardText({ env: host.env, platform: host.platform });
 					if (text && host.current(worker)) host.post(worker, { kind: "input", data: asBracketedPaste(text) });

@@ -43,5 +43,6 @@ export const LAUNCHER_MESSAGE_KINDS: readonly string[] = [
 	"ask",
 	"editorResult",
 	"actionDone",
+	"attached",
 	"ping",
 ];

@@ -109,6 +109,11 @@ export const LauncherMessage = lazy(() =>
 		{ kind: "'ask'", id: "string <= 64", question: "'copyText' | 'editorText'" },
 		/** The external editor's result, for the editor (dropped by the launcher after a swap or navigation). */
 		{ kind: "'editorResult'", text: "string" },
+		/** A file the launcher uploaded on one of its own keys (a pasted image), for the composer. */
+		{
+			kind: "'attached'",
+			file: { id: "string <= 64", name: "string <= 255", size: "number", mimeType: "string <= 100" },
+		},
 		/** How one of the launcher's keys went, for the UI's status line. */
 		{
 			kind: "'actionDone'",

@@ -95,3 +95,26 @@ describe("pasting from the clipboard", () => {
 		await expect(readClipboardText({ env: {}, platform: "linux" })).rejects.toThrow("no clipboard is available here");
 	});
 });
+
+describe("an image on the clipboard", () => {
+	test("found by its type on Wayland or X11, read as bytes, bounded", async () => {
+		const { readClipboardImage } = await import("../../src/host/clipboard.ts");
+		const png = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 1, 2, 3]);
+		const calls: string[] = [];
+		const read = async (argv: string[]) => {
+			calls.push(argv.join(" "));
+			if (argv.includes("TARGETS")) return new TextEncoder().encode("TARGETS\nimage/png\ntext/plain\n");
+			return png;
+		};
+		const found = await readClipboardImage({ env: { DISPLAY: ":0" }, platform: "linux", maxBytes: 100, read });
+		expect(found).toEqual({ bytes: png, mimeType: "image/png" });
+		expect(calls).toEqual(["xclip -selection clipboard -t TARGETS -o", "xclip -selection clipboard -t image/png -o"]);
+		const textOnly = async () => new TextEncoder().encode("text/plain\nUTF8_STRING");
+		expect(
+			await readClipboardImage({ env: { WAYLAND_DISPLAY: "w" }, platform: "linux", maxBytes: 100, read: textOnly }),
+		).toBeUndefined();
+		await expect(readClipboardImage({ env: { DISPLAY: ":0" }, platform: "linux", maxBytes: 3, read })).rejects.toThrow(
+			"larger than 25 MiB",
+		);
+	});
+});

@@ -361,6 +361,7 @@ describe("launcher", () => {
 				if (m.kind === "input" && m.data === "1") host.post({ kind: "request", id: "a", action: "signOut", payload: { all: false } });
 				if (m.kind === "input" && m.data === "q") host.post({ kind: "exit", code: 0 });
 			});
+			out("START:" + JSON.stringify(host.start) + ";");
 			host.post({ kind: "ready" });
 		} };`;
 		const device = new FakeTerminal();
@@ -400,6 +401,9 @@ describe("launcher", () => {
 			terminal.onInput?.("y");
 			await terminal.until("ANSWER:a:true:;");
 			expect(posted).toEqual([{ path: "/owner/logout", cookie: "p2_owner=abc", origin }]);
+			// The cookie signs the launcher's own requests; the worker never sees it.
+			expect(terminal.output).toContain("START:");
+			expect(terminal.output).not.toContain("p2_owner=abc");
 			terminal.onInput?.("q");
 			await result;
 		} finally {
