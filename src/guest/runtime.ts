@@ -193,9 +193,9 @@ export class GuestRuntime {
 			id: "p2.chat.attach",
 			title: "Attach a file from this computer to the next message",
 			category: "Other",
-			slash: { name: "attach", argumentHint: "<path>" },
+			slash: { name: "attach", argumentHint: "[path]" },
+			// Without a path the launcher shows its own file picker; either way it asks before anything is sent.
 			run: async (path) => {
-				if (!path) throw new Error("Usage: /attach <path> (the launcher asks before anything is sent)");
 				const answer = await this.#request("attach", { path });
 				if (answer.ok && answer.attached) screen.attach(answer.attached);
 				else if (answer.error !== "declined") screen.notice(`Not attached: ${answer.error ?? "refused"}`, "warning");

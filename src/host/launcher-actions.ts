@@ -44,6 +44,8 @@ export interface ActionsHost<W> {
 	session(worker: W): string | undefined;
 	/** The launcher's own directory: relative paths are the person's, from where they started p2. */
 	readonly cwd: string;
+	/** The launcher's file picker; undefined when the person cancelled. */
+	pickFile(start: string): Promise<string | undefined>;
 	/** Uploads to the fixed `/upload` route with the launcher's credentials. */
 	upload(
 		session: string,
@@ -343,7 +345,12 @@ export function createLauncherActions<W>(host: ActionsHost<W>) {
 			if (message.action === "attach") {
 				const session = host.session(worker);
 				if (!session) return reply(false, "no session is open to send it to");
-				const path = resolveLocalPath(message.payload.path, host.cwd);
+				// No path: the launcher's own picker, which the worker never sees.
+				const picked = message.payload.path.trim() ? message.payload.path : await host.pickFile(host.cwd);
+				if (!message.payload.path.trim()) host.redraw();
+				if (!picked) return reply(false, "declined");
+				if (!host.current(worker)) return reply(false, "cancelled");
+				const path = resolveLocalPath(picked, host.cwd);
 				let file: OpenedFile;
 				try {
 					file = openLocalFile(path);

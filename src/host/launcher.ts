@@ -8,6 +8,7 @@ import type { Capabilities, ConnectionState, StartData, TerminalColors, WorkerMe
 import { lazy } from "../protocol/lazy.ts";
 import type { LaunchArgs } from "./args.ts";
 import { ServerConnection } from "./connection.ts";
+import { FilePicker } from "./file-picker.ts";
 import { createLauncherActions, KEY_ACTIONS, type KeyAction, splitCommand } from "./launcher-actions.ts";
 import { LauncherStatus } from "./launcher-status.ts";
 import { editorCommand, preferencePaths, readPreferences, watchPreferences } from "./local-preferences.ts";
@@ -197,7 +198,7 @@ export async function runLauncher(options: LauncherOptions): Promise<LauncherRes
 			case "output": {
 				const safe = worker.filter.write(message.data);
 				// Nothing of the worker's reaches the screen while the launcher's own is up; it redraws after.
-				if (consent.active || lending) return;
+				if (consent.active || picker.active || lending) return;
 				if (worker.held) worker.held.push(safe);
 				else if (current) show(safe);
 				return;
@@ -253,6 +254,10 @@ export async function runLauncher(options: LauncherOptions): Promise<LauncherRes
 		(data) => show(data),
 		() => ({ columns: terminal.columns, rows: terminal.rows }),
 	);
+	const picker = new FilePicker(
+		(data) => show(data),
+		() => ({ columns: terminal.columns, rows: terminal.rows }),
+	);
 
 	/** The worker whose question is on screen: it going away (swap, crash) withdraws the question. */
 	let consentFor: Active | undefined;
@@ -305,6 +310,7 @@ export async function runLauncher(options: LauncherOptions): Promise<LauncherRes
 		editorCommand: () => splitCommand(editorCommand(prefPaths, options.env, process.platform)),
 		selectionGesture: () => gesture.take(),
 		session: (worker) => worker.session,
+		pickFile: (start) => picker.pick(start),
 		cwd: process.cwd(),
 		upload: async (session, name, bytes) => {
 			const query = new URLSearchParams({ session, name: name.slice(0, 255) });
@@ -350,7 +356,10 @@ export async function runLauncher(options: LauncherOptions): Promise<LauncherRes
 	};
 
 	const onWorkerEnd = (worker: Active, why: WorkerEnd, detail: string) => {
-		if (worker === consentFor) consent.cancel();
+		if (worker === consentFor) {
+			consent.cancel();
+			picker.cancel();
+		}
 		if (finished || why === "exited" || why === "terminated") return;
 		problem(`the UI worker ended (${why}: ${detail})`);
 		if (worker === incoming) {
@@ -372,7 +381,10 @@ export async function runLauncher(options: LauncherOptions): Promise<LauncherRes
 	/** Makes a started worker the one on screen, then retires the old one. */
 	const activate = (worker: Active) => {
 		const old = active;
-		if (old && old === consentFor) consent.cancel();
+		if (old && old === consentFor) {
+			consent.cancel();
+			picker.cancel();
+		}
 		suspendPrivileged = false;
 		incoming = undefined;
 		active = worker;
@@ -435,6 +447,7 @@ export async function runLauncher(options: LauncherOptions): Promise<LauncherRes
 		clearInterval(bundleTimer);
 		watcher.stop();
 		consent.cancel();
+		picker.cancel();
 		incoming?.sandbox.terminate();
 		active?.sandbox.terminate();
 		connection.close();
@@ -451,6 +464,7 @@ export async function runLauncher(options: LauncherOptions): Promise<LauncherRes
 		if (colorReplies && takeColorReply(data)) return;
 		if (lending) return;
 		if (consent.active) return consent.input(data);
+		if (picker.active) return picker.input(data);
 		if (mouse !== "off") gesture.observe(data);
 		// The launcher's own keys, from the person's own files, never reach the worker (seed 3.1, "K").
 		const action = active && !suspendPrivileged ? privileged.match(data) : undefined;
@@ -470,6 +484,7 @@ export async function runLauncher(options: LauncherOptions): Promise<LauncherRes
 
 	function onResize() {
 		consent.draw();
+		picker.draw();
 		active?.sandbox.post({ kind: "resize", columns: terminal.columns, rows: terminal.rows });
 		incoming?.sandbox.post({ kind: "resize", columns: terminal.columns, rows: terminal.rows });
 	}

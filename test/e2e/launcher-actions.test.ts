@@ -110,6 +110,17 @@ describe("the launcher's actions end to end", () => {
 			await run.waitFor((s) => s.includes("Got the spec."), "the answer");
 			expect(JSON.stringify(h.fake.requests.at(-1))).toContain("the attached spec says hello");
 			expect(run.screen().join("\n")).not.toContain("[spec.txt 28 B]");
+
+			// Without a path: the launcher's own picker, then the same question.
+			run.type("/attach\r");
+			await run.waitFor((s) => s.includes("Choose a file to send"), "the launcher's picker");
+			for (const c of "spec") run.type(c);
+			await run.waitFor((s) => s.includes("› spec.txt"), "the file found by typing");
+			run.type("\r");
+			await run.waitFor((s) => s.includes("Send a file from this computer to the server"), "the question");
+			await Bun.sleep(CONFIRM_AFTER_MS + 50);
+			run.type("y");
+			await run.waitFor((s) => s.includes("[spec.txt 28 B]"), "the chip again");
 		} finally {
 			run.kill();
 			await run.exited;
