@@ -6,7 +6,7 @@
  */
 import {
 	type Component,
-	fuzzyFilter,
+	fuzzyMatch,
 	getKeybindings,
 	Input,
 	truncateToWidth,
@@ -44,6 +44,33 @@ export interface SessionSelectorOptions {
 
 type Mode = { kind: "list" } | { kind: "rename"; row: SessionRow; input: Input } | { kind: "archive"; row: SessionRow };
 type Item = { kind: "session"; row: SessionRow } | { kind: "hit"; hit: SearchHit; row: SessionRow | undefined };
+
+/**
+ * Every word of the query must match: fuzzily in the title, or as a plain part of `env:cwd`, or as the
+ * start of the id (a fuzzy match over a path or an id matches almost anything). Best title matches first.
+ */
+export function filterRows(rows: readonly SessionRow[], query: string): SessionRow[] {
+	const words = query.toLowerCase().split(/\s+/).filter(Boolean);
+	const scored: { row: SessionRow; score: number }[] = [];
+	for (const row of rows) {
+		let score = 0;
+		const where = `${row.env}:${row.cwd}`.toLowerCase();
+		const ok = words.every((word) => {
+			const title = fuzzyMatch(word, row.title.toLowerCase());
+			if (title.matches) {
+				score += title.score;
+				return true;
+			}
+			if (where.includes(word) || row.id.startsWith(word)) {
+				score += 100;
+				return true;
+			}
+			return false;
+		});
+		if (ok) scored.push({ row, score });
+	}
+	return scored.sort((a, b) => a.score - b.score).map((s) => s.row);
+}
 
 /** pi's ages: now, Nm, Nh, Nd, Nw, Nmo, Ny. */
 export function age(ms: number): string {
@@ -93,7 +120,7 @@ export class SessionSelector implements Component {
 			.filter((r) => !this.#pinnedOnly || r.pinned);
 		const query = this.#search.getValue().trim();
 		if (query) {
-			rows = fuzzyFilter(rows, query, (r) => `${r.title} ${r.env}:${r.cwd} ${r.id}`);
+			rows = filterRows(rows, query);
 			if (this.#sort === "recent") rows.sort((a, b) => b.updatedAt - a.updatedAt);
 		} else rows = [...rows].sort((a, b) => Number(b.pinned) - Number(a.pinned) || b.updatedAt - a.updatedAt);
 		return rows;

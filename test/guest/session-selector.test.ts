@@ -180,3 +180,18 @@ describe("the session selector", () => {
 		expect(text).toContain("- Cache hit rate of the latest answer: 90.0%");
 	});
 });
+
+describe("the session filter", () => {
+	test("words match the title fuzzily, or a plain part of env:cwd, or the id's start; never scattered over a path", async () => {
+		const { filterRows } = await import("../../src/guest/session-selector.ts");
+		const rows = [
+			row("a1", "alpha work", "/tmp/p2-x/first-proj"),
+			row("b2", "beta work", "/tmp/p2-sessions-e2e-Ahlxpa/second-proj"),
+		];
+		expect(filterRows(rows, "alpha").map((r) => r.title)).toEqual(["alpha work"]);
+		expect(filterRows(rows, "second").map((r) => r.title)).toEqual(["beta work"]);
+		expect(filterRows(rows, "work").length).toBe(2);
+		expect(filterRows(rows, "b2").map((r) => r.title)).toEqual(["beta work"]);
+		expect(filterRows(rows, "alpha second")).toEqual([]);
+	});
+});
