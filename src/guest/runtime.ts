@@ -14,6 +14,7 @@ import { isPrivilegedId } from "../protocol/keybindings.ts";
 import { ObjectClient, type ObjectRef } from "../protocol/object-client.ts";
 import type { Preferences, PrefsPatch } from "../protocol/preferences.ts";
 import type { Role } from "../protocol/roles.ts";
+import { FilterSelector } from "../ui/selector.ts";
 import type { TerminalFacts } from "../ui/theme/builtin.ts";
 import { ThemeRef } from "../ui/theme/theme-ref.ts";
 import { BridgeTerminal } from "./bridge-terminal.ts";
@@ -209,6 +210,44 @@ export class GuestRuntime {
 			when: "chat && editorFocused && editorEmpty && attachments",
 			palette: false,
 			run: () => void screen.detach(),
+		});
+		this.#commands.register({
+			id: "p2.chat.download",
+			title: "Save a file sent to this session on this computer",
+			category: "Other",
+			slash: { name: "download" },
+			run: async () => {
+				const chat = this.#chat;
+				const session = this.#sessionId;
+				if (!chat || !session) return screen.notice("No session is open yet.");
+				const { files } = await chat.call("files", null);
+				if (!files.length) return screen.notice("No files were sent to this session.");
+				screen.showSelector(
+					"download",
+					new FilterSelector(this.#theme, {
+						title: "Save which file?",
+						items: files.map((f) => ({
+							value: f.id,
+							label: f.name,
+							description: `${f.size.toLocaleString("en-US")} bytes`,
+						})),
+						hint: "↑↓ navigate  enter save (the launcher asks first)  escape cancel",
+						onCancel: () => screen.closeSelector(),
+						onSelect: (item) => {
+							screen.closeSelector();
+							const file = files.find((f) => f.id === item.value);
+							if (!file) return;
+							void this.#request("download", { session, id: file.id, name: file.name, size: file.size }).then(
+								(answer) => {
+									if (answer.ok) screen.notice(`Saved ${file.name} in your download folder`, "success");
+									else if (answer.error !== "declined")
+										screen.notice(`Not saved: ${answer.error ?? "refused"}`, "warning");
+								},
+							);
+						},
+					}),
+				);
+			},
 		});
 		this.#commands.register({
 			id: "p2.chat.detachAll",
@@ -579,6 +618,7 @@ export class GuestRuntime {
 			else if (action === "openUrl") this.#host.post({ kind: "request", id, action, payload });
 			else if (action === "signOut") this.#host.post({ kind: "request", id, action, payload });
 			else if (action === "attach") this.#host.post({ kind: "request", id, action, payload });
+			else if (action === "download") this.#host.post({ kind: "request", id, action, payload });
 			else this.#host.post({ kind: "request", id, action, payload: payload as { text: string } });
 		});
 	}
@@ -701,7 +741,8 @@ export type LauncherRequest =
 	| ["openUrl", { url: string }]
 	| ["copy.selection", { text: string }]
 	| ["signOut", { all: boolean }]
-	| ["attach", { path: string }];
+	| ["attach", { path: string }]
+	| ["download", { session: string; id: string; name: string; size: number }];
 
 function hostOf(origin: string): string {
 	return origin.replace(/^[a-z]+:\/\//, "");

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import type { LauncherMessage, WorkerMessage } from "../protocol/channel.ts";
 import { LAUNCHER_KEY_ACTIONS } from "../protocol/keybindings.ts";
 import { asBracketedPaste, copyToClipboard, readClipboardImage, readClipboardText } from "./clipboard.ts";
-import { MAX_ATTACH_BYTES, type OpenedFile, openLocalFile, resolveLocalPath } from "./local-file.ts";
+import { MAX_ATTACH_BYTES, type OpenedFile, openLocalFile, resolveLocalPath, saveName, saveNew } from "./local-file.ts";
 import { planPrefsSave } from "./prefs-save.ts";
 import type { ConsentScreen } from "./trusted-ui.ts";
 
@@ -44,6 +44,10 @@ export interface ActionsHost<W> {
 	session(worker: W): string | undefined;
 	/** The launcher's own directory: relative paths are the person's, from where they started p2. */
 	readonly cwd: string;
+	/** Fetches a session's file from the fixed `/download` route with the launcher's credentials (bounded). */
+	download(session: string, id: string): Promise<Uint8Array>;
+	/** Where downloads go: the launcher-only `downloads` of prefs.json, else ~/Downloads/p2. */
+	downloadFolder(): string;
 	/** The launcher's file picker; undefined when the person cancelled. */
 	pickFile(start: string): Promise<string | undefined>;
 	/** Uploads to the fixed `/upload` route with the launcher's credentials. */
@@ -341,6 +345,36 @@ export function createLauncherActions<W>(host: ActionsHost<W>) {
 				if (confirmed === "withdrawn" || !host.current(worker)) return reply(false, "cancelled");
 				if (confirmed === "no") return reply(false, "declined");
 				return openInBrowser(url, host.platform) ? reply(true) : reply(false, "no browser opener on this computer");
+			}
+			if (message.action === "download") {
+				const { session, id, name, size } = message.payload;
+				// Only a file of the session on screen, fetched from the fixed route; the name is the server's word.
+				if (session !== host.session(worker)) return reply(false, "only files of the session on screen");
+				if (!/^[0-9a-f-]{36}$/.test(id)) return reply(false, "not a file id");
+				const file = saveName(name);
+				const folder = host.downloadFolder();
+				const confirmed = await host.consent.confirm({
+					origin: host.origin(),
+					action: "Save a file from the server on this computer (the UI asked)",
+					facts: [
+						`Name (server-reported): ${file}`,
+						`Size (server-reported): ${size.toLocaleString("en-US")} bytes`,
+						`Into: ${folder} (nothing there is replaced)`,
+						`Session: ${session}`,
+					],
+					preview: [],
+				});
+				host.redraw();
+				if (confirmed === "withdrawn" || !host.current(worker)) return reply(false, "cancelled");
+				if (confirmed === "no") return reply(false, "declined");
+				try {
+					const bytes = await host.download(session, id);
+					saveNew(folder, file, bytes);
+					return reply(true);
+				} catch (error) {
+					host.problem(`download: ${(error as Error).message}`);
+					return reply(false, (error as Error).message.slice(0, 300));
+				}
 			}
 			if (message.action === "attach") {
 				const session = host.session(worker);

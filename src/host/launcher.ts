@@ -11,7 +11,13 @@ import { ServerConnection } from "./connection.ts";
 import { FilePicker } from "./file-picker.ts";
 import { createLauncherActions, KEY_ACTIONS, type KeyAction, splitCommand } from "./launcher-actions.ts";
 import { LauncherStatus } from "./launcher-status.ts";
-import { editorCommand, preferencePaths, readPreferences, watchPreferences } from "./local-preferences.ts";
+import {
+	downloadFolder,
+	editorCommand,
+	preferencePaths,
+	readPreferences,
+	watchPreferences,
+} from "./local-preferences.ts";
 import { type MousePolicy, OutputFilter } from "./output-filter.ts";
 import { privilegedKeys } from "./privileged-keys.ts";
 import { Sandbox, type SandboxLimits, type WorkerEnd } from "./sandbox.ts";
@@ -311,6 +317,19 @@ export async function runLauncher(options: LauncherOptions): Promise<LauncherRes
 		selectionGesture: () => gesture.take(),
 		session: (worker) => worker.session,
 		pickFile: (start) => picker.pick(start),
+		downloadFolder: () => downloadFolder(prefPaths, options.env),
+		download: async (session, id) => {
+			const res = await trustedFetch({
+				origin: options.target.origin(),
+				path: `/download?${new URLSearchParams({ session, id })}`,
+				headers: options.target.credentials(),
+				timeoutMs: 60_000,
+				maxBytes: 25 * 1024 * 1024,
+				binary: true,
+			});
+			if (res.status !== 200) throw new Error(`the server refused the file: ${res.status}`);
+			return res.bytes!;
+		},
 		cwd: process.cwd(),
 		upload: async (session, name, bytes) => {
 			const query = new URLSearchParams({ session, name: name.slice(0, 255) });

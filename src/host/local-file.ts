@@ -3,9 +3,9 @@
  * following a final symlink and without blocking on a FIFO, checked on the open descriptor (a regular file,
  * within the limit), and read only through that descriptor.
  */
-import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
+import { closeSync, constants, fstatSync, mkdirSync, openSync, readSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
-import { basename, isAbsolute, resolve } from "node:path";
+import { basename, isAbsolute, join, resolve } from "node:path";
 
 export const MAX_ATTACH_BYTES = 25 * 1024 * 1024;
 
@@ -69,4 +69,33 @@ export function openLocalFile(path: string): OpenedFile {
 			closeSync(fd);
 		},
 	};
+}
+
+/** A name to save a server's file under: its last part, no controls, no leading dots, at most 200 characters. */
+export function saveName(name: string): string {
+	const base = (name.split(/[\\/]/).at(-1) ?? "")
+		.replace(/[\p{Cc}\p{Cf}<>:"|?*]/gu, "")
+		.replace(/^\.+/, "")
+		.trim();
+	return base.slice(0, 200) || "download";
+}
+
+/**
+ * Writes a new file in the folder without replacing anything: `name`, then `name (1).ext`, `name (2).ext`…
+ * (each opened with O_EXCL). Returns the path written.
+ */
+export function saveNew(folder: string, name: string, bytes: Uint8Array): string {
+	mkdirSync(folder, { recursive: true, mode: 0o700 });
+	const dot = name.lastIndexOf(".");
+	const [stem, ext] = dot > 0 ? [name.slice(0, dot), name.slice(dot)] : [name, ""];
+	for (let n = 0; n < 1000; n++) {
+		const path = join(folder, n ? `${stem} (${n})${ext}` : name);
+		try {
+			writeFileSync(path, bytes, { flag: "wx", mode: 0o600 });
+			return path;
+		} catch (error) {
+			if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+		}
+	}
+	throw new Error("too many files with that name in the download folder");
 }

@@ -234,6 +234,24 @@ export function editorCommand(
 	return env.VISUAL?.trim() || env.EDITOR?.trim() || (platform === "win32" ? "notepad" : "nano");
 }
 
+/** The download folder, launcher-only: `prefs.json` downloads (`~/` allowed), else ~/Downloads/p2. */
+export function downloadFolder(paths: PreferencePaths, env: Record<string, string | undefined>): string {
+	const home = env.HOME ?? homedir();
+	const read = readBounded(join(paths.p2Dir, "prefs.json"));
+	if ("text" in read) {
+		try {
+			const value = (JSON.parse(read.text) as { downloads?: unknown }).downloads;
+			if (typeof value === "string" && value.trim()) {
+				const dir = value.trim();
+				return dir === "~" || dir.startsWith("~/") ? home + dir.slice(1) : dir;
+			}
+		} catch {
+			// Not JSON: the default.
+		}
+	}
+	return join(home, "Downloads", "p2");
+}
+
 /** The directory itself, or the nearest parent that exists (where it will appear). */
 function nearestExisting(dir: string): string {
 	let at = dir;

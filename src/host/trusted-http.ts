@@ -10,12 +10,15 @@ export interface TrustedRequest {
 	readonly body?: string | Uint8Array;
 	readonly timeoutMs?: number;
 	readonly maxBytes?: number;
+	/** Keep the body as bytes (a file), not text. */
+	readonly binary?: boolean;
 }
 
 export interface TrustedResponse {
 	readonly status: number;
 	readonly headers: Headers;
 	readonly body: string;
+	readonly bytes?: Uint8Array;
 }
 
 export class TransportError extends Error {
@@ -59,7 +62,9 @@ export async function trustedFetch(req: TrustedRequest): Promise<TrustedResponse
 			chunks.push(value);
 		}
 	}
-	return { status: response.status, headers: response.headers, body: new TextDecoder().decode(Buffer.concat(chunks)) };
+	const all = Buffer.concat(chunks);
+	if (req.binary) return { status: response.status, headers: response.headers, body: "", bytes: all };
+	return { status: response.status, headers: response.headers, body: new TextDecoder().decode(all) };
 }
 
 /** One plain line of a server's error text, for showing: no controls, bounded. */

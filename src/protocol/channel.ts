@@ -171,6 +171,13 @@ export const WorkerMessage = lazy(() =>
 		{ kind: "'request'", id: "string <= 64", action: "'openUrl'", payload: { url: "string <= 2048" } },
 		/** A local file for the next message: the launcher names it, asks, and uploads it to the open session. */
 		{ kind: "'request'", id: "string <= 64", action: "'attach'", payload: { path: "string <= 4096" } },
+		/** A file sent to the session on screen, saved into the person's download folder after they said yes. */
+		{
+			kind: "'request'",
+			id: "string <= 64",
+			action: "'download'",
+			payload: { session: "string <= 64", id: "string <= 64", name: "string <= 255", size: "number" },
+		},
 		/** Ends this device's owner sign-in on a remote server (or every owner's): the launcher asks first. */
 		{ kind: "'request'", id: "string <= 64", action: "'signOut'", payload: { all: "boolean" } },
 		/** pi-tui's copy on select: granted only by the mouse gesture the launcher itself saw. */

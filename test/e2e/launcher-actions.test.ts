@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { chmodSync, writeFileSync } from "node:fs";
+import { chmodSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { CONFIRM_AFTER_MS } from "../../src/host/trusted-ui.ts";
 import { type FakeHome, fakeHome, MAIN } from "../support/fake-home.ts";
@@ -121,6 +121,19 @@ describe("the launcher's actions end to end", () => {
 			await Bun.sleep(CONFIRM_AFTER_MS + 50);
 			run.type("y");
 			await run.waitFor((s) => s.includes("[spec.txt 28 B]"), "the chip again");
+
+			// The file sent before comes back through /download, into the download folder, replacing nothing.
+			for (const expected of ["spec.txt", "spec (1).txt"]) {
+				run.type("/download\r");
+				await run.waitFor((s) => s.includes("Save which file?"), "the file list");
+				run.type("\r");
+				await run.waitFor((s) => s.includes("Save a file from the server on this computer"), "the question");
+				expect(run.screen().join("\n")).toContain(`Into: ${join(h.home, "Downloads", "p2")}`);
+				await Bun.sleep(CONFIRM_AFTER_MS + 50);
+				run.type("y");
+				await run.waitFor((s) => s.includes("Saved spec.txt in your download folder"), "saved");
+				expect(readFileSync(join(h.home, "Downloads", "p2", expected), "utf8")).toBe("the attached spec says hello");
+			}
 		} finally {
 			run.kill();
 			await run.exited;

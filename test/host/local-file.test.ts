@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, test } from "bun:test";
-import { mkdtempSync, rmSync, symlinkSync, truncateSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, symlinkSync, truncateSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { MAX_ATTACH_BYTES, openLocalFile, resolveLocalPath } from "../../src/host/local-file.ts";
@@ -34,5 +34,17 @@ describe("local files the person sends", () => {
 		expect(() => openLocalFile("/dev/null")).toThrow("is not a regular file");
 		expect(() => openLocalFile(join(dir, "big.bin"))).toThrow("is larger than 25 MiB");
 		expect(() => openLocalFile(join(dir, "missing"))).toThrow("does not exist");
+	});
+
+	test("a download never replaces a file: name, name (1), name (2); the server's name is cleaned", async () => {
+		const { saveName, saveNew } = await import("../../src/host/local-file.ts");
+		dir = mkdtempSync(join(tmpdir(), "p2-save-"));
+		expect(saveName("../../.bashrc")).toBe("bashrc");
+		expect(saveName("a\x1b]0;x\x07:b?.txt")).toBe("a]0;xb.txt");
+		expect(saveName("")).toBe("download");
+		writeFileSync(join(dir, "r.txt"), "mine");
+		expect(saveNew(dir, "r.txt", new TextEncoder().encode("one"))).toBe(join(dir, "r (1).txt"));
+		expect(saveNew(dir, "r.txt", new TextEncoder().encode("two"))).toBe(join(dir, "r (2).txt"));
+		expect(readFileSync(join(dir, "r.txt"), "utf8")).toBe("mine");
 	});
 });

@@ -57,6 +57,7 @@ const MATRIX: Row[] = [
 			configure: { may: OWNER, args: () => ({ thinkingLevel: "low" }) },
 			page: { may: EVERYONE, args: () => ({ beforeSeq: 1_000_000, limit: 10 }) },
 			ackReturned: { may: PARTICIPANT, args: () => ({ id: "nothing" }) },
+			files: { may: EVERYONE, args: () => null },
 		},
 	},
 	{ object: "status", input: (s) => ({ session: s, conversation: "main" }), open: EVERYONE, calls: {} },

@@ -76,4 +76,25 @@ describe("uploads and messages with files", () => {
 		);
 		c.close();
 	});
+
+	test("files of a session: listed for whoever sees it, downloaded from the fixed route, never cross-origin", async () => {
+		const sent = await (await post(`session=${session}&name=report.txt`, "the report")).json();
+		const c = await ts.connect();
+		const chat = await c.open(chatContract, { session, conversation: "main" });
+		const { files } = await chat.call("files", null);
+		expect(files[0]).toMatchObject({ id: sent.id, name: "report.txt", size: 10 });
+		c.close();
+		const get = (query: string, headers: Record<string, string> = {}) =>
+			fetch(`${ts.server.origin}/download?${query}`, {
+				headers: { [DEVICE_TOKEN_HEADER]: ts.server.deviceToken, ...headers },
+			});
+		const ok = await get(`session=${session}&id=${sent.id}`, { origin: ts.server.origin });
+		expect(ok.status).toBe(200);
+		expect(await ok.text()).toBe("the report");
+		expect(decodeURIComponent(ok.headers.get("x-p2-name")!)).toBe("report.txt");
+		expect((await get(`session=${session}&id=${sent.id}`, { origin: "https://evil.example" })).status).toBe(403);
+		expect((await get(`session=${session}&id=${sent.id}`, { "sec-fetch-site": "cross-site" })).status).toBe(403);
+		expect((await get(`session=${session}&id=0a0a0a0a-0000-4000-8000-000000000000`)).status).toBe(404);
+		expect((await fetch(`${ts.server.origin}/download?session=${session}&id=${sent.id}`)).status).toBe(401);
+	});
 });

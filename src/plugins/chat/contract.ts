@@ -164,8 +164,13 @@ export const ConfigureArgs = lazy(() =>
 export const PageArgs = lazy(() => type({ beforeSeq: "number.integer", limit: "1 <= number.integer <= 200" }));
 export const PageResult = lazy(() => type({ entries: ChatEntry.array(), more: "boolean" }));
 export const AckReturnedArgs = lazy(() => type({ id: "string" }));
+export const SessionFile = lazy(() =>
+	type({ id: "string", name: "string", size: "number", mimeType: "string", at: "number" }),
+);
+export type SessionFile = typeof SessionFile.infer;
+export const FilesResult = lazy(() => type({ files: SessionFile.array() }));
 
-const participantMethods = ["send", "stop", "dequeue", "dequeueOwn", "page", "ackReturned"] as const;
+const participantMethods = ["send", "stop", "dequeue", "dequeueOwn", "page", "ackReturned", "files"] as const;
 const ownerMethods = [...participantMethods, "configure"] as const;
 
 export const chatContract = defineContract({
@@ -180,11 +185,13 @@ export const chatContract = defineContract({
 		configure: method(ConfigureArgs, ModelState),
 		page: method(PageArgs, PageResult),
 		ackReturned: method(AckReturnedArgs, type("null")),
+		/** The files sent to this session (`/upload`), newest first, for /download. */
+		files: method(type("null | undefined"), FilesResult),
 	},
 	variants: {
 		deviceOwner: { state: ChatState, methods: ownerMethods },
 		owner: { state: ChatState, methods: ownerMethods },
 		full: { state: ChatState, methods: participantMethods },
-		view: { state: ChatState, methods: ["page"] },
+		view: { state: ChatState, methods: ["page", "files"] },
 	},
 });

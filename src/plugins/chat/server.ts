@@ -88,15 +88,39 @@ async function upload(req: Request, ctx: ServerContext, request: RouteRequest, u
 	return json({ id: meta.id, name: meta.name, size: meta.size, mimeType: meta.mimeType });
 }
 
+/** `GET /download?session&id`: a file sent to a session, for anyone who may see that session. */
+function download(req: Request, request: RouteRequest, uploads: Uploads): Response {
+	if (req.method !== "GET") return problem(405, "GET");
+	// A browser's cross-site request never gets a file; the launcher sends its exact Origin.
+	if (req.headers.get("origin") !== null && !request.sameOrigin) return problem(403, "cross-origin request refused");
+	if (req.headers.get("sec-fetch-site") === "cross-site") return problem(403, "cross-site request refused");
+	const principal = request.principal;
+	if (!principal) return problem(401, "sign in first");
+	const url = new URL(req.url);
+	const session = url.searchParams.get("session") ?? "";
+	const id = url.searchParams.get("id") ?? "";
+	if (!/^[0-9a-f-]{36}$/.test(session) || !maySeeSession(principal, session)) return problem(404, "no such file");
+	const file = uploads.read(session, id);
+	if (!file) return problem(404, "no such file");
+	return new Response(file.bytes as BodyInit, {
+		headers: {
+			"content-type": "application/octet-stream",
+			"x-p2-name": encodeURIComponent(file.meta.name),
+			"cache-control": "no-store",
+		},
+	});
+}
+
 export function chatPlugin(): ServerPlugin {
 	let live: Conversations | null = null;
 	let uploads: Uploads | undefined;
 	return {
 		name: "chat",
 		route(req, ctx, request) {
-			if (new URL(req.url).pathname !== "/upload") return undefined;
+			const path = new URL(req.url).pathname;
+			if (path !== "/upload" && path !== "/download") return undefined;
 			uploads ??= new Uploads(ctx.dataDir);
-			return upload(req, ctx, request, uploads);
+			return path === "/upload" ? upload(req, ctx, request, uploads) : download(req, request, uploads);
 		},
 		register(ctx) {
 			uploads ??= new Uploads(ctx.dataDir);
@@ -131,6 +155,16 @@ export function chatPlugin(): ServerPlugin {
 								}
 								case "ackReturned":
 									return c.ackReturned((args as typeof AckReturnedArgs.infer).id, who);
+								case "files":
+									return {
+										files: (uploads?.list(input.session) ?? []).map(({ id, name, size, mimeType, at }) => ({
+											id,
+											name,
+											size,
+											mimeType,
+											at,
+										})),
+									};
 							}
 							throw new ProtocolError("unknown_method");
 						},

@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
 /** What one upload may be, as the launcher checks before sending (seed 3.4). */
@@ -75,6 +75,32 @@ export class Uploads {
 		writeFileSync(join(dir, `${meta.id}.bin`), bytes, { mode: 0o600, flag: "wx" });
 		writeFileSync(join(dir, `${meta.id}.json`), JSON.stringify(meta), { mode: 0o600, flag: "wx" });
 		return meta;
+	}
+
+	/** Every file sent to the session, newest first. */
+	list(session: string): UploadMeta[] {
+		if (!/^[0-9a-f-]{36}$/.test(session)) return [];
+		let names: string[];
+		try {
+			names = readdirSync(join(this.#dir, session)).filter((n) => n.endsWith(".json"));
+		} catch {
+			return [];
+		}
+		const metas: UploadMeta[] = [];
+		for (const name of names) {
+			try {
+				metas.push(JSON.parse(readFileSync(join(this.#dir, session, name), "utf8")) as UploadMeta);
+			} catch {
+				// A half-written file: not listed.
+			}
+		}
+		return metas.sort((a, b) => b.at - a.at);
+	}
+
+	/** A file of the session for anyone who may see it (a download), by id. */
+	read(session: string, id: string): { meta: UploadMeta; bytes: Uint8Array } | undefined {
+		const meta = this.list(session).find((m) => m.id === id);
+		return meta ? this.get(session, id, meta.by) : undefined;
 	}
 
 	/** An upload of this session by this person; undefined for any other (or a malformed id). */
