@@ -46,6 +46,7 @@ const PI_OTHER = [
 	"app.message.followUp",
 	"app.message.dequeue",
 	"app.clipboard.pasteImage",
+	"p2.attach",
 ];
 /** pi's ids the launcher runs (seed 3.1); it takes their keys before the UI sees them. */
 const LAUNCHER_TITLES: Readonly<Record<string, string>> = {
@@ -53,6 +54,7 @@ const LAUNCHER_TITLES: Readonly<Record<string, string>> = {
 	"app.editor.external": "Edit message in external editor",
 	"app.message.copy": "Copy selection or last assistant message",
 	"app.clipboard.pasteImage": "Paste files on macOS, images, or text from clipboard",
+	"p2.attach": "Attach a file from this computer (the launcher's picker)",
 };
 
 /** Where a command's keys apply, in words, for the contexts a person can tell apart. */

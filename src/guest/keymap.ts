@@ -68,7 +68,11 @@ export function buildKeymap(
 			.filter(isPrivilegedId)
 			.flatMap((id) => resolved(id)),
 	);
-	const definitions: Record<string, KeyDefinition> = { ...pi };
+	const definitions: Record<string, KeyDefinition> = {
+		...pi,
+		// p2's own launcher action: unbound by default, bindable in the person's own files.
+		"p2.attach": { defaultKeys: [], description: "Attach a file from this computer (the launcher's picker)" },
+	};
 	for (const { command } of commands) {
 		if (pi[command.id]) continue;
 		const keys = (command.keys ?? []).filter((key) => {

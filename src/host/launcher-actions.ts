@@ -16,7 +16,12 @@ import type { ConsentScreen } from "./trusted-ui.ts";
 
 /** The launcher's own keys this launcher has actions for. */
 export const KEY_ACTIONS = LAUNCHER_KEY_ACTIONS;
-export type KeyAction = "app.message.copy" | "app.editor.external" | "app.suspend" | "app.clipboard.pasteImage";
+export type KeyAction =
+	| "app.message.copy"
+	| "app.editor.external"
+	| "app.suspend"
+	| "app.clipboard.pasteImage"
+	| "p2.attach";
 
 type Request = Extract<WorkerMessage, { kind: "request" }>;
 
@@ -134,6 +139,48 @@ export function createLauncherActions<W>(host: ActionsHost<W>) {
 
 	const copy = (text: string) => copyToClipboard(text, { env: host.env, platform: host.platform, write: host.write });
 
+	/**
+	 * A local file to the session on screen: opened and checked by the launcher, named on its screen, uploaded
+	 * on a yes. The result is the server's record of it, or why not.
+	 */
+	const attachFile = async (
+		worker: W,
+		typed: string,
+	): Promise<{ id: string; name: string; size: number; mimeType: string } | string> => {
+		const session = host.session(worker);
+		if (!session) return "no session is open to send it to";
+		const path = resolveLocalPath(typed, host.cwd);
+		let file: OpenedFile;
+		try {
+			file = openLocalFile(path);
+		} catch (error) {
+			return `${path} ${(error as Error).message}`.slice(0, 300);
+		}
+		try {
+			const confirmed = await host.consent.confirm({
+				origin: host.origin(),
+				action: "Send a file from this computer to the server (the UI asked)",
+				facts: [
+					`File: ${file.path}`,
+					`Size: ${file.size.toLocaleString("en-US")} bytes`,
+					`Session: ${session}`,
+					"The server keeps the file and the model may read it.",
+				],
+				preview: [],
+			});
+			host.redraw();
+			if (confirmed === "withdrawn" || !host.current(worker) || host.session(worker) !== session) return "cancelled";
+			if (confirmed === "no") return "declined";
+			const attached = await host.upload(session, file.name, file.read());
+			return host.current(worker) ? attached : "cancelled";
+		} catch (error) {
+			host.problem(`attach: ${(error as Error).message}`);
+			return (error as Error).message.slice(0, 300);
+		} finally {
+			file.close();
+		}
+	};
+
 	/** A pasted image goes to the open session as a file, once the person said yes. */
 	const pasteImage = async (worker: W, image: { bytes: Uint8Array; mimeType: string }) => {
 		const session = host.session(worker);
@@ -197,6 +244,8 @@ export function createLauncherActions<W>(host: ActionsHost<W>) {
 			if (action === "app.editor.external") {
 				const text = await host.ask(worker, "editorText");
 				if (text === null || !host.current(worker)) return;
+				// The result belongs to the session it was taken from: after a move to another, it is dropped.
+				const session = host.session(worker);
 				const argv = host.editorCommand();
 				const dir = mkdtempSync(join(tmpdir(), "p2-edit-"));
 				const file = join(dir, "message.md");
@@ -210,7 +259,7 @@ export function createLauncherActions<W>(host: ActionsHost<W>) {
 						return proc.exited;
 					});
 					host.redraw();
-					if (!host.current(worker)) return;
+					if (!host.current(worker) || host.session(worker) !== session) return;
 					if (code !== 0) {
 						host.post(worker, {
 							kind: "actionDone",
@@ -252,6 +301,18 @@ export function createLauncherActions<W>(host: ActionsHost<W>) {
 					if (text && host.current(worker)) host.post(worker, { kind: "input", data: asBracketedPaste(text) });
 				} catch (error) {
 					host.post(worker, { kind: "actionDone", action: "paste.key", ok: false, detail: (error as Error).message });
+				}
+				return;
+			}
+			if (action === "p2.attach") {
+				const path = await host.pickFile(host.cwd);
+				host.redraw();
+				if (!path || !host.current(worker)) return;
+				const attached = await attachFile(worker, path);
+				if (typeof attached !== "string" && host.current(worker))
+					host.post(worker, { kind: "attached", file: attached });
+				else if (typeof attached === "string" && attached !== "declined") {
+					host.post(worker, { kind: "actionDone", action: "paste.key", ok: false, detail: attached });
 				}
 				return;
 			}
@@ -384,39 +445,9 @@ export function createLauncherActions<W>(host: ActionsHost<W>) {
 				if (!message.payload.path.trim()) host.redraw();
 				if (!picked) return reply(false, "declined");
 				if (!host.current(worker)) return reply(false, "cancelled");
-				const path = resolveLocalPath(picked, host.cwd);
-				let file: OpenedFile;
-				try {
-					file = openLocalFile(path);
-				} catch (error) {
-					return reply(false, `${path} ${(error as Error).message}`.slice(0, 300));
-				}
-				try {
-					const confirmed = await host.consent.confirm({
-						origin: host.origin(),
-						action: "Send a file from this computer to the server (the UI asked)",
-						facts: [
-							`File: ${file.path}`,
-							`Size: ${file.size.toLocaleString("en-US")} bytes`,
-							`Session: ${session}`,
-							"The server keeps the file and the model may read it.",
-						],
-						preview: [],
-					});
-					host.redraw();
-					if (confirmed === "withdrawn" || !host.current(worker) || host.session(worker) !== session) {
-						return reply(false, "cancelled");
-					}
-					if (confirmed === "no") return reply(false, "declined");
-					const attached = await host.upload(session, file.name, file.read());
-					if (!host.current(worker)) return reply(false, "cancelled");
-					return host.post(worker, { kind: "response", id: message.id, ok: true, attached });
-				} catch (error) {
-					host.problem(`attach: ${(error as Error).message}`);
-					return reply(false, (error as Error).message.slice(0, 300));
-				} finally {
-					file.close();
-				}
+				const attached = await attachFile(worker, picked);
+				if (typeof attached === "string") return reply(false, attached);
+				return host.post(worker, { kind: "response", id: message.id, ok: true, attached });
 			}
 			const { text, label } = message.payload as { text: string; label?: string };
 			if (!text) return reply(false, "nothing to copy");

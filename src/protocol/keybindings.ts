@@ -35,6 +35,7 @@ export const LAUNCHER_KEY_ACTIONS: readonly string[] = [
 	"app.editor.external",
 	"app.suspend",
 	"app.clipboard.pasteImage",
+	"p2.attach",
 ];
 
 export function isPrivilegedId(id: string): boolean {

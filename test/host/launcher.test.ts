@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseLaunchArgs } from "../../src/host/args.ts";
@@ -461,6 +461,35 @@ describe("launcher", () => {
 			expect((await result).code).toBe(0);
 		} finally {
 			rmSync(dir, { recursive: true, force: true });
+		}
+	}, 20000);
+
+	test("p2.attach, bound in the person's own keybindings.json, opens the launcher's picker; the worker never sees the key", async () => {
+		const home = mkdtempSync(join(tmpdir(), "p2-attach-key-"));
+		mkdirSync(join(home, ".pi", "agent"), { recursive: true });
+		writeFileSync(join(home, ".pi", "agent", "keybindings.json"), JSON.stringify({ "p2.attach": "f9" }));
+		const bundle = `globalThis.p2Guest = { start(host) {
+			const out = (data) => host.post({ kind: "output", data });
+			host.onMessage((m) => {
+				if (m.kind === "input") out("IN:" + JSON.stringify(m.data) + ";");
+				if (m.kind === "input" && m.data === "q") host.post({ kind: "exit", code: 0 });
+			});
+			host.post({ kind: "navigation", session: "0a0a0a0a-0000-4000-8000-000000000001" });
+			host.post({ kind: "ready" });
+		} };`;
+		const terminal = new FakeTerminal();
+		const result = launch(bundle, terminal, {}, home);
+		try {
+			await Bun.sleep(300);
+			terminal.onInput?.("\x1b[20~");
+			await terminal.until("Choose a file to send");
+			terminal.onInput?.("\x1b");
+			await Bun.sleep(100);
+			terminal.onInput?.("q");
+			expect((await result).code).toBe(0);
+			expect(terminal.output).not.toContain('IN:"\\u001b[20~"');
+		} finally {
+			rmSync(home, { recursive: true, force: true });
 		}
 	}, 20000);
 });
