@@ -139,4 +139,28 @@ describe("the launcher's actions end to end", () => {
 			await run.exited;
 		}
 	}, 30_000);
+
+	test("Ctrl+Z under a job-control shell stops p2; fg brings the screen back", async () => {
+		const run = runInPty(["bash", "--norc", "--noprofile", "-i"], {
+			env: { ...h.env, PS1: "shell$ " },
+			cwd: h.home,
+			cols: 120,
+			rows: 40,
+		});
+		try {
+			await run.waitFor((s) => s.includes("shell$"), "the shell");
+			run.type(`${JSON.stringify(process.execPath)} ${JSON.stringify(MAIN)}\r`);
+			await run.waitFor((s) => s.includes("fake-model"), "p2 in the shell");
+			run.type("\x1a");
+			await run.waitFor((s) => s.includes("Stopped"), "the shell's job line");
+			run.type("fg\r");
+			await run.waitFor((s) => s.includes("fake-model") && s.includes("this device"), "p2's screen again");
+			run.type("back again");
+			await run.waitFor((s) => s.includes("back again"), "keys reach p2");
+		} finally {
+			// An interactive shell ignores SIGTERM; its p2 ends with the terminal (SIGHUP).
+			process.kill(run.pid, "SIGKILL");
+			await run.exited;
+		}
+	}, 30_000);
 });
