@@ -9,9 +9,8 @@ import { statusContract } from "../plugins/status/contract.ts";
 import { type TuiDefaultsState, tuiDefaultsContract } from "../plugins/tui-defaults/contract.ts";
 import type { GuestHost, LauncherMessage } from "../protocol/channel.ts";
 import { MAX_COPY_CHARS } from "../protocol/channel-kinds.ts";
-import { ProtocolError } from "../protocol/codes.ts";
 import { isPrivilegedId } from "../protocol/keybindings.ts";
-import { ObjectClient, type ObjectRef } from "../protocol/object-client.ts";
+import { ConnectionLost, ObjectClient, type ObjectRef } from "../protocol/object-client.ts";
 import type { Preferences, PrefsPatch } from "../protocol/preferences.ts";
 import type { Role } from "../protocol/roles.ts";
 import { FilterSelector } from "../ui/selector.ts";
@@ -483,7 +482,8 @@ export class GuestRuntime {
 				await chat.call("send", { text, mode, requestId, ...(attachments.length ? { attachments } : {}) });
 				return;
 			} catch (error) {
-				if (!(error instanceof ProtocolError) || error.code !== "unavailable") throw error;
+				// Only a lost connection is waited out; a refusal (no model, say) goes back to the person.
+				if (!(error instanceof ConnectionLost)) throw error;
 			}
 		}
 	}

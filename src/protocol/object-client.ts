@@ -5,6 +5,17 @@ import { parseServerFrame, type ServerFrame } from "./frames.ts";
 import { applyPatch, onlyAppends, PatchError } from "./patch.ts";
 import type { Role } from "./roles.ts";
 
+/**
+ * The client's own "unavailable": the transport is down (or the object not open yet), so the call may be
+ * tried again. A server that answers `unavailable` (no model configured) is a refusal, not this.
+ */
+export class ConnectionLost extends ProtocolError {
+	constructor(message: string) {
+		super("unavailable", message);
+		this.name = "ConnectionLost";
+	}
+}
+
 export type RefStatus =
 	| { kind: "connecting" }
 	| { kind: "live"; role: Role }
@@ -131,7 +142,7 @@ export class ObjectClient {
 		this.hello = undefined;
 		for (const [id, pending] of this.#pending) {
 			this.#pending.delete(id);
-			pending.reject(new ProtocolError("unavailable", "the connection was lost"));
+			pending.reject(new ConnectionLost("the connection was lost"));
 		}
 		for (const ref of this.#refs.values()) {
 			if (ref.status.kind === "live") ref.setStatus({ kind: "connecting" });
@@ -167,7 +178,7 @@ export class ObjectClient {
 		const spec = Object.hasOwn(ref.contract.methods, method) ? ref.contract.methods[method] : undefined;
 		if (!spec) return Promise.reject(new ProtocolError("unknown_method", `${ref.contract.name} has no ${method}`));
 		if (!this.#send || ref.status.kind !== "live") {
-			return Promise.reject(new ProtocolError("unavailable", `${ref.contract.name} is not connected`));
+			return Promise.reject(new ConnectionLost(`${ref.contract.name} is not connected`));
 		}
 		const id = this.#nextCall++;
 		return new Promise((resolve, reject) => {

@@ -13,6 +13,13 @@ test("with no model configured, the owner is told where to configure one, as pi 
 		const run = runInPty([process.execPath, MAIN], { env, cwd: home, cols: 120, rows: 30 });
 		await run.waitFor((s) => s.includes("Warning: No models available."), "the warning");
 		expect(run.screen().join("\n")).toContain("unknown");
+		// A send is refused with the reason, and the text comes back to the editor (it is not retried forever).
+		run.type("hello there\r");
+		await run.waitFor((s) => s.includes("Error: No models available. Use /login"), "the refusal");
+		await run.waitFor((s) => !s.includes("Sending: hello there"), "the send no longer pending");
+		expect(run.screen().join("\n")).toContain("hello there");
+		run.type("\x15");
+		await Bun.sleep(100);
 		run.type("\x04");
 		expect(await run.exited).toBe(0);
 	} finally {
