@@ -116,6 +116,8 @@ export class SessionSelector implements Component {
 		let rows = this.#options
 			.rows()
 			.filter((r) => r.archived === this.#archived)
+			// A session gets its title from its first message: an untitled one was never used (pi keeps no such file).
+			.filter((r) => r.title !== "" || r.id === this.#options.current)
 			.filter((r) => this.#scope === "all" || !here || (r.env === here.env && r.cwd === here.cwd))
 			.filter((r) => !this.#pinnedOnly || r.pinned);
 		const query = this.#search.getValue().trim();

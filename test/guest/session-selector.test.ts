@@ -195,3 +195,13 @@ describe("the session filter", () => {
 		expect(filterRows(rows, "alpha second")).toEqual([]);
 	});
 });
+
+describe("sessions never used", () => {
+	test("an untitled session (no message yet) is not listed, unless it is the one open", () => {
+		const rows = [row("a1", "", "/proj"), row("b2", "", "/proj"), row("c3", "used", "/proj")];
+		const { s } = selector(rows);
+		const shown = plain(s.render(120));
+		expect(shown).toContain("used");
+		expect(shown.match(/\(untitled\)/g)?.length).toBe(1);
+	});
+});
