@@ -5,7 +5,7 @@
 import type { Component } from "@earendil-works/pi-tui";
 import type { AuthMethod, LoginProvider, loginContract } from "../plugins/login/contract.ts";
 import type { ObjectRef } from "../protocol/object-client.ts";
-import type { Role } from "../protocol/roles.ts";
+import { isOwnerRole, type Role } from "../protocol/roles.ts";
 import { FilterSelector } from "../ui/selector.ts";
 import type { ThemeRef } from "../ui/theme/theme-ref.ts";
 import type { StatusLineData } from "../ui/transcript/status-line.ts";
@@ -28,7 +28,6 @@ export interface LoginCommandsContext {
 	): Promise<{ ok: boolean; error?: string }>;
 }
 
-const isOwner = (role: Role | undefined) => role === "owner" || role === "deviceOwner";
 const HINT = "↑↓ navigate  enter select  escape/ctrl+c cancel";
 
 /** pi's status mark beside a provider: configured, and how. */
@@ -141,7 +140,7 @@ export function registerLoginCommands(commands: CommandRegistry, ctx: LoginComma
 	};
 
 	const complete = async (prefix: string) => {
-		if (!isOwner(ctx.role())) return null;
+		if (!isOwnerRole(ctx.role())) return null;
 		const lower = prefix.toLowerCase();
 		return (await providers())
 			.filter((p) => p.id.startsWith(lower) || p.name.toLowerCase().includes(lower))
@@ -156,7 +155,7 @@ export function registerLoginCommands(commands: CommandRegistry, ctx: LoginComma
 		slash: { name: "login", argumentHint: "<provider>", complete },
 		run: (args) =>
 			run(async () => {
-				if (!isOwner(ctx.role())) return ctx.notice("The server's owner signs it in to model providers.");
+				if (!isOwnerRole(ctx.role())) return ctx.notice("The server's owner signs it in to model providers.");
 				const list = await providers();
 				if (!args) return chooseMethod(list);
 				const provider = list.find((p) => p.id === args.toLowerCase());
@@ -173,7 +172,7 @@ export function registerLoginCommands(commands: CommandRegistry, ctx: LoginComma
 		slash: { name: "logout", argumentHint: "<provider>", complete },
 		run: (args) =>
 			run(async () => {
-				if (!isOwner(ctx.role())) return ctx.notice("The server's owner signs it in to model providers.");
+				if (!isOwnerRole(ctx.role())) return ctx.notice("The server's owner signs it in to model providers.");
 				const list = (await providers()).filter(
 					(p) => p.signedIn && (!p.source || p.source === "stored credential" || p.signedIn === "oauth"),
 				);

@@ -8,7 +8,7 @@ import type { Component } from "@earendil-works/pi-tui";
 import type { chatContract } from "../plugins/chat/contract.ts";
 import type { ModelInfo, modelsContract } from "../plugins/models/contract.ts";
 import type { ObjectRef } from "../protocol/object-client.ts";
-import type { Role } from "../protocol/roles.ts";
+import { isOwnerRole, type Role } from "../protocol/roles.ts";
 import { THINKING_TOKENS, type ThinkingLevel } from "../protocol/theme-tokens.ts";
 import type { ThemeRef } from "../ui/theme/theme-ref.ts";
 import type { StatusLineData } from "../ui/transcript/status-line.ts";
@@ -30,7 +30,6 @@ export interface ModelCommandsContext {
 	notice(text: string, tone?: StatusLineData["tone"]): void;
 }
 
-const isOwner = (role: Role | undefined) => role === "owner" || role === "deviceOwner";
 const ALL_LEVELS = Object.keys(THINKING_TOKENS) as ThinkingLevel[];
 
 export function registerModelCommands(commands: CommandRegistry, ctx: ModelCommandsContext): void {
@@ -128,7 +127,7 @@ export function registerModelCommands(commands: CommandRegistry, ctx: ModelComma
 			name: "model",
 			argumentHint: "<provider/model>",
 			complete: async (prefix) => {
-				if (!isOwner(ctx.role())) return null;
+				if (!isOwnerRole(ctx.role())) return null;
 				const { list } = await models();
 				const lower = prefix.toLowerCase();
 				return list
@@ -140,7 +139,7 @@ export function registerModelCommands(commands: CommandRegistry, ctx: ModelComma
 		},
 		run: (args) =>
 			run(async () => {
-				if (!isOwner(ctx.role())) return guestLine();
+				if (!isOwnerRole(ctx.role())) return guestLine();
 				if (!args) return openModelSelector();
 				const { list } = await models();
 				const model = findModel(list, args);
@@ -152,7 +151,7 @@ export function registerModelCommands(commands: CommandRegistry, ctx: ModelComma
 
 	const cycle = (direction: 1 | -1) =>
 		run(async () => {
-			if (!isOwner(ctx.role())) return guestLine();
+			if (!isOwnerRole(ctx.role())) return guestLine();
 			const { list, state } = await models();
 			const scoped = state.scoped
 				.map((s) => ({ model: list.find((m) => m.provider === s.provider && m.id === s.id), level: s.thinkingLevel }))
@@ -208,7 +207,7 @@ export function registerModelCommands(commands: CommandRegistry, ctx: ModelComma
 			run(async () => {
 				const levels = levelsOf();
 				if (!levels) return ctx.notice("Current model does not support thinking");
-				if (!isOwner(ctx.role())) return guestLine();
+				if (!isOwnerRole(ctx.role())) return guestLine();
 				const current = ctx.chat()?.state?.thinkingLevel as ThinkingLevel;
 				await setLevel(levels[(levels.indexOf(current) + 1) % levels.length]!);
 			}),
@@ -228,7 +227,7 @@ export function registerModelCommands(commands: CommandRegistry, ctx: ModelComma
 		},
 		run: (args) =>
 			run(async () => {
-				if (!isOwner(ctx.role())) return guestLine();
+				if (!isOwnerRole(ctx.role())) return guestLine();
 				const levels = levelsOf();
 				if (!levels) return ctx.notice("Current model does not support thinking");
 				if (args) {
@@ -277,7 +276,7 @@ export function registerModelCommands(commands: CommandRegistry, ctx: ModelComma
 		slash: { name: "scoped-models" },
 		run: () =>
 			run(async () => {
-				if (!isOwner(ctx.role())) return guestLine();
+				if (!isOwnerRole(ctx.role())) return guestLine();
 				const { list, state } = await models();
 				ctx.showSelector(
 					"scoped-models",

@@ -12,7 +12,7 @@ import { MAX_COPY_CHARS } from "../protocol/channel-kinds.ts";
 import { isPrivilegedId } from "../protocol/keybindings.ts";
 import { ConnectionLost, ObjectClient, type ObjectRef } from "../protocol/object-client.ts";
 import type { Preferences, PrefsPatch } from "../protocol/preferences.ts";
-import type { Role } from "../protocol/roles.ts";
+import { isOwnerRole, type Role } from "../protocol/roles.ts";
 import { FilterSelector } from "../ui/selector.ts";
 import type { TerminalFacts } from "../ui/theme/builtin.ts";
 import { ThemeRef } from "../ui/theme/theme-ref.ts";
@@ -387,7 +387,7 @@ export class GuestRuntime {
 	 * configuration the server could not read.
 	 */
 	async #warnAboutModels(): Promise<void> {
-		if (this.#role !== "owner" && this.#role !== "deviceOwner") return;
+		if (!isOwnerRole(this.#role)) return;
 		const catalog = this.#catalog();
 		try {
 			await catalog.ready;
@@ -523,7 +523,7 @@ export class GuestRuntime {
 		if (screen.editor.isShowingAutocomplete()) contexts.add("autocomplete");
 		if (screen.busy) contexts.add("busy");
 		const role = this.#role;
-		if (role === "owner" || role === "deviceOwner") contexts.add("owner").add("participant");
+		if (isOwnerRole(role)) contexts.add("owner").add("participant");
 		else if (role) contexts.add("guest");
 		if (role === "full") contexts.add("participant");
 		if (this.#connected) contexts.add("connected");

@@ -8,7 +8,7 @@ import type { searchContract } from "../plugins/search/contract.ts";
 import type { SessionRow, sessionsContract } from "../plugins/sessions/contract.ts";
 import type { StatusState, UsageTotals } from "../plugins/status/contract.ts";
 import type { ObjectRef } from "../protocol/object-client.ts";
-import type { Role } from "../protocol/roles.ts";
+import { isOwnerRole, type Role } from "../protocol/roles.ts";
 import { formatTokens } from "../ui/text.ts";
 import type { ThemeRef } from "../ui/theme/theme-ref.ts";
 import type { StatusLineData } from "../ui/transcript/status-line.ts";
@@ -36,13 +36,11 @@ export interface SessionCommandsContext {
 	block(title: string, markdown: string): void;
 }
 
-const isOwner = (role: Role | undefined) => role === "owner" || role === "deviceOwner";
-
 export function registerSessionCommands(commands: CommandRegistry, ctx: SessionCommandsContext): void {
 	const openSelector = () => {
 		const sessions = ctx.sessions();
 		if (!sessions?.state) return ctx.notice("The session list is not here yet.");
-		if (!isOwner(ctx.role())) return ctx.notice("Only the owner can browse sessions; you were given this one.");
+		if (!isOwnerRole(ctx.role())) return ctx.notice("Only the owner can browse sessions; you were given this one.");
 		const current = ctx.current();
 		const row = sessions.state.sessions.find((s) => s.id === current);
 		const selector = new SessionSelector({

@@ -198,13 +198,7 @@ export class SettingsSelector extends Container {
 		this.#list = new SettingsList(
 			items,
 			10,
-			{
-				label: (text, selected) => (selected ? t().fg("accent", text) : text),
-				value: (text, selected) => (selected ? t().fg("accent", text) : t().fg("muted", text)),
-				description: (text) => t().fg("dim", text),
-				cursor: t().fg("accent", "→ "),
-				hint: (text) => t().fg("dim", text),
-			},
+			options.theme.settingsListTheme(),
 			(id, value) => {
 				const row = ROWS.find((r) => r.id === id);
 				if (row) this.#changes.set(row.path, row.parse(value));
@@ -329,7 +323,6 @@ class ThemeSubmenu extends Container {
 
 	#showAutomatic(): void {
 		const names = this.#options.names.filter((n) => !n.includes("/"));
-		const t = () => this.#options.theme.current;
 		const setting = () => `${this.#pair.light}/${this.#pair.dark}`;
 		const list = new SettingsList(
 			[
@@ -344,13 +337,7 @@ class ThemeSubmenu extends Container {
 				},
 			],
 			6,
-			{
-				label: (text, selected) => (selected ? t().fg("accent", text) : text),
-				value: (text, selected) => (selected ? t().fg("accent", text) : t().fg("muted", text)),
-				description: (text) => t().fg("dim", text),
-				cursor: t().fg("accent", "→ "),
-				hint: (text) => t().fg("dim", text),
-			},
+			this.#options.theme.settingsListTheme(),
 			(id, value) => {
 				if (id === "light-theme") this.#pair = { ...this.#pair, light: value };
 				else if (id === "dark-theme") this.#pair = { ...this.#pair, dark: value };

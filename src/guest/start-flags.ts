@@ -3,7 +3,7 @@ import { modelsContract } from "../plugins/models/contract.ts";
 import type { sessionsContract } from "../plugins/sessions/contract.ts";
 import type { StartData } from "../protocol/channel.ts";
 import type { ObjectClient, ObjectRef } from "../protocol/object-client.ts";
-import type { Role } from "../protocol/roles.ts";
+import { isOwnerRole, type Role } from "../protocol/roles.ts";
 import type { StatusLineData } from "../ui/transcript/status-line.ts";
 
 export interface StartFlagsContext {
@@ -18,7 +18,7 @@ export interface StartFlagsContext {
 /** `--name`, `--model`, `--provider` and `--thinking`, as pi applies them: to the session that opens (owner). */
 export async function applyStartFlags(args: StartData["args"], ctx: StartFlagsContext): Promise<void> {
 	if (!args.name && !args.model && !args.thinking) return;
-	if (ctx.role !== "owner" && ctx.role !== "deviceOwner") {
+	if (!isOwnerRole(ctx.role)) {
 		return ctx.notice("Only the session's owner can set its name, model or thinking level.", "warning");
 	}
 	if (args.name) {

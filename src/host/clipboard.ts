@@ -10,22 +10,25 @@ const MAX_OSC52_BYTES = 100_000;
 
 type Env = Record<string, string | undefined>;
 
-async function run(argv: string[], input: string, env: Env): Promise<boolean> {
+/** Runs a clipboard tool by argv (no shell), feeding it `input`; its output when it succeeds in 5 s, else undefined. */
+async function runTool(argv: string[], env: Env, input?: string): Promise<Uint8Array | undefined> {
 	try {
 		const proc = Bun.spawn(argv, {
-			stdin: "pipe",
-			stdout: "ignore",
+			stdin: input === undefined ? "ignore" : "pipe",
+			stdout: "pipe",
 			stderr: "ignore",
 			env: env as Record<string, string>,
 		});
-		proc.stdin.write(input);
-		await proc.stdin.end();
+		if (input !== undefined && proc.stdin) {
+			proc.stdin.write(input);
+			await proc.stdin.end();
+		}
 		const timer = setTimeout(() => proc.kill(), 5000);
-		const code = await proc.exited;
+		const out = new Uint8Array(await new Response(proc.stdout).arrayBuffer());
 		clearTimeout(timer);
-		return code === 0;
+		return (await proc.exited) === 0 ? out : undefined;
 	} catch {
-		return false;
+		return undefined;
 	}
 }
 
@@ -50,7 +53,8 @@ export interface ClipboardOptions {
 
 /** Copies text; resolves with how, or rejects with what the person can do about it. */
 export async function copyToClipboard(text: string, options: ClipboardOptions): Promise<"native" | "terminal"> {
-	const runner = options.run ?? ((argv: string[], input: string) => run(argv, input, options.env));
+	const runner =
+		options.run ?? (async (argv: string[], input: string) => (await runTool(argv, options.env, input)) !== undefined);
 	for (const argv of tools(options.platform, options.env)) if (await runner(argv, text)) return "native";
 	const { env } = options;
 	const remote = Boolean(env.SSH_CONNECTION || env.SSH_CLIENT || env.SSH_TTY);
@@ -76,30 +80,18 @@ function readers(platform: string, env: Env): string[][] {
 	return out;
 }
 
-async function read(argv: string[], env: Env): Promise<string | undefined> {
-	try {
-		const proc = Bun.spawn(argv, {
-			stdin: "ignore",
-			stdout: "pipe",
-			stderr: "ignore",
-			env: env as Record<string, string>,
-		});
-		const timer = setTimeout(() => proc.kill(), 5000);
-		const text = await new Response(proc.stdout).text();
-		clearTimeout(timer);
-		return (await proc.exited) === 0 ? text : undefined;
-	} catch {
-		return undefined;
-	}
-}
-
 /** The clipboard's text (bounded), through the platform's tool; rejects with what the person can do. */
 export async function readClipboardText(options: {
 	readonly env: Env;
 	readonly platform: string;
 	read?(argv: string[]): Promise<string | undefined>;
 }): Promise<string> {
-	const reader = options.read ?? ((argv: string[]) => read(argv, options.env));
+	const reader =
+		options.read ??
+		(async (argv: string[]) => {
+			const out = await runTool(argv, options.env);
+			return out && new TextDecoder().decode(out);
+		});
 	const tried = readers(options.platform, options.env);
 	for (const argv of tried) {
 		const text = await reader(argv);
@@ -112,23 +104,6 @@ export async function readClipboardText(options: {
 export function asBracketedPaste(text: string): string {
 	const clean = text.replace(/\r\n?/g, "\n").replace(/[\x00-\x08\x0b-\x1f\x7f-\x9f]/g, "");
 	return `\x1b[200~${clean}\x1b[201~`;
-}
-
-async function readBytes(argv: string[], env: Env): Promise<Uint8Array | undefined> {
-	try {
-		const proc = Bun.spawn(argv, {
-			stdin: "ignore",
-			stdout: "pipe",
-			stderr: "ignore",
-			env: env as Record<string, string>,
-		});
-		const timer = setTimeout(() => proc.kill(), 5000);
-		const bytes = new Uint8Array(await new Response(proc.stdout).arrayBuffer());
-		clearTimeout(timer);
-		return (await proc.exited) === 0 ? bytes : undefined;
-	} catch {
-		return undefined;
-	}
 }
 
 const IMAGE_TYPES = ["image/png", "image/jpeg", "image/webp", "image/gif"];
@@ -144,7 +119,7 @@ export async function readClipboardImage(options: {
 	read?(argv: string[]): Promise<Uint8Array | undefined>;
 }): Promise<{ bytes: Uint8Array; mimeType: string } | undefined> {
 	if (options.platform !== "linux") return undefined;
-	const reader = options.read ?? ((argv: string[]) => readBytes(argv, options.env));
+	const reader = options.read ?? ((argv: string[]) => runTool(argv, options.env));
 	const tools: { list: string[]; get: (type: string) => string[] }[] = [];
 	if (options.env.WAYLAND_DISPLAY)
 		tools.push({ list: ["wl-paste", "--list-types"], get: (t) => ["wl-paste", "--type", t] });

@@ -11,6 +11,6 @@ export const Role = type.enumerated(...ROLES);
 export const OWNER_ROLES: readonly Role[] = ["deviceOwner", "owner"];
 export const PARTICIPANT_ROLES: readonly Role[] = ["deviceOwner", "owner", "full"];
 
-export function isOwnerRole(role: Role): boolean {
+export function isOwnerRole(role: Role | undefined): boolean {
 	return role === "deviceOwner" || role === "owner";
 }

@@ -19,25 +19,10 @@ export async function readBoundedBytes(req: Request, limit: number): Promise<Uin
 	return Buffer.concat(chunks);
 }
 
-/** Reads a request body up to `limit` bytes; null when it is larger or unreadable. */
+/** Reads a request body up to `limit` bytes as text; null when it is larger or unreadable. */
 export async function readBoundedText(req: Request, limit: number): Promise<string | null> {
-	const declared = Number(req.headers.get("content-length") ?? "0");
-	if (declared > limit) return null;
-	if (!req.body) return "";
-	const reader = req.body.getReader();
-	const chunks: Uint8Array[] = [];
-	let size = 0;
-	for (;;) {
-		const { done, value } = await reader.read();
-		if (done) break;
-		size += value.byteLength;
-		if (size > limit) {
-			await reader.cancel();
-			return null;
-		}
-		chunks.push(value);
-	}
-	return new TextDecoder().decode(Buffer.concat(chunks));
+	const bytes = await readBoundedBytes(req, limit);
+	return bytes === null ? null : new TextDecoder().decode(bytes);
 }
 
 export function json(body: unknown, status = 200, headers: Record<string, string> = {}): Response {

@@ -1,4 +1,4 @@
-import type { EditorTheme, MarkdownTheme, SelectListTheme } from "@earendil-works/pi-tui";
+import type { EditorTheme, MarkdownTheme, SelectListTheme, SettingsListTheme } from "@earendil-works/pi-tui";
 import { THINKING_TOKENS, type ThinkingLevel } from "../../protocol/theme-tokens.ts";
 import { highlightLines } from "../highlight.ts";
 import type { Theme } from "./theme.ts";
@@ -53,6 +53,17 @@ export class ThemeRef {
 			description: (text) => this.current.fg("muted", text),
 			scrollInfo: (text) => this.current.fg("dim", text),
 			noMatch: (text) => this.current.fg("dim", text),
+		};
+	}
+
+	/** pi's settings list: the selected row's label and value in accent, other values muted, hints dim. */
+	settingsListTheme(): SettingsListTheme {
+		return {
+			label: (text, selected) => (selected ? this.current.fg("accent", text) : text),
+			value: (text, selected) => this.current.fg(selected ? "accent" : "muted", text),
+			description: (text) => this.current.fg("dim", text),
+			cursor: this.current.fg("accent", "→ "),
+			hint: (text) => this.current.fg("dim", text),
 		};
 	}
 
