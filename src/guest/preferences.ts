@@ -1,6 +1,6 @@
 import type { TuiDefaultsState } from "../plugins/tui-defaults/contract.ts";
 import { isPrivilegedId } from "../protocol/keybindings.ts";
-import type { DisplaySettings, Preferences } from "../protocol/preferences.ts";
+import { type DisplaySettings, mergeSettings, type Preferences } from "../protocol/preferences.ts";
 
 export interface EffectivePreferences {
 	readonly keybindings: Readonly<Record<string, readonly string[]>>;
@@ -20,18 +20,11 @@ export function effectivePreferences(
 	const keybindings: Record<string, readonly string[]> = {};
 	for (const [id, keys] of Object.entries(server?.keybindings ?? {})) if (!isPrivilegedId(id)) keybindings[id] = keys;
 	Object.assign(keybindings, local?.keybindings);
-	const base = server?.settings ?? {};
-	const over = local?.settings ?? {};
 	const theme = local?.theme ?? server?.theme;
 	return {
 		keybindings,
 		...(theme ? { theme } : {}),
-		settings: {
-			...base,
-			...over,
-			...(base.terminal || over.terminal ? { terminal: { ...base.terminal, ...over.terminal } } : {}),
-			...(base.markdown || over.markdown ? { markdown: { ...base.markdown, ...over.markdown } } : {}),
-		},
+		settings: mergeSettings(server?.settings ?? {}, local?.settings ?? {}),
 		problems: [...(local?.problems ?? []), ...(server?.problems ?? []).map((p) => `server: ${p}`)],
 	};
 }

@@ -1,7 +1,8 @@
-import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { type } from "arktype";
+import { writePrivateJson } from "./private-file.ts";
 
 const OriginConfig = type({
 	"cookie?": "string",
@@ -55,11 +56,6 @@ export class LauncherConfig {
 	}
 
 	#save(): void {
-		const dir = join(this.#path, "..");
-		mkdirSync(dir, { recursive: true, mode: 0o700 });
-		chmodSync(dir, 0o700);
-		const temp = `${this.#path}.${process.pid}.tmp`;
-		writeFileSync(temp, `${JSON.stringify(this.#data, null, 2)}\n`, { mode: 0o600 });
-		renameSync(temp, this.#path);
+		writePrivateJson(this.#path, this.#data);
 	}
 }

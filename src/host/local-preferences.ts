@@ -21,6 +21,7 @@ import { readKeybindings } from "../protocol/keybindings.ts";
 import {
 	type DisplaySettings,
 	MAX_THEMES,
+	mergeSettings,
 	type Preferences,
 	readDisplaySettings,
 	type ThemeFile,
@@ -170,16 +171,6 @@ function readThemes(agentDir: string, problems: string[]): ThemeFile[] {
 	return themes;
 }
 
-/** pi's settings, then `prefs.json` over them one level deep (as pi merges `terminal` and `markdown`). */
-function mergeSettings(base: DisplaySettings, over: DisplaySettings): DisplaySettings {
-	return {
-		...base,
-		...over,
-		...(base.terminal || over.terminal ? { terminal: { ...base.terminal, ...over.terminal } } : {}),
-		...(base.markdown || over.markdown ? { markdown: { ...base.markdown, ...over.markdown } } : {}),
-	};
-}
-
 export interface ReadOptions {
 	/** `--no-themes`: custom theme files are not read for this run. */
 	readonly noThemes?: boolean;
@@ -212,6 +203,18 @@ export function readPreferences(paths: PreferencePaths, options: ReadOptions = {
 	};
 }
 
+/** A launcher-only string key of a preferences file (`externalEditor`, `downloads`); undefined when absent. */
+function launcherKey(file: string, key: string): string | undefined {
+	const read = readBounded(file);
+	if (!("text" in read)) return undefined;
+	try {
+		const value = (JSON.parse(read.text) as Record<string, unknown>)[key];
+		return typeof value === "string" && value.trim() ? value.trim() : undefined;
+	} catch {
+		return undefined;
+	}
+}
+
 /**
  * The external editor command, which only the launcher ever sees: `prefs.json` externalEditor, then pi's
  * settings.json externalEditor, then $VISUAL, $EDITOR, then nano (notepad on Windows).
@@ -221,35 +224,19 @@ export function editorCommand(
 	env: Record<string, string | undefined>,
 	platform: string,
 ): string {
-	for (const file of [join(paths.p2Dir, "prefs.json"), join(paths.agentDir, "settings.json")]) {
-		const read = readBounded(file);
-		if (!("text" in read)) continue;
-		try {
-			const value = (JSON.parse(read.text) as { externalEditor?: unknown }).externalEditor;
-			if (typeof value === "string" && value.trim()) return value.trim();
-		} catch {
-			// Not JSON: the next source decides.
-		}
-	}
-	return env.VISUAL?.trim() || env.EDITOR?.trim() || (platform === "win32" ? "notepad" : "nano");
+	return (
+		launcherKey(join(paths.p2Dir, "prefs.json"), "externalEditor") ??
+		launcherKey(join(paths.agentDir, "settings.json"), "externalEditor") ??
+		(env.VISUAL?.trim() || env.EDITOR?.trim() || (platform === "win32" ? "notepad" : "nano"))
+	);
 }
 
 /** The download folder, launcher-only: `prefs.json` downloads (`~/` allowed), else ~/Downloads/p2. */
 export function downloadFolder(paths: PreferencePaths, env: Record<string, string | undefined>): string {
 	const home = env.HOME ?? homedir();
-	const read = readBounded(join(paths.p2Dir, "prefs.json"));
-	if ("text" in read) {
-		try {
-			const value = (JSON.parse(read.text) as { downloads?: unknown }).downloads;
-			if (typeof value === "string" && value.trim()) {
-				const dir = value.trim();
-				return dir === "~" || dir.startsWith("~/") ? home + dir.slice(1) : dir;
-			}
-		} catch {
-			// Not JSON: the default.
-		}
-	}
-	return join(home, "Downloads", "p2");
+	const dir = launcherKey(join(paths.p2Dir, "prefs.json"), "downloads");
+	if (!dir) return join(home, "Downloads", "p2");
+	return dir === "~" || dir.startsWith("~/") ? home + dir.slice(1) : dir;
 }
 
 /** The directory itself, or the nearest parent that exists (where it will appear). */

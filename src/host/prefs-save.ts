@@ -3,11 +3,11 @@
  * never change before anything is shown, shows the exact change on its own screen, and writes the file
  * atomically, keeping every key it did not change. pi's own files are never written.
  */
-import { chmodSync, mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { isKeyId, isPrivilegedId } from "../protocol/keybindings.ts";
 import { checkSetting, SETTING_PATHS } from "../protocol/preferences.ts";
 import { readBounded } from "./local-preferences.ts";
+import { writePrivateJson } from "./private-file.ts";
 
 const TOP_LEVEL = new Set(["keybindings", "theme", "settings"]);
 const ID_PATTERN = /^[A-Za-z][A-Za-z0-9_.:-]{0,127}$/;
@@ -134,17 +134,6 @@ export function planPrefsSave(p2Dir: string, patch: unknown): SavePlan {
 	return {
 		path,
 		diff,
-		write: () => {
-			mkdirSync(p2Dir, { recursive: true, mode: 0o700 });
-			const temp = join(p2Dir, `.prefs.json.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`);
-			try {
-				writeFileSync(temp, `${JSON.stringify(next, null, 2)}\n`, { mode: 0o600, flag: "wx" });
-				chmodSync(temp, 0o600);
-				renameSync(temp, path);
-			} catch (error) {
-				rmSync(temp, { force: true });
-				throw error;
-			}
-		},
+		write: () => writePrivateJson(path, next),
 	};
 }

@@ -130,13 +130,20 @@ export type Preferences = typeof Preferences.infer;
 
 /**
  * A change to `prefs.json` proposed by the UI (savePrefs): `null` removes a key. Only these three keys; the
- * launcher refuses privileged ids and invalid values before it shows anything.
+ * launcher checks it (`validatePrefsPatch`) and refuses privileged ids and invalid values before it shows anything.
  */
-export const PrefsPatch = lazy(() =>
-	type({
-		"keybindings?": type({ "[string <= 128]": type("string <= 64").array().atMostLength(16).or("null") }),
-		"theme?": "string <= 130 | null",
-		"settings?": "Record<string, unknown>",
-	}).onUndeclaredKey("reject"),
-);
-export type PrefsPatch = typeof PrefsPatch.infer;
+export interface PrefsPatch {
+	readonly keybindings?: Readonly<Record<string, readonly string[] | null>>;
+	readonly theme?: string | null;
+	readonly settings?: Readonly<Record<string, unknown>>;
+}
+
+/** Settings of a later source over an earlier one, one level into `terminal` and `markdown` (as pi merges). */
+export function mergeSettings(base: DisplaySettings, over: DisplaySettings): DisplaySettings {
+	return {
+		...base,
+		...over,
+		...(base.terminal || over.terminal ? { terminal: { ...base.terminal, ...over.terminal } } : {}),
+		...(base.markdown || over.markdown ? { markdown: { ...base.markdown, ...over.markdown } } : {}),
+	};
+}

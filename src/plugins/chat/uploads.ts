@@ -97,21 +97,21 @@ export class Uploads {
 		return metas.sort((a, b) => b.at - a.at);
 	}
 
-	/** A file of the session for anyone who may see it (a download), by id. */
+	/** A file of the session for anyone who may see it (a download); undefined for a malformed or unknown id. */
 	read(session: string, id: string): { meta: UploadMeta; bytes: Uint8Array } | undefined {
-		const meta = this.list(session).find((m) => m.id === id);
-		return meta ? this.get(session, id, meta.by) : undefined;
-	}
-
-	/** An upload of this session by this person; undefined for any other (or a malformed id). */
-	get(session: string, id: string, by: string): { meta: UploadMeta; bytes: Uint8Array } | undefined {
-		if (!/^[0-9a-f-]{36}$/.test(id)) return undefined;
+		if (!/^[0-9a-f-]{36}$/.test(session) || !/^[0-9a-f-]{36}$/.test(id)) return undefined;
 		try {
 			const meta = JSON.parse(readFileSync(join(this.#dir, session, `${id}.json`), "utf8")) as UploadMeta;
-			if (meta.by !== by || meta.id !== id) return undefined;
+			if (meta.id !== id) return undefined;
 			return { meta, bytes: readFileSync(join(this.#dir, session, `${id}.bin`)) };
 		} catch {
 			return undefined;
 		}
+	}
+
+	/** An upload of this session by this person (what a message may attach); undefined for anyone else's. */
+	get(session: string, id: string, by: string): { meta: UploadMeta; bytes: Uint8Array } | undefined {
+		const file = this.read(session, id);
+		return file?.meta.by === by ? file : undefined;
 	}
 }

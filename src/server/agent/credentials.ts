@@ -1,5 +1,6 @@
-import { chmodSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import type { AuthOperationOptions, Credential, CredentialInfo, CredentialStore } from "@earendil-works/pi-ai";
+import { writePrivateFile } from "../store/data-dir.ts";
 
 /** pi's `auth.json` shape: one credential per provider id. */
 export const AUTH_FILE = "auth.json";
@@ -48,15 +49,7 @@ export class FileCredentialStore implements CredentialStore {
 
 	#save(): void {
 		if (this.#problem) throw new Error(this.#problem);
-		const temp = `${this.#path}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
-		try {
-			writeFileSync(temp, `${JSON.stringify(this.#data, null, 2)}\n`, { mode: 0o600, flag: "wx" });
-			chmodSync(temp, 0o600);
-			renameSync(temp, this.#path);
-		} catch (error) {
-			rmSync(temp, { force: true });
-			throw error;
-		}
+		writePrivateFile(this.#path, `${JSON.stringify(this.#data, null, 2)}\n`);
 	}
 
 	#serial<T>(work: () => Promise<T>): Promise<T> {
