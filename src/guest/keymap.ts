@@ -13,11 +13,12 @@ import {
 	matchesKey,
 } from "@earendil-works/pi-tui";
 import {
-	defaultKeys,
 	isPrivilegedId,
 	type KeyBindings,
 	type KeyDefinition,
 	type KeyPlatform,
+	launcherKeys,
+	PRIVILEGED_IDS,
 	piKeybindings,
 } from "../protocol/keybindings.ts";
 import type { RegisteredCommand } from "./commands.ts";
@@ -62,12 +63,8 @@ export function buildKeymap(
 ): Keymap {
 	const pi = piKeybindings(platform);
 	const problems: string[] = [];
-	const resolved = (id: string): string[] => [...(user[id] ?? defaultKeys(pi[id]))];
-	const privilegedKeys = new Set(
-		Object.keys(pi)
-			.filter(isPrivilegedId)
-			.flatMap((id) => resolved(id)),
-	);
+	const launcher = launcherKeys(platform, user, PRIVILEGED_IDS);
+	const privilegedKeys = new Set(launcher.kept.flatMap((k) => k.keys));
 	const definitions: Record<string, KeyDefinition> = {
 		...pi,
 		// p2's own launcher action: unbound by default, bindable in the person's own files.
@@ -94,15 +91,8 @@ export function buildKeymap(
 	for (const conflict of manager.getConflicts()) {
 		problems.push(`keybindings: ${conflict.key} is bound to ${conflict.keybindings.join(" and ")}`);
 	}
-	// Every other id on a launcher key, unless pi gives it that key too (then pi's own mode rule applies).
-	for (const id of Object.keys(definitions)) {
-		if (isPrivilegedId(id)) continue;
-		for (const key of manager.getKeys(id as never)) {
-			if (privilegedKeys.has(key) && !sameDefault(pi, id, key)) {
-				problems.push(`${key}: the launcher's action and ${id} share it; the launcher's loses`);
-			}
-		}
-	}
+	for (const { key, to } of launcher.lost)
+		problems.push(`${key}: the launcher's action and ${to} share it; the launcher's loses`);
 	const ordered = [...commands].sort(
 		(a, b) =>
 			b.when.specificity - a.when.specificity ||
@@ -138,11 +128,6 @@ let chat: When | undefined;
 function chatScreen(): When {
 	chat ??= parseWhen("chat && !overlay");
 	return chat;
-}
-
-/** Whether pi itself gives this key to a non-launcher id by default too (then pi's own mode rule applies). */
-function sameDefault(pi: Readonly<Record<string, KeyDefinition>>, id: string, key: string): boolean {
-	return defaultKeys(pi[id]).includes(key);
 }
 
 /** Whether the input is one of an id's keys in the installed keymap: any id, pi's or a plugin's (one cast, here). */

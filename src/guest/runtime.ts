@@ -7,7 +7,7 @@ import { searchContract } from "../plugins/search/contract.ts";
 import { sessionsContract } from "../plugins/sessions/contract.ts";
 import { statusContract } from "../plugins/status/contract.ts";
 import { type TuiDefaultsState, tuiDefaultsContract } from "../plugins/tui-defaults/contract.ts";
-import type { GuestHost, LauncherMessage } from "../protocol/channel.ts";
+import type { GuestHost, LauncherMessage, WorkerMessage } from "../protocol/channel.ts";
 import { MAX_COPY_CHARS } from "../protocol/channel-kinds.ts";
 import { isPrivilegedId } from "../protocol/keybindings.ts";
 import { ConnectionLost, ObjectClient, type ObjectRef } from "../protocol/object-client.ts";
@@ -612,14 +612,8 @@ export class GuestRuntime {
 		return new Promise((resolve) => {
 			this.#requests.set(id, resolve);
 			const [action, payload] = args;
-			if (action === "savePrefs") {
-				this.#host.post({ kind: "request", id, action, payload: payload as { patch: Record<string, unknown> } });
-			} else if (action === "copy") this.#host.post({ kind: "request", id, action, payload });
-			else if (action === "openUrl") this.#host.post({ kind: "request", id, action, payload });
-			else if (action === "signOut") this.#host.post({ kind: "request", id, action, payload });
-			else if (action === "attach") this.#host.post({ kind: "request", id, action, payload });
-			else if (action === "download") this.#host.post({ kind: "request", id, action, payload });
-			else this.#host.post({ kind: "request", id, action, payload: payload as { text: string } });
+			// The union above is the UI's typed view of the channel's request messages; the launcher checks each.
+			this.#host.post({ kind: "request", id, action, payload } as Extract<WorkerMessage, { kind: "request" }>);
 		});
 	}
 

@@ -12,7 +12,7 @@ import { LAUNCHER_KEY_ACTIONS } from "../protocol/keybindings.ts";
 import { asBracketedPaste, copyToClipboard, readClipboardImage, readClipboardText } from "./clipboard.ts";
 import { MAX_ATTACH_BYTES, type OpenedFile, openLocalFile, resolveLocalPath, saveName, saveNew } from "./local-file.ts";
 import { planPrefsSave } from "./prefs-save.ts";
-import type { ConsentScreen } from "./trusted-ui.ts";
+import type { ConsentRequest, ConsentScreen } from "./trusted-ui.ts";
 
 /** The launcher's own keys this launcher has actions for. */
 export const KEY_ACTIONS = LAUNCHER_KEY_ACTIONS;
@@ -137,6 +137,22 @@ export function createLauncherActions<W>(host: ActionsHost<W>) {
 		}
 	};
 
+	/**
+	 * The launcher's own question about a worker's action: "yes", or why not. "cancelled" when the question was
+	 * withdrawn, or the worker is no longer on screen or (given `session`) shows another session now.
+	 */
+	const askPerson = async (
+		worker: W,
+		request: ConsentRequest,
+		session?: string,
+	): Promise<"yes" | "declined" | "cancelled"> => {
+		const answer = await host.consent.confirm(request);
+		host.redraw();
+		if (answer === "withdrawn" || !host.current(worker)) return "cancelled";
+		if (session !== undefined && host.session(worker) !== session) return "cancelled";
+		return answer === "yes" ? "yes" : "declined";
+	};
+
 	const copy = (text: string) => copyToClipboard(text, { env: host.env, platform: host.platform, write: host.write });
 
 	/**
@@ -157,20 +173,22 @@ export function createLauncherActions<W>(host: ActionsHost<W>) {
 			return `${path} ${(error as Error).message}`.slice(0, 300);
 		}
 		try {
-			const confirmed = await host.consent.confirm({
-				origin: host.origin(),
-				action: "Send a file from this computer to the server (the UI asked)",
-				facts: [
-					`File: ${file.path}`,
-					`Size: ${file.size.toLocaleString("en-US")} bytes`,
-					`Session: ${session}`,
-					"The server keeps the file and the model may read it.",
-				],
-				preview: [],
-			});
-			host.redraw();
-			if (confirmed === "withdrawn" || !host.current(worker) || host.session(worker) !== session) return "cancelled";
-			if (confirmed === "no") return "declined";
+			const confirmed = await askPerson(
+				worker,
+				{
+					origin: host.origin(),
+					action: "Send a file from this computer to the server (the UI asked)",
+					facts: [
+						`File: ${file.path}`,
+						`Size: ${file.size.toLocaleString("en-US")} bytes`,
+						`Session: ${session}`,
+						"The server keeps the file and the model may read it.",
+					],
+					preview: [],
+				},
+				session,
+			);
+			if (confirmed !== "yes") return confirmed;
 			const attached = await host.upload(session, file.name, file.read());
 			return host.current(worker) ? attached : "cancelled";
 		} catch (error) {
@@ -194,19 +212,22 @@ export function createLauncherActions<W>(host: ActionsHost<W>) {
 			return;
 		}
 		const name = `clipboard-${new Date().toISOString().replace(/[:.]/g, "-")}.${image.mimeType.split("/")[1]}`;
-		const confirmed = await host.consent.confirm({
-			origin: host.origin(),
-			action: "Send the image on your clipboard to the server",
-			facts: [
-				`Type: ${image.mimeType}`,
-				`Size: ${image.bytes.length.toLocaleString("en-US")} bytes`,
-				`Name: ${name}`,
-				`Session: ${session}`,
-			],
-			preview: [],
-		});
-		host.redraw();
-		if (confirmed !== "yes" || !host.current(worker) || host.session(worker) !== session) return;
+		const confirmed = await askPerson(
+			worker,
+			{
+				origin: host.origin(),
+				action: "Send the image on your clipboard to the server",
+				facts: [
+					`Type: ${image.mimeType}`,
+					`Size: ${image.bytes.length.toLocaleString("en-US")} bytes`,
+					`Name: ${name}`,
+					`Session: ${session}`,
+				],
+				preview: [],
+			},
+			session,
+		);
+		if (confirmed !== "yes") return;
 		try {
 			const file = await host.upload(session, name, image.bytes);
 			if (host.current(worker)) host.post(worker, { kind: "attached", file });
@@ -352,15 +373,13 @@ export function createLauncherActions<W>(host: ActionsHost<W>) {
 			if (message.action === "savePrefs") {
 				const plan = planPrefsSave(host.p2Dir, message.payload.patch);
 				if ("error" in plan) return reply(false, plan.error);
-				const confirmed = await host.consent.confirm({
+				const confirmed = await askPerson(worker, {
 					origin: host.origin(),
 					action: "Save display preferences (the UI asked)",
 					facts: [`File: ${plan.path}`],
 					preview: plan.diff,
 				});
-				host.redraw();
-				if (confirmed === "withdrawn" || !host.current(worker)) return reply(false, "cancelled");
-				if (confirmed === "no") return reply(false, "declined");
+				if (confirmed !== "yes") return reply(false, confirmed);
 				try {
 					plan.write();
 				} catch (error) {
@@ -374,7 +393,7 @@ export function createLauncherActions<W>(host: ActionsHost<W>) {
 			if (message.action === "signOut") {
 				if (!host.signOut) return reply(false, "this device's own server has no sign-in to end");
 				const { all } = message.payload;
-				const confirmed = await host.consent.confirm({
+				const confirmed = await askPerson(worker, {
 					origin: host.origin(),
 					action: all
 						? "Sign every owner out of this server (the UI asked)"
@@ -382,9 +401,7 @@ export function createLauncherActions<W>(host: ActionsHost<W>) {
 					facts: ["p2 asks for an owner link again afterwards."],
 					preview: [],
 				});
-				host.redraw();
-				if (confirmed === "withdrawn" || !host.current(worker)) return reply(false, "cancelled");
-				if (confirmed === "no") return reply(false, "declined");
+				if (confirmed !== "yes") return reply(false, confirmed);
 				try {
 					await host.signOut(all);
 					return reply(true);
@@ -396,15 +413,13 @@ export function createLauncherActions<W>(host: ActionsHost<W>) {
 			if (message.action === "openUrl") {
 				const url = externalUrl(message.payload.url);
 				if (!url) return reply(false, "only https addresses without credentials are opened");
-				const confirmed = await host.consent.confirm({
+				const confirmed = await askPerson(worker, {
 					origin: host.origin(),
 					action: "Open this address in your browser (the UI asked)",
 					facts: ["Nothing is added to it; the browser signs in on its own."],
 					preview: [url],
 				});
-				host.redraw();
-				if (confirmed === "withdrawn" || !host.current(worker)) return reply(false, "cancelled");
-				if (confirmed === "no") return reply(false, "declined");
+				if (confirmed !== "yes") return reply(false, confirmed);
 				return openInBrowser(url, host.platform) ? reply(true) : reply(false, "no browser opener on this computer");
 			}
 			if (message.action === "download") {
@@ -414,7 +429,7 @@ export function createLauncherActions<W>(host: ActionsHost<W>) {
 				if (!/^[0-9a-f-]{36}$/.test(id)) return reply(false, "not a file id");
 				const file = saveName(name);
 				const folder = host.downloadFolder();
-				const confirmed = await host.consent.confirm({
+				const confirmed = await askPerson(worker, {
 					origin: host.origin(),
 					action: "Save a file from the server on this computer (the UI asked)",
 					facts: [
@@ -425,9 +440,7 @@ export function createLauncherActions<W>(host: ActionsHost<W>) {
 					],
 					preview: [],
 				});
-				host.redraw();
-				if (confirmed === "withdrawn" || !host.current(worker)) return reply(false, "cancelled");
-				if (confirmed === "no") return reply(false, "declined");
+				if (confirmed !== "yes") return reply(false, confirmed);
 				try {
 					const bytes = await host.download(session, id);
 					saveNew(folder, file, bytes);
@@ -451,15 +464,13 @@ export function createLauncherActions<W>(host: ActionsHost<W>) {
 			}
 			const { text, label } = message.payload as { text: string; label?: string };
 			if (!text) return reply(false, "nothing to copy");
-			const confirmed = await host.consent.confirm({
+			const confirmed = await askPerson(worker, {
 				origin: host.origin(),
 				action: "Copy to this computer's clipboard (the UI asked)",
 				facts: [`Length: ${text.length} characters`, ...(label ? [`What (server-reported): ${label}`] : [])],
 				preview: text.split("\n"),
 			});
-			host.redraw();
-			if (confirmed === "withdrawn" || !host.current(worker)) return reply(false, "cancelled");
-			if (confirmed === "no") return reply(false, "declined");
+			if (confirmed !== "yes") return reply(false, confirmed);
 			try {
 				await copy(text);
 				return reply(true);

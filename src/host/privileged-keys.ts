@@ -5,13 +5,7 @@
  * mode rule applies (the worker suspends interception while its own text input needs the key).
  */
 import { type KeyId, matchesKey } from "@earendil-works/pi-tui/dist/keys.js";
-import {
-	defaultKeys,
-	isPrivilegedId,
-	type KeyBindings,
-	type KeyPlatform,
-	piKeybindings,
-} from "../protocol/keybindings.ts";
+import { type KeyBindings, type KeyPlatform, launcherKeys } from "../protocol/keybindings.ts";
 
 export interface PrivilegedKeys {
 	/** The launcher action id the input is a key of, if any. */
@@ -21,22 +15,9 @@ export interface PrivilegedKeys {
 }
 
 export function privilegedKeys(platform: KeyPlatform, user: KeyBindings, actions: readonly string[]): PrivilegedKeys {
-	const pi = piKeybindings(platform);
-	const resolved = (id: string) => [...(user[id] ?? defaultKeys(pi[id]))];
-	const others = [...new Set([...Object.keys(pi), ...Object.keys(user)])].filter((id) => !isPrivilegedId(id));
-	const entries: { id: string; keys: string[] }[] = [];
-	const lost: string[] = [];
-	for (const id of actions) {
-		if (!isPrivilegedId(id)) continue;
-		const keys = resolved(id).filter((key) => {
-			const takenBy = others.find((other) => user[other]?.includes(key) && !defaultKeys(pi[other]).includes(key));
-			if (takenBy) lost.push(`${key}: ${takenBy} (your binding) wins over ${id}`);
-			return !takenBy;
-		});
-		entries.push({ id, keys });
-	}
+	const { kept, lost } = launcherKeys(platform, user, actions);
 	return {
-		lost,
-		match: (data) => entries.find((e) => e.keys.some((key) => matchesKey(data, key as KeyId)))?.id,
+		lost: lost.map((l) => `${l.key}: ${l.to} (your binding) wins over ${l.id}`),
+		match: (data) => kept.find((e) => e.keys.some((key) => matchesKey(data, key as KeyId)))?.id,
 	};
 }

@@ -144,6 +144,33 @@ export function defaultKeys(definition: KeyDefinition | undefined): string[] {
 	return typeof definition.defaultKeys === "string" ? [definition.defaultKeys] : [...definition.defaultKeys];
 }
 
+/**
+ * The keys the launcher keeps for its own actions (seed 3.1 and 6.2): each id's keys from the person's own
+ * files, else pi's default; minus any key the person gave to another action that pi does not give it by
+ * default (then that action has it). A key pi itself shares by default stays the launcher's, and pi's mode rule
+ * applies: the UI suspends interception while its own text input needs the key.
+ */
+export function launcherKeys(
+	platform: KeyPlatform,
+	user: KeyBindings,
+	ids: readonly string[],
+): { kept: { id: string; keys: string[] }[]; lost: { key: string; id: string; to: string }[] } {
+	const pi = piKeybindings(platform);
+	const others = [...new Set([...Object.keys(pi), ...Object.keys(user)])].filter((id) => !isPrivilegedId(id));
+	const kept: { id: string; keys: string[] }[] = [];
+	const lost: { key: string; id: string; to: string }[] = [];
+	for (const id of ids) {
+		if (!isPrivilegedId(id)) continue;
+		const keys = [...(user[id] ?? defaultKeys(pi[id]))].filter((key) => {
+			const to = others.find((other) => user[other]?.includes(key) && !defaultKeys(pi[other]).includes(key));
+			if (to) lost.push({ key, id, to });
+			return !to;
+		});
+		kept.push({ id, keys });
+	}
+	return { kept, lost };
+}
+
 /** pi's names from before the `tui.*`/`app.*` ids; pi still reads them (the new id wins when both are set). */
 export const LEGACY_KEYBINDING_NAMES: Readonly<Record<string, string>> = {
 	cursorUp: "tui.editor.cursorUp",
