@@ -6,6 +6,7 @@
 import { type Component, Container, ScrollView, Text, type TuiAltScreen, VStack } from "@earendil-works/pi-tui";
 import type { ChatEntry, ChatState, QueueMode } from "../plugins/chat/contract.ts";
 import type { StatusState } from "../plugins/status/contract.ts";
+import { DISPLAY_DEFAULTS } from "../protocol/preferences.ts";
 import type { ThinkingLevel } from "../protocol/theme-tokens.ts";
 import { ChatEditor, SPINNER_MS } from "../ui/chat-editor.ts";
 import { Footer, type FooterData } from "../ui/footer.ts";
@@ -90,12 +91,12 @@ export interface ChatSettings {
 	readonly scrollbar: "auto" | "always" | "hidden";
 }
 export const DEFAULT_CHAT_SETTINGS: ChatSettings = {
-	hideThinkingBlock: false,
-	editorPaddingX: 0,
-	autocompleteMaxVisible: 5,
-	quietStartup: false,
-	mermaid: "streaming",
-	scrollbar: "auto",
+	hideThinkingBlock: DISPLAY_DEFAULTS.hideThinkingBlock,
+	editorPaddingX: DISPLAY_DEFAULTS.editorPaddingX,
+	autocompleteMaxVisible: DISPLAY_DEFAULTS.autocompleteMaxVisible,
+	quietStartup: DISPLAY_DEFAULTS.quietStartup,
+	mermaid: DISPLAY_DEFAULTS["markdown.mermaid"],
+	scrollbar: DISPLAY_DEFAULTS.fullscreenScrollbar,
 };
 
 type ItemComponent = ThemedItem<unknown> & Component;

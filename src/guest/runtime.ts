@@ -11,7 +11,7 @@ import type { GuestHost, LauncherMessage, WorkerMessage } from "../protocol/chan
 import { MAX_COPY_CHARS } from "../protocol/channel-kinds.ts";
 import { isPrivilegedId } from "../protocol/keybindings.ts";
 import { ConnectionLost, ObjectClient, type ObjectRef } from "../protocol/object-client.ts";
-import type { Preferences, PrefsPatch } from "../protocol/preferences.ts";
+import { DISPLAY_DEFAULTS, type Preferences, type PrefsPatch } from "../protocol/preferences.ts";
 import { isOwnerRole, type Role } from "../protocol/roles.ts";
 import { FilterSelector } from "../ui/selector.ts";
 import type { TerminalFacts } from "../ui/theme/builtin.ts";
@@ -598,10 +598,10 @@ export class GuestRuntime {
 			scrollbar: s.fullscreenScrollbar ?? DEFAULT_CHAT_SETTINGS.scrollbar,
 		};
 		this.#screen.applySettings(settings);
-		this.#tui.setShowHardwareCursor(s.showHardwareCursor ?? false);
-		this.#tui.setClearOnShrink(s.terminal?.clearOnShrink ?? false);
-		this.#tui.setCopyOnSelect(s.fullscreenCopyOnSelect ?? true);
-		this.#theme.setCodeBlockIndent(s.markdown?.codeBlockIndent ?? "  ");
+		this.#tui.setShowHardwareCursor(s.showHardwareCursor ?? DISPLAY_DEFAULTS.showHardwareCursor);
+		this.#tui.setClearOnShrink(s.terminal?.clearOnShrink ?? DISPLAY_DEFAULTS["terminal.clearOnShrink"]);
+		this.#tui.setCopyOnSelect(s.fullscreenCopyOnSelect ?? DISPLAY_DEFAULTS.fullscreenCopyOnSelect);
+		this.#theme.setCodeBlockIndent(s.markdown?.codeBlockIndent ?? DISPLAY_DEFAULTS["markdown.codeBlockIndent"]);
 		this.#showProgress();
 		const wheel = s.fullscreenWheelScrollLines;
 		this.#tui.setWheelScrollLines(typeof wheel === "number" ? clamp(wheel, 1, 100) : "auto");

@@ -12,7 +12,7 @@ import {
 	Spacer,
 	Text,
 } from "@earendil-works/pi-tui";
-import type { DisplaySettings, PrefsPatch } from "../protocol/preferences.ts";
+import { DISPLAY_DEFAULTS, type DisplaySettings, type PrefsPatch, settingAt } from "../protocol/preferences.ts";
 import type { Theme } from "../ui/theme/theme.ts";
 import type { ThemeRef } from "../ui/theme/theme-ref.ts";
 import { ThemePreview } from "../ui/theme-preview.ts";
@@ -27,7 +27,6 @@ interface Row {
 	readonly label: string;
 	readonly description: string;
 	readonly values: readonly string[];
-	readonly fallback: Leaf;
 	parse(value: string): Leaf;
 }
 
@@ -42,7 +41,6 @@ const ROWS: readonly Row[] = [
 		label: "Show hardware cursor",
 		description: "Use the terminal cursor instead of Pi's drawn cursor",
 		values: ["true", "false"],
-		fallback: false,
 		parse: bool,
 	},
 	{
@@ -51,7 +49,6 @@ const ROWS: readonly Row[] = [
 		label: "Editor padding",
 		description: "Horizontal padding for input editor (0-3)",
 		values: ["0", "1", "2", "3"],
-		fallback: 0,
 		parse: int,
 	},
 	{
@@ -60,7 +57,6 @@ const ROWS: readonly Row[] = [
 		label: "Autocomplete max items",
 		description: "Max visible items in autocomplete dropdown (3-20)",
 		values: ["3", "5", "7", "10", "15", "20"],
-		fallback: 5,
 		parse: int,
 	},
 	{
@@ -69,7 +65,6 @@ const ROWS: readonly Row[] = [
 		label: "Clear on shrink",
 		description: "Clear empty rows when content shrinks (may cause flicker)",
 		values: ["true", "false"],
-		fallback: false,
 		parse: bool,
 	},
 	{
@@ -78,7 +73,6 @@ const ROWS: readonly Row[] = [
 		label: "Terminal progress",
 		description: "Show OSC 9;4 progress indicators in the terminal tab bar",
 		values: ["true", "false"],
-		fallback: false,
 		parse: bool,
 	},
 	{
@@ -87,7 +81,6 @@ const ROWS: readonly Row[] = [
 		label: "Hide thinking",
 		description: "Hide thinking blocks in assistant responses",
 		values: ["true", "false"],
-		fallback: false,
 		parse: bool,
 	},
 	{
@@ -96,7 +89,6 @@ const ROWS: readonly Row[] = [
 		label: "Mermaid diagrams",
 		description: "Render Mermaid code blocks as Unicode diagrams",
 		values: ["off", "final", "streaming"],
-		fallback: "streaming",
 		parse: (v) => v,
 	},
 	{
@@ -105,7 +97,6 @@ const ROWS: readonly Row[] = [
 		label: "Quiet startup",
 		description: "Disable verbose printing at startup (header: keep only the startup header)",
 		values: ["true", "header", "false"],
-		fallback: false,
 		parse: (v) => (v === "header" ? "header" : v === "true"),
 	},
 	{
@@ -114,7 +105,6 @@ const ROWS: readonly Row[] = [
 		label: "Fullscreen scrollbar",
 		description: "Scrollbar behavior in fullscreen mode; has no effect in regular mode",
 		values: ["auto", "always", "hidden"],
-		fallback: "auto",
 		parse: (v) => v,
 	},
 	{
@@ -123,7 +113,6 @@ const ROWS: readonly Row[] = [
 		label: "Fullscreen copy on select",
 		description: "Automatically copy selected text in fullscreen mode; disable to copy selections with Ctrl+X",
 		values: ["true", "false"],
-		fallback: true,
 		parse: bool,
 	},
 	{
@@ -133,7 +122,6 @@ const ROWS: readonly Row[] = [
 		description:
 			"Lines per mouse-wheel event in fullscreen mode; 'auto' speeds up fast wheel spins where the terminal does not",
 		values: ["auto", "1", "2", "3", "5", "10"],
-		fallback: "auto",
 		parse: (v) => (v === "auto" ? "auto" : int(v)),
 	},
 ];
@@ -151,11 +139,8 @@ export interface SettingsSelectorOptions {
 	onClose(patch: PrefsPatch | undefined): void;
 }
 
-function read(settings: DisplaySettings, path: string): unknown {
-	const [head, leaf] = path.split(".") as [string, string | undefined];
-	const top = (settings as Record<string, unknown>)[head];
-	return leaf ? (top as Record<string, unknown> | undefined)?.[leaf] : top;
-}
+/** pi's default for a row's setting. */
+const fallback = (path: string) => (DISPLAY_DEFAULTS as Record<string, Leaf>)[path];
 
 export class SettingsSelector extends Container {
 	readonly capturesViewportInput = true;
@@ -170,7 +155,7 @@ export class SettingsSelector extends Container {
 			id: row.id,
 			label: row.label,
 			description: row.description,
-			currentValue: String(read(options.settings, row.path) ?? row.fallback),
+			currentValue: String(settingAt(options.settings, row.path) ?? fallback(row.path)),
 			values: [...row.values],
 		}));
 		let themeSetting = options.themeSetting;
@@ -220,8 +205,7 @@ export class SettingsSelector extends Container {
 	#patch(effective: DisplaySettings): PrefsPatch | undefined {
 		const settings: Record<string, unknown> = {};
 		for (const [path, value] of this.#changes) {
-			const fallback = ROWS.find((r) => r.path === path)?.fallback;
-			if ((read(effective, path) ?? fallback) === value) continue;
+			if ((settingAt(effective, path) ?? fallback(path)) === value) continue;
 			const [head, leaf] = path.split(".") as [string, string | undefined];
 			if (!leaf) settings[head] = value;
 			else settings[head] = { ...(settings[head] as object | undefined), [leaf]: value };

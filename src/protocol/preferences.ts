@@ -54,6 +54,35 @@ export const SETTING_PATHS: Readonly<Record<string, string>> = {
 	...Object.fromEntries(Object.entries(MARKDOWN_SETTING_TYPES).map(([k, v]) => [`markdown.${k}`, v])),
 };
 
+/** pi's defaults for the display settings (pi's SETTINGS_DEFAULTS, 1.6.0), by dotted name. */
+export const DISPLAY_DEFAULTS = {
+	quietStartup: false,
+	editorPaddingX: 0,
+	outputPad: 1,
+	autocompleteMaxVisible: 5,
+	showHardwareCursor: false,
+	hideThinkingBlock: false,
+	doubleEscapeAction: "tree",
+	fullscreenExitOutput: "transcript",
+	fullscreenScrollbar: "auto",
+	fullscreenCopyOnSelect: true,
+	fullscreenWheelScrollLines: "auto",
+	"terminal.clearOnShrink": false,
+	"terminal.showTerminalProgress": false,
+	"terminal.showImages": true,
+	"terminal.imageWidthCells": 60,
+	"markdown.codeBlockIndent": "  ",
+	"markdown.mermaid": "streaming",
+} as const;
+export type DisplayDefaults = typeof DISPLAY_DEFAULTS;
+
+/** The value set for a dotted setting, undefined when none is. */
+export function settingAt(settings: DisplaySettings, path: string): unknown {
+	const [head, leaf] = path.split(".") as [string, string | undefined];
+	const top = (settings as Record<string, unknown>)[head];
+	return leaf ? (top as Record<string, unknown> | undefined)?.[leaf] : top;
+}
+
 const settingCheckers = new Map<string, (value: unknown) => boolean>();
 /** Whether a value is valid for the display setting at a dotted path. */
 export function checkSetting(path: string, value: unknown): boolean {
