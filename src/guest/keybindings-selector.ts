@@ -5,7 +5,6 @@
  */
 import {
 	type Component,
-	decodeKittyPrintable,
 	fuzzyFilter,
 	getKeybindings,
 	parseKey,
@@ -15,6 +14,7 @@ import {
 } from "@earendil-works/pi-tui";
 import { isPrivilegedId } from "../protocol/keybindings.ts";
 import type { PrefsPatch } from "../protocol/preferences.ts";
+import { typedChar } from "../ui/text.ts";
 import type { ThemeRef } from "../ui/theme/theme-ref.ts";
 
 export interface KeybindingRow {
@@ -88,7 +88,7 @@ export class KeybindingsSelector implements Component {
 
 	render(width: number): string[] {
 		const t = this.#options.theme.current;
-		const border = t.fg("border", "─".repeat(Math.max(1, width)));
+		const border = t.rule(width);
 		const query = this.#filter ? t.fg("text", ` ${this.#filter}`) : t.fg("dim", " type to filter");
 		const status = this.#capturing
 			? t.fg("accent", ` Press the new key for ${this.#capturing.title} (Esc cancels)`)
@@ -126,7 +126,7 @@ export class KeybindingsSelector implements Component {
 			if (selected && this.#editable(selected)) this.#options.save({ keybindings: { [selected.id]: null } });
 			return;
 		}
-		const printable = decodeKittyPrintable(data) ?? (data.length === 1 && data >= " " && data !== "\x7f" ? data : "");
+		const printable = typedChar(data);
 		if (printable) {
 			this.#filter += printable;
 			this.#list = this.#build();

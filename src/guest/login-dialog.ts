@@ -66,7 +66,7 @@ export class LoginDialog implements Component {
 		const t = this.#options.theme.current;
 		const k = (id: string) => keyText(this.#options.keys(id));
 		const pad = (text: string) => wrapTextWithAnsi(text, Math.max(1, width - 2)).map((line) => ` ${line}`);
-		const border = t.fg("border", "─".repeat(Math.max(1, width)));
+		const border = t.rule(width);
 		const lines = [
 			border,
 			truncateToWidth(` ${t.fg("accent", t.bold(`Login to ${this.#options.providerName}`))}`, width, ""),

@@ -98,7 +98,7 @@ export class ModelSelector implements Component {
 	render(width: number): string[] {
 		const t = this.#options.theme.current;
 		const fit = (line: string) => truncateToWidth(line, width, "");
-		const border = t.fg("border", "─".repeat(Math.max(1, width)));
+		const border = t.rule(width);
 		const keys = (id: string) => keyText(this.#options.keys(id), { capitalize: true });
 		const lines = [border, ""];
 		if (this.#scoped.length) {

@@ -48,7 +48,7 @@ export class ScopedModelsSelector implements Component {
 		const t = this.#options.theme.current;
 		const fit = (line: string) => truncateToWidth(line, width, "");
 		const k = (id: string) => keyText(this.#options.keys(id), { capitalize: true });
-		const border = t.fg("border", "─".repeat(Math.max(1, width)));
+		const border = t.rule(width);
 		const total = this.#rows.length;
 		const start = Math.max(0, Math.min(this.#selected - Math.floor(MAX_VISIBLE / 2), total - MAX_VISIBLE));
 		const rows = this.#rows.slice(start, start + MAX_VISIBLE).map((m, i) => {

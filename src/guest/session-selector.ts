@@ -198,7 +198,7 @@ export class SessionSelector implements Component {
 		const t = this.#options.theme.current;
 		const fit = (line: string) => truncateToWidth(line, width, "");
 		const k = (id: string) => keyText(this.#options.keys(id));
-		const border = t.fg("accent", "─".repeat(Math.max(1, width)));
+		const border = t.rule(width, "accent");
 		const title = this.#archived
 			? "Archived Sessions"
 			: `Resume Session (${this.#scope === "here" ? "Current Folder" : "All"})`;

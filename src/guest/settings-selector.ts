@@ -191,7 +191,7 @@ export class SettingsSelector extends Container {
 			() => options.onClose(this.#patch(options.settings)),
 			{ enableSearch: true },
 		);
-		const border = { render: (w: number) => [t().fg("border", "─".repeat(Math.max(1, w)))], invalidate() {} };
+		const border = { render: (w: number) => [t().rule(w)], invalidate() {} };
 		this.addChild(border);
 		this.addChild(this.#list);
 		this.addChild(border);

@@ -71,7 +71,7 @@ export class ThinkingSelector implements Component {
 
 	render(width: number): string[] {
 		const t = this.#options.theme.current;
-		const border = t.fg("border", "─".repeat(Math.max(1, width)));
+		const border = t.rule(width);
 		const keys = (id: string) => keyText(this.#options.keys(id), { capitalize: true });
 		return [
 			border,

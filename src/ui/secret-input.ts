@@ -1,4 +1,5 @@
-import { type Component, decodeKittyPrintable, getKeybindings, truncateToWidth } from "@earendil-works/pi-tui";
+import { type Component, getKeybindings, truncateToWidth } from "@earendil-works/pi-tui";
+import { typedChar } from "./text.ts";
 
 /**
  * A one-line input for a secret (an API key): every character is drawn as `•`, nothing is kept for undo or
@@ -68,7 +69,7 @@ export class SecretInput implements Component {
 			this.#value = "";
 			return;
 		}
-		const printable = decodeKittyPrintable(data) ?? (data.length === 1 && data >= " " && data !== "\x7f" ? data : "");
+		const printable = typedChar(data);
 		if (printable) this.#value += printable;
 	}
 }

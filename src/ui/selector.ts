@@ -1,12 +1,12 @@
 import {
 	type Component,
-	decodeKittyPrintable,
 	fuzzyFilter,
 	getKeybindings,
 	type SelectItem,
 	SelectList,
 	truncateToWidth,
 } from "@earendil-works/pi-tui";
+import { typedChar } from "./text.ts";
 import type { ThemeRef } from "./theme/theme-ref.ts";
 
 export interface FilterSelectorOptions {
@@ -52,7 +52,7 @@ export class FilterSelector implements Component {
 
 	render(width: number): string[] {
 		const t = this.#theme.current;
-		const border = t.fg("border", "─".repeat(Math.max(1, width)));
+		const border = t.rule(width);
 		const query = this.#filter ? t.fg("text", ` ${this.#filter}`) : t.fg("dim", " type to filter");
 		return [
 			border,
@@ -71,7 +71,7 @@ export class FilterSelector implements Component {
 			this.#list = this.#build();
 			return;
 		}
-		const printable = decodeKittyPrintable(data) ?? (data.length === 1 && data >= " " && data !== "\x7f" ? data : "");
+		const printable = typedChar(data);
 		if (printable && !kb.matches(data, "tui.select.confirm")) {
 			this.#filter += printable;
 			this.#list = this.#build();

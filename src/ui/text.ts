@@ -1,3 +1,5 @@
+import { decodeKittyPrintable } from "@earendil-works/pi-tui";
+
 /**
  * Text from the server (answers, tool output, file names, titles) is shown as text: control characters are
  * made visible as their Unicode control pictures before layout, so nothing the server sends reaches the
@@ -33,4 +35,9 @@ export function shortenHome(path: string, home: string | undefined): string {
 	if (!home || home === "/") return path;
 	if (path === home) return "~";
 	return path.startsWith(`${home}/`) ? `~${path.slice(home.length)}` : path;
+}
+
+/** The character a key press types, as a filter or input takes it (a kitty key report included); "" for a key. */
+export function typedChar(data: string): string {
+	return decodeKittyPrintable(data) ?? (data.length === 1 && data >= " " && data !== "\x7f" ? data : "");
 }

@@ -114,6 +114,11 @@ export class Theme {
 		return paint.open === "" ? text : `${paint.open}${text}${paint.close}`;
 	}
 
+	/** pi's full-width `─` line that frames selectors and blocks, in `border` (or another token). */
+	rule(width: number, token: FgToken = "border"): string {
+		return this.fg(token, "─".repeat(Math.max(1, width)));
+	}
+
 	bg(token: BgToken, text: string): string {
 		const paint = this.#bg[token];
 		return paint.open === "" ? text : `${paint.open}${text}${paint.close}`;

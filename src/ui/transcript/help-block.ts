@@ -10,7 +10,7 @@ export interface HelpBlockData {
 export class HelpBlock extends ThemedItem<HelpBlockData> {
 	protected build(): void {
 		const t = this.theme.current;
-		const border = { render: (width: number) => [t.fg("border", "─".repeat(Math.max(1, width)))], invalidate() {} };
+		const border = { render: (width: number) => [t.rule(width)], invalidate() {} };
 		this.addChild(new Spacer(1));
 		this.addChild(border);
 		this.addChild(new Text(t.bold(t.fg("accent", this.data.title)), 1, 0));
