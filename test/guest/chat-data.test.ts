@@ -3,8 +3,8 @@ import { displayItems, sameItem, type ViewOptions } from "../../src/guest/displa
 import { chooseSession } from "../../src/guest/session-choice.ts";
 import type { ChatEntry, ChatState } from "../../src/plugins/chat/contract.ts";
 import type { SessionRow } from "../../src/plugins/sessions/contract.ts";
-
 import type { Author } from "../../src/protocol/common.ts";
+import { sessionRow } from "../support/session-row.ts";
 
 const author: Author = { id: "me", name: "Me", role: "deviceOwner" };
 const view: ViewOptions = { viewerId: "me", toolsExpanded: false, hideThinking: false, home: undefined, now: 10_000 };
@@ -132,22 +132,8 @@ describe("display items", () => {
 	});
 });
 
-const row = (id: string, cwd: string, updatedAt: number, over: Partial<SessionRow> = {}): SessionRow => ({
-	id,
-	title: "",
-	cwd,
-	branch: null,
-	env: "local",
-	model: null,
-	thinkingLevel: null,
-	busy: false,
-	pinned: false,
-	archived: false,
-	createdAt: 0,
-	updatedAt,
-	parent: null,
-	...over,
-});
+const row = (id: string, cwd: string, updatedAt: number, over: Partial<SessionRow> = {}): SessionRow =>
+	sessionRow({ id, cwd, updatedAt, ...over });
 const A = "aaaaaaaa-0000-4000-8000-000000000001";
 const B = "bbbbbbbb-0000-4000-8000-000000000002";
 const C = "aaaaaaab-0000-4000-8000-000000000003";

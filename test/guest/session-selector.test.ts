@@ -8,6 +8,7 @@ import type { SearchHit } from "../../src/plugins/search/contract.ts";
 import type { SessionRow } from "../../src/plugins/sessions/contract.ts";
 import { Theme } from "../../src/ui/theme/theme.ts";
 import { ThemeRef } from "../../src/ui/theme/theme-ref.ts";
+import { sessionRow } from "../support/session-row.ts";
 
 const plain = (lines: string[]) => lines.join("\n").replace(/\x1b\[[0-9;]*m|\x1b_[^\x07]*\x07/g, "");
 // The selector's own p2 keys come from registered commands, as in the runtime.
@@ -24,22 +25,14 @@ const keymap = buildKeymap({ platform: "linux", windowsKeys: false }, registry.a
 setKeybindings(keymap.manager);
 const NOW = 10_000_000_000;
 
-const row = (id: string, title: string, cwd: string, over: Partial<SessionRow> = {}): SessionRow => ({
-	id: `${id}0000000-0000-4000-8000-000000000000`.slice(0, 36),
-	title,
-	cwd,
-	branch: null,
-	env: "local",
-	model: null,
-	thinkingLevel: null,
-	busy: false,
-	pinned: false,
-	archived: false,
-	createdAt: 0,
-	updatedAt: NOW - 5 * 60_000,
-	parent: null,
-	...over,
-});
+const row = (id: string, title: string, cwd: string, over: Partial<SessionRow> = {}): SessionRow =>
+	sessionRow({
+		id: `${id}0000000-0000-4000-8000-000000000000`.slice(0, 36),
+		title,
+		cwd,
+		updatedAt: NOW - 5 * 60_000,
+		...over,
+	});
 
 function selector(rows: SessionRow[], search?: (q: string) => Promise<{ hits: SearchHit[]; truncated: boolean }>) {
 	const calls: string[] = [];
