@@ -13,7 +13,8 @@ export type ServerEvent =
 			contextTokens: number;
 			cacheHitRate: number | null;
 	  }
-	| { type: "principal.revoked"; match: (id: string) => boolean }
+	/** The owner turned approval mode on or off for a session's guests. */
+	| { type: "sharing.approval"; session: string; on: boolean }
 	/** Sign-ins changed what is usable: the model catalog is read again. */
 	| { type: "models.changed" };
 

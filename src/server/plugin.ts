@@ -10,6 +10,10 @@ export interface ServerContext extends ServerServices {
 export interface RouteRequest {
 	readonly principal: Principal | null;
 	readonly sameOrigin: boolean;
+	/** The peer's address, for rate limits. */
+	readonly peer: string | undefined;
+	/** Cookies set here are marked Secure (TLS, or a TLS proxy in front). */
+	readonly secure: boolean;
 }
 
 /** One feature's server part: it serves its contracts on the host and may answer HTTP routes of its own. */

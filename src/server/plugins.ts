@@ -4,6 +4,7 @@ import { loginPlugin } from "../plugins/login/server.ts";
 import { modelsPlugin } from "../plugins/models/server.ts";
 import { searchPlugin } from "../plugins/search/server.ts";
 import { sessionsPlugin } from "../plugins/sessions/server.ts";
+import { sharingPlugin } from "../plugins/sharing/server.ts";
 import { statusPlugin } from "../plugins/status/server.ts";
 import { tuiDefaultsPlugin } from "../plugins/tui-defaults/server.ts";
 import type { ServerPlugin } from "./plugin.ts";
@@ -19,5 +20,6 @@ export function defaultPlugins(): ServerPlugin[] {
 		tuiDefaultsPlugin,
 		searchPlugin,
 		loginPlugin,
+		sharingPlugin(),
 	];
 }

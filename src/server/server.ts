@@ -89,13 +89,20 @@ export async function startServer(options: ServerOptions): Promise<P2Server> {
 	const secureCookie = options.tls !== undefined || options.behindProxy === true;
 
 	const closeOwnerConnections = (match: (p: Principal) => boolean) => host.reprincipal(match, () => null);
+	const guest = (cookie: string): Principal | null => {
+		const g = services.shares.check(cookie);
+		const record = g ? services.catalog.get(g.session) : undefined;
+		if (!g || !record || record.archived) return null;
+		return { role: g.access, id: `guest:${g.id}`, name: g.name, session: g.session };
+	};
+	const sources = { deviceToken, owners, guest };
 
 	async function handle(req: Request, srv: Server<SocketData>): Promise<Response | undefined> {
 		const url = new URL(req.url);
 		const peer = srv.requestIP(req)?.address;
 		switch (url.pathname) {
 			case SOCKET_PATH: {
-				const principal = resolvePrincipal(req, peer, { deviceToken, owners });
+				const principal = resolvePrincipal(req, peer, sources);
 				if (!principal) return problem(401, "sign in first");
 				const origin = req.headers.get("origin");
 				if (origin !== null && origin !== expectedOrigin(req)) return problem(403, "cross-origin socket refused");
@@ -104,7 +111,7 @@ export async function startServer(options: ServerOptions): Promise<P2Server> {
 			}
 			case BUNDLE_PATH: {
 				if (req.method !== "GET" && req.method !== "HEAD") return problem(405, "GET or HEAD");
-				const principal = resolvePrincipal(req, peer, { deviceToken, owners });
+				const principal = resolvePrincipal(req, peer, sources);
 				if (!principal) return problem(401, "sign in first");
 				if (req.method === "HEAD") return new Response(null, { status: 200, headers: { "cache-control": "no-store" } });
 				const b = await loadBundle();
@@ -154,7 +161,12 @@ export async function startServer(options: ServerOptions): Promise<P2Server> {
 				return json({ ok: true }, 200, { "set-cookie": clear });
 			}
 		}
-		const request = { principal: resolvePrincipal(req, peer, { deviceToken, owners }), sameOrigin: sameOrigin(req) };
+		const request = {
+			principal: resolvePrincipal(req, peer, sources),
+			sameOrigin: sameOrigin(req),
+			peer,
+			secure: secureCookie,
+		};
 		for (const plugin of options.plugins) {
 			const response = await plugin.route?.(req, ctx, request);
 			if (response) return response;

@@ -1,5 +1,6 @@
 import type { Provider, RetryPolicy } from "@earendil-works/pi-ai";
 import { loadModelCatalog, type ModelCatalog } from "./agent/models.ts";
+import { ShareStore } from "./auth/share-store.ts";
 import { EventBus } from "./events.ts";
 import { ServerSettings } from "./settings.ts";
 import { Catalog } from "./store/catalog.ts";
@@ -27,6 +28,8 @@ export interface ServerServices {
 	readonly settings: ServerSettings;
 	readonly bus: EventBus;
 	readonly retry: RetryPolicy;
+	/** Share links, guests and approval mode, per session. */
+	readonly shares: ShareStore;
 	close(): Promise<void>;
 }
 
@@ -35,6 +38,7 @@ export const DEFAULT_RETRY: RetryPolicy = { enabled: true, maxRetries: 3, baseDe
 export async function createServices(options: ServicesOptions): Promise<ServerServices> {
 	ensurePrivateDir(options.dataDir);
 	const catalog = Catalog.open(options.dataDir);
+	const shares = ShareStore.open(options.dataDir);
 	const stores = new SessionStores(options.dataDir, { idleMs: options.storeIdleMs });
 	const models = await loadModelCatalog({
 		dataDir: options.dataDir,
@@ -49,9 +53,11 @@ export async function createServices(options: ServicesOptions): Promise<ServerSe
 		settings: new ServerSettings(options.dataDir),
 		bus: new EventBus(),
 		retry: options.retry ?? DEFAULT_RETRY,
+		shares,
 		async close() {
 			stores.closeAll();
 			catalog.close();
+			shares.close();
 		},
 	};
 }

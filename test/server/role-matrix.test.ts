@@ -57,6 +57,8 @@ const MATRIX: Row[] = [
 			configure: { may: OWNER, args: () => ({ thinkingLevel: "low" }) },
 			page: { may: EVERYONE, args: () => ({ beforeSeq: 1_000_000, limit: 10 }) },
 			ackReturned: { may: PARTICIPANT, args: () => ({ id: "nothing" }) },
+			approve: { may: OWNER, args: () => ({ id: "nothing" }) },
+			reject: { may: OWNER, args: () => ({ id: "nothing" }) },
 			files: { may: EVERYONE, args: () => null },
 		},
 	},
@@ -71,6 +73,18 @@ const MATRIX: Row[] = [
 			answer: { may: OWNER, args: () => ({ flow: "none", prompt: "none", value: "x" }) },
 			cancel: { may: OWNER, args: () => ({ flow: "none" }) },
 			logout: { may: OWNER, args: () => ({ provider: "no-such-provider" }) },
+		},
+	},
+	{
+		object: "sharing",
+		input: (s) => ({ session: s }),
+		open: OWNER,
+		calls: {
+			link: { may: OWNER, args: () => ({ access: "view" }) },
+			reset: { may: OWNER, args: () => ({ access: "view" }) },
+			setAccess: { may: OWNER, args: () => ({ guest: "nobody", access: "view" }) },
+			remove: { may: OWNER, args: () => ({ guest: "nobody", block: false }) },
+			setApproval: { may: OWNER, args: () => ({ on: false }) },
 		},
 	},
 	{
@@ -125,6 +139,15 @@ afterAll(async () => {
 });
 
 describe("role matrix", () => {
+	test("every object the server serves has a row", () => {
+		expect(
+			ts.server.ctx.host
+				.contracts()
+				.map((c) => c.name)
+				.sort(),
+		).toEqual(MATRIX.map((r) => r.object).sort());
+	});
+
 	for (const row of MATRIX) {
 		for (const role of ["deviceOwner", "owner", "full", "view"] as const) {
 			const mayOpen = row.open.includes(role);

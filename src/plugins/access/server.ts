@@ -1,4 +1,5 @@
 import { LiveState } from "../../server/objects/live-state.ts";
+import type { Principal } from "../../server/objects/principal.ts";
 import type { ServerPlugin } from "../../server/plugin.ts";
 import { type AccessState, accessContract } from "./contract.ts";
 
@@ -7,8 +8,14 @@ export const accessPlugin: ServerPlugin = {
 	register({ host }) {
 		host.serve(accessContract, {
 			open(_input, { principal }) {
-				const state: AccessState = { role: principal.role, name: principal.name, session: principal.session ?? null };
-				return { state: new LiveState(state), call: () => undefined };
+				const stateOf = (p: Principal): AccessState => ({ role: p.role, name: p.name, session: p.session ?? null });
+				const live = new LiveState(stateOf(principal));
+				return {
+					state: live,
+					call: () => undefined,
+					// A guest demoted or promoted by the owner sees their new access at once, not at reconnect.
+					principalChanged: (next) => live.update([{ op: "set", path: [], value: stateOf(next) }]),
+				};
 			},
 		});
 	},

@@ -102,7 +102,15 @@ export const QueueMode = lazy(() => type("'steer' | 'followUp'"));
 export type QueueMode = typeof QueueMode.infer;
 
 export const QueuedInput = lazy(() =>
-	type({ id: "string", mode: QueueMode, text: "string", author: Author, at: "number" }),
+	type({
+		id: "string",
+		mode: QueueMode,
+		text: "string",
+		author: Author,
+		at: "number",
+		/** Approval mode: a guest's message the owner has not accepted yet. */
+		waiting: "boolean",
+	}),
 );
 export type QueuedInput = typeof QueuedInput.infer;
 
@@ -156,6 +164,7 @@ export const SendResult = lazy(() => type({ status: "'started' | 'queued' | 'dup
 
 export const StopResult = lazy(() => type({ stopped: "boolean", texts: "string[]" }));
 export const DequeueArgs = lazy(() => type({ id: "string" }));
+export const QueuedIdArgs = DequeueArgs;
 export const DequeueResult = lazy(() => type({ text: "string | null" }));
 export const DequeueOwnResult = lazy(() => type({ restored: "string[]", skipped: "number.integer" }));
 export const ConfigureArgs = lazy(() =>
@@ -171,7 +180,7 @@ export type SessionFile = typeof SessionFile.infer;
 export const FilesResult = lazy(() => type({ files: SessionFile.array() }));
 
 const participantMethods = ["send", "stop", "dequeue", "dequeueOwn", "page", "ackReturned", "files"] as const;
-const ownerMethods = [...participantMethods, "configure"] as const;
+const ownerMethods = [...participantMethods, "configure", "approve", "reject"] as const;
 
 export const chatContract = defineContract({
 	name: "chat",
@@ -185,6 +194,9 @@ export const chatContract = defineContract({
 		configure: method(ConfigureArgs, ModelState),
 		page: method(PageArgs, PageResult),
 		ackReturned: method(AckReturnedArgs, type("null")),
+		/** Approval mode (the owner): a waiting guest message is accepted, or sent back to its author. */
+		approve: method(QueuedIdArgs, type("null")),
+		reject: method(QueuedIdArgs, type("null")),
 		/** The files sent to this session (`/upload`), newest first, for /download. */
 		files: method(type("null | undefined"), FilesResult),
 	},

@@ -43,6 +43,8 @@ type ConfigureArgs = typeof TConfigureArgs.infer;
 interface Queued {
 	readonly row: QueuedRow;
 	readonly message: UserMessage;
+	/** Held for the owner's approval: not given to the agent until accepted. */
+	waiting: boolean;
 }
 
 export function authorOf(principal: Principal): Author {
@@ -72,9 +74,11 @@ export function modelState(model: Model<Api> | undefined): ModelState {
 	};
 }
 
-function asQueuedInput(row: QueuedRow): QueuedInput {
-	return { id: row.id, mode: row.mode, text: row.text, author: row.author as Author, at: row.at };
+function asQueuedInput({ row, waiting }: Queued): QueuedInput {
+	return { id: row.id, mode: row.mode, text: row.text, author: row.author as Author, at: row.at, waiting };
 }
+
+const authorIdOf = (q: Queued) => (q.row.author as Author).id;
 
 /**
  * One conversation on the server: its committed entries (in the session store), the live run, the queue and
@@ -137,8 +141,13 @@ export class Conversation {
 		const author = authorOf(principal);
 		const ids = args.attachments ?? [];
 		if (!args.text.trim() && !ids.length) throw new ProtocolError("bad_args", "a message needs text or a file");
+		// Approval mode: a full guest's message waits, marked, until the owner accepts or rejects it.
+		const hold = principal.role === "full" && this.#ctx.shares.approval(this.session);
+		if (hold && ids.length) {
+			throw new ProtocolError("conflict", "the owner approves guests' messages here; send the text without files");
+		}
 		if (ids.length) return this.#sendWithFiles(args, ids, principal);
-		if (this.#run) {
+		if (this.#run || hold) {
 			const id = crypto.randomUUID();
 			let row: QueuedRow;
 			try {
@@ -148,11 +157,11 @@ export class Conversation {
 				throw error;
 			}
 			const message: UserMessage = { role: "user", content: args.text, timestamp: row.at };
-			this.#queue.set(id, { row, message });
+			const queued: Queued = { row, message, waiting: hold };
+			this.#queue.set(id, queued);
 			this.#byMessage.set(message, id);
-			if (args.mode === "steer") this.#engine?.steer(message);
-			else this.#engine?.followUp(message);
-			this.#update([{ op: "push", path: ["queue"], items: [asQueuedInput(row)] }]);
+			if (!hold) this.#deliverLater(queued);
+			this.#update([{ op: "push", path: ["queue"], items: [asQueuedInput(queued)] }]);
 			return "queued";
 		}
 		const model = this.#resolveModel();
@@ -228,12 +237,11 @@ export class Conversation {
 	stop(principal: Principal): { stopped: boolean; texts: string[] } {
 		const mine: string[] = [];
 		const theirs: string[] = [];
-		for (const [id, q] of this.#queue) ((q.row.author as Author).id === principal.id ? mine : theirs).push(id);
+		for (const [id, q] of this.#queue) (authorIdOf(q) === principal.id ? mine : theirs).push(id);
 		const texts = this.#store.withdraw(mine).map((row) => row.text);
 		const returned = theirs.flatMap((id) => {
 			const q = this.#queue.get(id);
-			if (!q) return [];
-			return [{ id, authorId: (q.row.author as Author).id, texts: [q.row.text], at: Date.now() }];
+			return q ? [this.#returnedOf(q)] : [];
 		});
 		this.#queue.clear();
 		this.#byMessage.clear();
@@ -245,20 +253,70 @@ export class Conversation {
 		return { stopped, texts };
 	}
 
+	/** Takes back one queued message. An owner taking someone else's sends it back to its author's drafts. */
 	dequeue(id: string, principal: Principal): { text: string | null } {
 		const q = this.#queue.get(id);
 		if (!q) return { text: null };
-		if ((q.row.author as Author).id !== principal.id && !isOwner(principal)) {
-			throw new ProtocolError("forbidden", "only its author or an owner may take back a queued message");
+		if (authorIdOf(q) !== principal.id) {
+			if (!isOwner(principal)) {
+				throw new ProtocolError("forbidden", "only its author or an owner may take back a queued message");
+			}
+			this.#returnToAuthor(q);
+			return { text: null };
 		}
 		const [row] = this.#store.withdraw([id]);
 		this.#forget([id]);
 		return { text: row?.text ?? null };
 	}
 
+	/** Approval mode: the owner accepts a guest's waiting message; it runs now, or at its turn in the queue. */
+	approve(id: string): null {
+		const q = this.#queue.get(id);
+		if (!q?.waiting) throw new ProtocolError("not_found", "no message is waiting with that id");
+		if (!this.#run) {
+			const model = this.#resolveModel();
+			if (!model) throw new ProtocolError("unavailable", NO_MODELS_TEXT);
+			this.#runQueued(this.#ensureEngine(model), q);
+			return null;
+		}
+		q.waiting = false;
+		this.#requeue();
+		const index = this.live.state.queue.findIndex((item) => item.id === id);
+		if (index >= 0) this.#update([{ op: "set", path: ["queue", index, "waiting"], value: false }]);
+		return null;
+	}
+
+	/** Approval mode: the owner turns a guest's waiting message down; it goes back to the guest's editor. */
+	reject(id: string): null {
+		const q = this.#queue.get(id);
+		if (!q?.waiting) throw new ProtocolError("not_found", "no message is waiting with that id");
+		this.#returnToAuthor(q);
+		return null;
+	}
+
+	/** Approval mode was turned off: what waits is accepted, in the order it was sent. */
+	releaseWaiting(): void {
+		for (const q of [...this.#queue.values()]) if (q.waiting && this.#queue.has(q.row.id)) this.approve(q.row.id);
+	}
+
+	#returnedOf(q: Queued) {
+		return { id: q.row.id, authorId: authorIdOf(q), texts: [q.row.text], at: Date.now() };
+	}
+
+	/** Out of the queue and into `returned`, where its author's client takes it back into their editor. */
+	#returnToAuthor(q: Queued): void {
+		this.#forget([q.row.id]);
+		this.#update([{ op: "push", path: ["returned"], items: [this.#returnedOf(q)] }]);
+	}
+
+	#deliverLater(q: Queued): void {
+		if (q.row.mode === "steer") this.#engine?.steer(q.message);
+		else this.#engine?.followUp(q.message);
+	}
+
 	/** pi's Alt+Up: the caller's queued messages back into their editor; others' stay queued. */
 	dequeueOwn(principal: Principal): { restored: string[]; skipped: number } {
-		const mine = [...this.#queue.values()].filter((q) => (q.row.author as Author).id === principal.id);
+		const mine = [...this.#queue.values()].filter((q) => authorIdOf(q) === principal.id);
 		const rows = this.#store.withdraw(mine.map((q) => q.row.id));
 		this.#forget(mine.map((q) => q.row.id));
 		return { restored: rows.map((r) => r.text), skipped: this.#queue.size };
@@ -336,24 +394,35 @@ export class Conversation {
 		this.#update([{ op: "set", path: ["live"], value: null }]);
 		this.#ctx.bus.emit({ type: "session.busy", session: this.session, busy: false });
 		// pi keeps going while anything is queued (e.g. the run ended on an error before a follow-up was taken).
-		if (outcome === "aborted" || this.#queue.size === 0 || !this.#engine) return;
-		const [first, ...rest] = [...this.#queue.values()];
-		if (!first) return;
-		this.#queue.delete(first.row.id);
-		this.#byMessage.delete(first.message);
-		this.#store.markDelivered(first.row.id);
+		if (outcome === "aborted" || !this.#engine) return;
+		const first = [...this.#queue.values()].find((q) => !q.waiting);
+		if (first) this.#runQueued(this.#engine, first);
+	}
+
+	/** A queued message becomes the next run's input; the rest stay queued for the agent. */
+	#runQueued(engine: ConversationEngine, q: Queued): void {
+		const index = this.live.state.queue.findIndex((item) => item.id === q.row.id);
+		this.#queue.delete(q.row.id);
+		this.#byMessage.delete(q.message);
+		this.#store.markDelivered(q.row.id);
 		const entry = this.#store.append(this.id, {
 			kind: "user",
-			data: { kind: "user", text: first.row.text } satisfies StoredData,
-			author: first.row.author,
-			requestId: first.row.requestId,
+			data: { kind: "user", text: q.row.text } satisfies StoredData,
+			author: q.row.author,
+			requestId: q.row.requestId,
 		});
-		this.#update([{ op: "splice", path: ["queue"], start: 0, remove: 1, items: [] }]);
-		this.#engine.requeue(
-			rest.filter((q) => q.row.mode === "steer").map((q) => q.message),
-			rest.filter((q) => q.row.mode === "followUp").map((q) => q.message),
+		if (index >= 0) this.#update([{ op: "splice", path: ["queue"], start: index, remove: 1, items: [] }]);
+		this.#requeue();
+		this.#startRun(engine, q.message, entry);
+	}
+
+	/** Tells the agent what is queued now, in order; waiting messages are not the agent's until approved. */
+	#requeue(): void {
+		const ready = [...this.#queue.values()].filter((q) => !q.waiting);
+		this.#engine?.requeue(
+			ready.filter((q) => q.row.mode === "steer").map((q) => q.message),
+			ready.filter((q) => q.row.mode === "followUp").map((q) => q.message),
 		);
-		this.#startRun(this.#engine, first.message, entry);
 	}
 
 	#ensureEngine(model: Model<Api>): ConversationEngine {
@@ -542,13 +611,9 @@ export class Conversation {
 			this.#queue.delete(id);
 			this.#byMessage.delete(q.message);
 		}
-		ops.push({ op: "set", path: ["queue"], value: [...this.#queue.values()].map((q) => asQueuedInput(q.row)) });
+		ops.push({ op: "set", path: ["queue"], value: [...this.#queue.values()].map(asQueuedInput) });
 		this.#update(ops);
-		const rest = [...this.#queue.values()];
-		this.#engine?.requeue(
-			rest.filter((q) => q.row.mode === "steer").map((q) => q.message),
-			rest.filter((q) => q.row.mode === "followUp").map((q) => q.message),
-		);
+		this.#requeue();
 	}
 
 	/** Keeps the replicated window bounded: clients page older entries from the store. */

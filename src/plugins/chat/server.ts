@@ -29,6 +29,11 @@ class Conversations {
 	constructor(ctx: ServerContext, uploads: Uploads) {
 		this.#ctx = ctx;
 		this.#uploads = uploads;
+		ctx.bus.on("sharing.approval", ({ session, on }) => {
+			if (on) return;
+			for (const slot of this.#slots.values())
+				if (slot.conversation.session === session) slot.conversation.releaseWaiting();
+		});
 		ctx.bus.on("session.busy", ({ session, busy }) => {
 			if (busy) return;
 			for (const [key, slot] of this.#slots) {
@@ -153,6 +158,10 @@ export function chatPlugin(): ServerPlugin {
 									const a = args as typeof PageArgs.infer;
 									return c.page(a.beforeSeq, a.limit);
 								}
+								case "approve":
+									return c.approve((args as typeof DequeueArgs.infer).id);
+								case "reject":
+									return c.reject((args as typeof DequeueArgs.infer).id);
 								case "ackReturned":
 									return c.ackReturned((args as typeof AckReturnedArgs.infer).id, who);
 								case "files":

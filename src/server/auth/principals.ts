@@ -1,4 +1,4 @@
-import { DEVICE_TOKEN_HEADER, OWNER_COOKIE } from "../../protocol/server-info.ts";
+import { DEVICE_TOKEN_HEADER, GUEST_COOKIE, OWNER_COOKIE } from "../../protocol/server-info.ts";
 import { DEVICE_OWNER, type Principal } from "../objects/principal.ts";
 import type { OwnerStore } from "./owner-store.ts";
 import { sameSecret } from "./tokens.ts";
@@ -22,11 +22,13 @@ export function readCookie(req: Request, name: string): string | undefined {
 export interface PrincipalSources {
 	readonly deviceToken: string;
 	readonly owners: OwnerStore;
+	/** The guest a guest cookie admits now, or null (unknown, removed, blocked, or the session is gone). */
+	readonly guest: (cookie: string) => Principal | null;
 }
 
 /**
  * Who a request comes from. The device owner needs both a loopback peer and the device token (a proxy on
- * loopback carries no token); an owner needs a live owner cookie. Guests arrive with the sharing plugin.
+ * loopback carries no token); an owner needs a live owner cookie; a guest a live guest cookie, for one session.
  */
 export function resolvePrincipal(req: Request, peer: string | undefined, sources: PrincipalSources): Principal | null {
 	const device = req.headers.get(DEVICE_TOKEN_HEADER);
@@ -38,5 +40,6 @@ export function resolvePrincipal(req: Request, peer: string | undefined, sources
 		const login = sources.owners.check(cookie);
 		if (login) return { role: "owner", id: `owner:${login.id}`, name: "owner" };
 	}
-	return null;
+	const guest = readCookie(req, GUEST_COOKIE);
+	return guest ? sources.guest(guest) : null;
 }

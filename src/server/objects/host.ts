@@ -17,6 +17,8 @@ export interface OpenedObject {
 	call(method: string, args: unknown, ctx: CallContext): unknown | Promise<unknown>;
 	/** The handle closed (by the client, the server or a disconnect). */
 	release?(): void;
+	/** The caller's access changed while the handle stays open (a guest demoted or promoted). */
+	principalChanged?(next: Principal): void;
 }
 
 export interface ObjectImpl {
@@ -52,6 +54,7 @@ const DEFAULT_LIMITS: ConnectionLimits = {
 export class ObjectHost {
 	#served = new Map<string, Served>();
 	#connections = new Set<Connection>();
+	#presence = new Set<() => void>();
 	#nextConnection = 1;
 
 	serve<C extends AnyContract>(contract: C, impl: ObjectImpl): void {
@@ -78,10 +81,33 @@ export class ObjectHost {
 			() => {
 				this.#connections.delete(connection);
 				transport.close?.();
+				this.#presenceChanged();
 			},
 		);
 		this.#connections.add(connection);
+		this.#presenceChanged();
 		return connection;
+	}
+
+	/** Who is connected now, one entry per connection. */
+	connectedPrincipals(): Principal[] {
+		return [...this.#connections].map((c) => c.principal);
+	}
+
+	/** Called whenever someone connects, leaves or has their access changed. */
+	onPresence(listener: () => void): () => void {
+		this.#presence.add(listener);
+		return () => this.#presence.delete(listener);
+	}
+
+	#presenceChanged(): void {
+		for (const listener of this.#presence) {
+			try {
+				listener();
+			} catch (error) {
+				console.error("presence listener failed:", error);
+			}
+		}
 	}
 
 	/** Re-evaluates every connection of principals matching `filter` (e.g. a guest demoted or removed). */
@@ -89,6 +115,7 @@ export class ObjectHost {
 		for (const connection of this.#connections) {
 			if (filter(connection.principal)) connection.setPrincipal(next(connection.principal));
 		}
+		this.#presenceChanged();
 	}
 }
 
@@ -164,6 +191,12 @@ export class Connection {
 			if (variantFor(handle.served.contract, next.role) === null) {
 				this.#release(h);
 				this.#emit({ t: "closed", h, code: "forbidden", message: "your access no longer includes this object" });
+			} else {
+				try {
+					handle.object.principalChanged?.(next);
+				} catch (error) {
+					console.error(`${handle.served.contract.name}: principalChanged failed:`, error);
+				}
 			}
 		}
 	}
