@@ -6,9 +6,11 @@ import { homedir } from "node:os";
 import type { LaunchArgs } from "./host/args.ts";
 import { fetchGuestBundle } from "./host/bundle-fetch.ts";
 import { configDir, LauncherConfig } from "./host/config.ts";
+import { forgetGuestCookie, parseJoinLink } from "./host/join.ts";
 import { type LaunchTarget, runLauncher } from "./host/launcher.ts";
 import { findLocalServer } from "./host/local-server.ts";
-import { forgetOwnerCookie, signInRemote } from "./host/remote.ts";
+import { ENDED_PROMPT, forgetOwnerCookie, signInRemote } from "./host/remote.ts";
+import { SignInError } from "./host/sign-in.ts";
 import { preloadBundle } from "./host/worker-spawn.ts";
 import { DEVICE_TOKEN_HEADER } from "./protocol/server-info.ts";
 import type { P2Server } from "./server/server.ts";
@@ -70,8 +72,23 @@ export async function launch(args: LaunchArgs): Promise<number> {
 	const config = new LauncherConfig(configDir(process.env));
 	let target: LaunchTarget;
 	let stop = async () => {};
-	if (args.url && !isThisDevice(args.url)) {
-		const signedIn = await signInRemote(config, new URL(args.url).origin, args.ownerLink);
+	if (args.join) {
+		// The origin comes from the link unless a server was named; then the link must be for that server.
+		let origin: string;
+		try {
+			origin = parseJoinLink(args.join, args.url ? new URL(args.url).origin : undefined).origin;
+		} catch (error) {
+			if (!(error instanceof SignInError)) throw error;
+			console.error(`p2: --join: ${error.message}`);
+			return 2;
+		}
+		const joined = await signInRemote(config, origin, { joinLink: args.join });
+		if (!joined) return 1;
+		target = joined;
+	} else if (args.url && !isThisDevice(args.url)) {
+		const signedIn = await signInRemote(config, new URL(args.url).origin, {
+			...(args.ownerLink ? { ownerLink: args.ownerLink } : {}),
+		});
 		if (!signedIn) return 1;
 		target = signedIn;
 	} else {
@@ -100,11 +117,17 @@ export async function launch(args: LaunchArgs): Promise<number> {
 				: {}),
 		});
 		if (result.code !== 0 || args.verbose) for (const p of result.problems) console.error(`p2: ${p}`);
-		if (result.signedOut && target.kind === "owner") {
+		// The server no longer admits our cookie: say so in the words of the kind we stored, never the worker's.
+		if (result.signedOut && target.kind !== "device") {
 			const origin = target.origin();
-			forgetOwnerCookie(config, origin);
-			console.log("Signed out on this device.");
-			const again = await signInRemote(config, origin, undefined);
+			const guest = target.kind === "guest";
+			if (guest) forgetGuestCookie(config, origin);
+			else forgetOwnerCookie(config, origin);
+			console.log(guest ? "This share has ended." : "Signed out on this device.");
+			const again = await signInRemote(config, origin, {
+				skipStored: true,
+				...(guest ? { prompt: ENDED_PROMPT } : {}),
+			});
 			if (!again) break;
 			target = again;
 			continue;

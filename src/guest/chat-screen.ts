@@ -21,7 +21,7 @@ import { StatusLine, type StatusLineData } from "../ui/transcript/status-line.ts
 import type { ThemedItem } from "../ui/transcript/themed.ts";
 import { UserMessage, type UserMessageData } from "../ui/transcript/user-message.ts";
 import { type CommandRegistry, parseSlash, SlashAutocomplete } from "./commands.ts";
-import { type DisplayItem, displayItems, sameItem } from "./display-items.ts";
+import { authorLabel, type DisplayItem, displayItems, sameItem } from "./display-items.ts";
 import { EntryHistory } from "./entry-history.ts";
 import { MarkdownTransformers, Slots, ToolRenderers } from "./registries.ts";
 import type { ReadingAnchor } from "./snapshot.ts";
@@ -145,6 +145,11 @@ export class ChatScreen {
 	#selector: { id: string; component: Component } | undefined;
 	#settings: ChatSettings = DEFAULT_CHAT_SETTINGS;
 	#attachments: AttachedFile[] = [];
+	/** Who is looking: their own messages carry no author label. */
+	#viewer: string | undefined;
+	/** Set for a view-only guest: the line shown where the editor would be. */
+	#readOnly: string | undefined;
+	readonly #readOnlyBar = new Text("", 1, 0);
 
 	constructor(options: ChatScreenOptions) {
 		this.#options = options;
@@ -174,7 +179,13 @@ export class ChatScreen {
 		const dock = new VStack([
 			{ component: this.#pending, shrink: 1, minSize: 0 },
 			{ component: this.slots.container("widgets:above"), shrink: 1, minSize: 0 },
-			{ component: this.editor, shrink: 1, minSize: 3, visible: () => !this.#selector },
+			{ component: this.editor, shrink: 1, minSize: 3, visible: () => !this.#selector && !this.#readOnly },
+			{
+				component: this.#readOnlyBar,
+				shrink: 1,
+				minSize: 1,
+				visible: () => !this.#selector && Boolean(this.#readOnly),
+			},
 			{ component: this.#selectorSlot, shrink: 1, minSize: 1, visible: () => Boolean(this.#selector) },
 			{ component: this.slots.container("widgets:below"), shrink: 1, minSize: 0 },
 			{ component: this.#footer, shrink: 1, minSize: 0 },
@@ -266,7 +277,27 @@ export class ChatScreen {
 		if (!this.#selector) return;
 		this.#selectorSlot.clear();
 		this.#selector = undefined;
-		this.#options.tui.setFocus(this.editor);
+		this.#options.tui.setFocus(this.#inputTarget());
+		this.#options.tui.requestRender();
+	}
+
+	/** Where typing goes when no selector is open: the editor, or the read-only bar, which takes nothing. */
+	#inputTarget(): Component {
+		return this.#readOnly ? this.#readOnlyBar : this.editor;
+	}
+
+	setViewer(id: string): void {
+		if (this.#viewer === id) return;
+		this.#viewer = id;
+		this.#refresh();
+	}
+
+	/** A view-only guest: no editor, this line instead (undefined: the editor is back). */
+	setReadOnly(line: string | undefined): void {
+		if (this.#readOnly === line) return;
+		this.#readOnly = line;
+		this.#readOnlyBar.setText(line ? this.#options.theme.current.fg("dim", line) : "");
+		if (!this.#selector) this.#options.tui.setFocus(this.#inputTarget());
 		this.#options.tui.requestRender();
 	}
 
@@ -472,7 +503,7 @@ export class ChatScreen {
 					{
 						// The server does not tell a client its own author id yet (sharing, issue 8): every message
 						// is shown as the viewer's, as in a session of one.
-						viewerId: undefined,
+						viewerId: this.#viewer,
 						toolsExpanded: this.#toolsExpanded,
 						hideThinking: this.#hideThinking,
 						home: this.#options.home,
@@ -567,7 +598,9 @@ export class ChatScreen {
 		const queue = chat?.queue ?? [];
 		const lines = queue.map((q) => {
 			const label = q.mode === "steer" ? "Steering" : "Follow-up";
-			return t.fg("dim", `${label}: ${visibleText(q.text, false)}`);
+			const by = q.author.id === this.#viewer ? "" : ` (${authorLabel(q.author)})`;
+			const waiting = q.waiting ? t.fg("warning", " · waiting for the owner's approval") : "";
+			return t.fg("dim", `${label}${by}: ${visibleText(q.text, false)}`) + waiting;
 		});
 		const dequeue = this.#options.keyText("app.message.dequeue");
 		if (queue.length && dequeue) {

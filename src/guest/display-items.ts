@@ -2,7 +2,8 @@
  * Turns the chat object's state into the transcript's display items: one pure function, keyed so that an
  * unchanged item keeps its component and only changed items rebuild.
  */
-import type { ChatEntry, ChatState, LiveTool, ToolResult } from "../plugins/chat/contract.ts";
+import type { Author, ChatEntry, ChatState, LiveTool, ToolResult } from "../plugins/chat/contract.ts";
+import { guestName } from "../protocol/share-link.ts";
 import type { ToolCardData } from "../ui/tools/tool-card.ts";
 import type { AssistantMessageData } from "../ui/transcript/assistant-message.ts";
 import type { HelpBlockData } from "../ui/transcript/help-block.ts";
@@ -32,6 +33,12 @@ export interface ViewOptions {
 	readonly hideThinking: boolean;
 	readonly home: string | undefined;
 	readonly now: number;
+}
+
+/** A message's author as others see it: a guest's own name is not verified by anyone. */
+export function authorLabel(author: Author): string {
+	if (author.role === "full" || author.role === "view") return `${guestName(author.name) || "guest"} (unverified)`;
+	return "owner";
 }
 
 export function displayItems(state: ChatState, view: ViewOptions): DisplayItem[] {
@@ -68,7 +75,7 @@ function entryItem(entry: ChatEntry, view: ViewOptions): DisplayItem {
 				data:
 					entry.author.id === view.viewerId || !view.viewerId
 						? { text: entry.text }
-						: { text: entry.text, author: entry.author.name },
+						: { text: entry.text, author: authorLabel(entry.author) },
 			};
 		case "assistant":
 			return {

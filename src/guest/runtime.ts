@@ -1,6 +1,6 @@
 import { isKeyRelease, setKeybindings, TuiAltScreen } from "@earendil-works/pi-tui";
-import { accessContract } from "../plugins/access/contract.ts";
-import { chatContract, MAIN_CONVERSATION, type QueueMode } from "../plugins/chat/contract.ts";
+import { type AccessState, accessContract } from "../plugins/access/contract.ts";
+import { type ChatState, chatContract, MAIN_CONVERSATION, type QueueMode } from "../plugins/chat/contract.ts";
 import { loginContract } from "../plugins/login/contract.ts";
 import { modelsContract } from "../plugins/models/contract.ts";
 import { searchContract } from "../plugins/search/contract.ts";
@@ -13,6 +13,7 @@ import { isPrivilegedId } from "../protocol/keybindings.ts";
 import { ConnectionLost, ObjectClient, type ObjectRef } from "../protocol/object-client.ts";
 import { DISPLAY_DEFAULTS, type Preferences, type PrefsPatch } from "../protocol/preferences.ts";
 import { isOwnerRole, type Role } from "../protocol/roles.ts";
+import { guestName } from "../protocol/share-link.ts";
 import { FilterSelector } from "../ui/selector.ts";
 import type { TerminalFacts } from "../ui/theme/builtin.ts";
 import { ThemeRef } from "../ui/theme/theme-ref.ts";
@@ -31,6 +32,7 @@ import { configureProcess } from "./process-shim.ts";
 import { chooseSession } from "./session-choice.ts";
 import { registerSessionCommands } from "./session-commands.ts";
 import type { SessionSelector } from "./session-selector.ts";
+import { ShareCommands } from "./share-commands.ts";
 import { parseSnapshot, type ReadingAnchor, type ReloadSnapshot, serializeSnapshot } from "./snapshot.ts";
 import { applyStartFlags } from "./start-flags.ts";
 import { type CustomThemes, customThemes, resolveThemeName, themeFor } from "./theme-setting.ts";
@@ -64,6 +66,11 @@ export class GuestRuntime {
 	/** What the current theme was made from (see `#refreshTheme`). */
 	#themeSource = "";
 	#role: Role | undefined;
+	/** The id the server stamps on this person's messages. */
+	#viewer: string | undefined;
+	#share: ShareCommands | undefined;
+	/** Returned texts already put into the editor (the ack may still be on its way). */
+	readonly #acked = new Set<string>();
 	#chat: ObjectRef<typeof chatContract> | undefined;
 	#sessionId: string | undefined;
 	#sessions: ObjectRef<typeof sessionsContract> | undefined;
@@ -128,7 +135,7 @@ export class GuestRuntime {
 			tui: this.#tui,
 			theme: this.#theme,
 			// What the launcher signed in as, until the server says who this is.
-			place: `${hostOf(start.origin)} · ${start.signedInAs ? ROLE_LABELS[start.signedInAs === "device" ? "deviceOwner" : "owner"] : "…"}`,
+			place: `${hostOf(start.origin)} · ${start.signedInAs === "device" ? ROLE_LABELS.deviceOwner : start.signedInAs === "owner" ? ROLE_LABELS.owner : "…"}`,
 			home: start.local?.home,
 			draft: snapshot?.draft ?? start.args.draft,
 			verbose: start.args.verbose,
@@ -288,6 +295,21 @@ export class GuestRuntime {
 			notice: (text, tone) => screen.notice(text, tone),
 			request: (...args) => this.#request(...args),
 		});
+		this.#share = new ShareCommands(this.#commands, {
+			theme: this.#theme,
+			client: this.#client,
+			origin: this.#host.start.origin,
+			role: () => this.#role,
+			session: () => this.#sessionId,
+			chat: () => this.#chat,
+			showSelector: (id, component) => screen.showSelector(id, component),
+			closeSelector: () => screen.closeSelector(),
+			selector: () => screen.selector,
+			requestRender: () => this.#tui.requestRender(),
+			notice: (text, tone) => screen.notice(text, tone),
+			setPresence: (text) => screen.slots.setStatus("sharing", text),
+			copy: (text, label) => this.#request("copy", { text, label }),
+		});
 		registerSessionCommands(this.#commands, {
 			theme: this.#theme,
 			home: this.#host.start.local?.home,
@@ -323,7 +345,14 @@ export class GuestRuntime {
 		const access = this.#client.open(accessContract, {});
 		access.onChange((state) => {
 			this.#role = state.role;
-			this.#screen.setPlace(`${hostOf(this.#host.start.origin)} · ${ROLE_LABELS[state.role]}`);
+			this.#viewer = state.id;
+			this.#screen.setPlace(`${hostOf(this.#host.start.origin)} · ${roleLabel(state)}`);
+			this.#screen.setViewer(state.id);
+			// A view-only guest gets the read-only bar where the editor would be; a demotion takes the editor away live.
+			this.#screen.setReadOnly(
+				state.role === "view" ? `Joined as ${guestName(state.name) || "guest"} (unverified) · read-only` : undefined,
+			);
+			this.#share?.follow();
 			void this.#chooseSession(state.session);
 		});
 		if (this.#themeProblem) this.#screen.notice(this.#themeProblem, "warning");
@@ -434,6 +463,7 @@ export class GuestRuntime {
 			this.#screen.editor.setText(this.#drafts[`${id}:${MAIN_CONVERSATION}`] ?? "");
 		}
 		this.#sessionId = id;
+		this.#share?.follow();
 		this.#host.post({ kind: "navigation", session: id });
 		this.#showRow();
 		const input = { session: id, conversation: MAIN_CONVERSATION };
@@ -442,6 +472,7 @@ export class GuestRuntime {
 		let pending = anchor;
 		chat.onChange((state) => {
 			if (this.#chat !== chat) return;
+			this.#takeReturned(chat, state);
 			this.#screen.setChat(state);
 			this.#showProgress();
 			if (pending && this.#screen.restorePosition(pending)) pending = undefined;
@@ -638,6 +669,21 @@ export class GuestRuntime {
 		}
 	}
 
+	/**
+	 * Someone else's stop, an owner's dequeue or a rejected approval sent this person's queued texts back: they
+	 * go into the editor (nothing typed is lost), then the server is told they arrived.
+	 */
+	#takeReturned(chat: ObjectRef<typeof chatContract>, state: ChatState | undefined): void {
+		if (!state || !this.#viewer || this.#role === "view") return;
+		for (const item of state.returned) {
+			if (item.authorId !== this.#viewer || this.#acked.has(item.id)) continue;
+			this.#acked.add(item.id);
+			this.#restore(item.texts);
+			this.#screen.notice("Your queued message came back to the editor");
+			chat.call("ackReturned", { id: item.id }).catch(() => this.#acked.delete(item.id));
+		}
+	}
+
 	/** Texts taken back from the queue go into the editor, before what is there. */
 	#restore(texts: string[]): void {
 		const editor = this.#screen.editor;
@@ -737,6 +783,13 @@ export type LauncherRequest =
 	| ["signOut", { all: boolean }]
 	| ["attach", { path: string }]
 	| ["download", { session: string; id: string; name: string; size: number }];
+
+/** The header's words for who this is: a guest's own (unverified) name and their access. */
+function roleLabel(state: AccessState): string {
+	if (state.role !== "full" && state.role !== "view") return ROLE_LABELS[state.role];
+	const access = state.role === "full" ? "full access" : "view only";
+	return `guest · ${guestName(state.name) || "guest"} (unverified) · ${access}`;
+}
 
 function hostOf(origin: string): string {
 	return origin.replace(/^[a-z]+:\/\//, "");

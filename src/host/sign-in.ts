@@ -1,6 +1,6 @@
 import { OWNER_COOKIE } from "../protocol/server-info.ts";
 import type { LauncherConfig } from "./config.ts";
-import { plainLine, trustedFetch } from "./trusted-http.ts";
+import { serverReason, trustedFetch } from "./trusted-http.ts";
 
 export class SignInError extends Error {
 	override name = "SignInError";
@@ -25,7 +25,7 @@ export function parseOwnerLink(link: string, origin?: string): { origin: string;
 	return { origin: url.origin, token };
 }
 
-function isLoopbackHost(host: string): boolean {
+export function isLoopbackHost(host: string): boolean {
 	return host === "localhost" || host === "127.0.0.1" || host === "[::1]";
 }
 
@@ -41,11 +41,7 @@ export async function redeemOwnerLink(config: LauncherConfig, link: string, expe
 		maxBytes: 2048,
 	});
 	if (response.status !== 200) {
-		let reason = "";
-		try {
-			reason = (JSON.parse(response.body) as { message?: string }).message ?? "";
-		} catch {}
-		throw new SignInError(`Sign-in refused: ${plainLine(reason || `HTTP ${response.status}`)}`);
+		throw new SignInError(`Sign-in refused: ${serverReason(response.body, response.status)}`);
 	}
 	const cookie = new RegExp(`(?:^|[;,]\\s*)${OWNER_COOKIE}=([A-Za-z0-9_-]{20,200})`).exec(
 		response.headers.get("set-cookie") ?? "",

@@ -77,3 +77,12 @@ export function plainLine(text: string, max = 200): string {
 	}
 	return out.trim();
 }
+
+/** The server's reason for an error answer (its `error` field), as one plain line, or the status. */
+export function serverReason(body: string, status: number): string {
+	try {
+		const reason = (JSON.parse(body) as { error?: unknown }).error;
+		if (typeof reason === "string" && reason) return plainLine(reason);
+	} catch {}
+	return `HTTP ${status}`;
+}

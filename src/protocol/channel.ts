@@ -64,7 +64,7 @@ export const StartData = lazy(() =>
 		 */
 		"local?": { cwd: "string <= 4096", home: "string <= 4096" },
 		/** How the launcher signed in: with this device's token, or an owner's cookie. The server still decides. */
-		"signedInAs?": "'device' | 'owner'",
+		"signedInAs?": "'device' | 'owner' | 'guest'",
 		args: {
 			verbose: "boolean",
 			draft: "string <= 65536",

@@ -101,11 +101,17 @@ describe("display items", () => {
 	});
 
 	test("user messages carry their author only when it is someone else", () => {
-		const other = { id: "guest-1", name: "Ana", role: "full" as const };
-		const items = displayItems(state({ entries: [user(1, "mine"), user(2, "theirs", other)] }), view);
+		const other = { id: "guest-1", name: "Ana\u001b[2J", role: "full" as const };
+		const owner = { id: "owner:1", name: "owner", role: "owner" as const };
+		const items = displayItems(
+			state({ entries: [user(1, "mine"), user(2, "theirs", other), user(3, "boss", owner)] }),
+			view,
+		);
+		// A guest's name is their own claim, shown as such and without control characters.
 		expect(items.map((i) => i.kind === "user" && i.data)).toEqual([
 			{ text: "mine" },
-			{ text: "theirs", author: "Ana" },
+			{ text: "theirs", author: "Ana [2J (unverified)" },
+			{ text: "boss", author: "owner" },
 		]);
 	});
 

@@ -6,6 +6,8 @@ import { Role } from "../../protocol/roles.ts";
 export const AccessState = lazy(() =>
 	type({
 		role: Role,
+		/** The id the server stamps on what this caller authors. */
+		id: "string",
 		name: "string",
 		/** Guests are admitted to one session; owners see every session. */
 		session: "string | null",

@@ -8,7 +8,12 @@ export const accessPlugin: ServerPlugin = {
 	register({ host }) {
 		host.serve(accessContract, {
 			open(_input, { principal }) {
-				const stateOf = (p: Principal): AccessState => ({ role: p.role, name: p.name, session: p.session ?? null });
+				const stateOf = (p: Principal): AccessState => ({
+					role: p.role,
+					id: p.id,
+					name: p.name,
+					session: p.session ?? null,
+				});
 				const live = new LiveState(stateOf(principal));
 				return {
 					state: live,
