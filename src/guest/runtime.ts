@@ -170,6 +170,7 @@ export class GuestRuntime {
 			},
 			reload: () => this.#host.post({ kind: "reload" }),
 			rename: async (title) => {
+				if (!isOwnerRole(this.#role)) throw new Error("Only the owner can rename this session.");
 				if (!this.#sessions || !this.#sessionId) throw new Error("No session is open yet.");
 				await this.#sessions.call("rename", { id: this.#sessionId, title });
 			},
@@ -489,6 +490,7 @@ export class GuestRuntime {
 
 	/** `/new [path]`: a new session in the path (relative to the open session's directory), or the same one. */
 	async #newSession(path: string): Promise<void> {
+		if (!isOwnerRole(this.#role)) throw new Error("Only the owner can start sessions; you were given this one.");
 		if (!this.#sessions) throw new Error("No session catalog yet.");
 		const here =
 			this.#sessions.state?.sessions.find((s) => s.id === this.#sessionId)?.cwd ?? this.#host.start.local?.cwd;

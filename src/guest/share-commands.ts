@@ -81,6 +81,7 @@ export class ShareCommands {
 	}
 
 	#open(): void {
+		if (!isOwnerRole(this.#ctx.role())) return this.#ctx.notice("Only the owner can share this session.");
 		const ref = this.#ref;
 		if (!ref) return this.#ctx.notice("Open a session to share it.");
 		const act = (work: () => Promise<unknown>) =>

@@ -148,6 +148,8 @@ export class SharePanel implements Component {
 			return;
 		}
 		const rows = this.#rows();
+		// Rows come and go with the state (a guest leaves, a message is accepted): stay on the list.
+		this.#selected = Math.max(0, Math.min(this.#selected, rows.length - 1));
 		const row = rows[this.#selected];
 		const state = this.#options.state();
 		if (kb.matches(data, "tui.select.cancel")) return this.#options.close();

@@ -6,7 +6,7 @@ import type { LaunchTarget } from "./launcher.ts";
 import { checkOwnerCookie, cookieHeader, redeemOwnerLink, SignInError } from "./sign-in.ts";
 import { TransportError } from "./trusted-http.ts";
 
-async function ask(question: string): Promise<string | null> {
+async function askLine(question: string): Promise<string | null> {
 	const rl = createInterface({ input: process.stdin, output: process.stdout, terminal: process.stdin.isTTY });
 	try {
 		return (await rl.question(question)).trim();
@@ -17,8 +17,10 @@ async function ask(question: string): Promise<string | null> {
 	}
 }
 
+type Ask = (question: string) => Promise<string | null>;
+
 /** One line, controls stripped, at most 40 characters; asked again while empty. Null: the person gave up (EOF). */
-async function askName(): Promise<string | null> {
+async function askName(ask: Ask): Promise<string | null> {
 	for (;;) {
 		const answer = await ask("Your name in this session (others see it; it is not verified): ");
 		if (answer === null) return null;
@@ -35,6 +37,9 @@ export interface SignInOptions {
 	readonly prompt?: string;
 	/** Go straight to the prompt (the stored cookie was just refused). */
 	readonly skipStored?: boolean;
+	/** How a question is put to the person (a line on the terminal). */
+	readonly ask?: Ask;
+	readonly say?: (line: string) => void;
 }
 
 export const ENDED_PROMPT = "Paste a new share link to join again (empty to quit): ";
@@ -49,6 +54,8 @@ export async function signInRemote(
 	origin: string,
 	options: SignInOptions = {},
 ): Promise<LaunchTarget | null> {
+	const ask = options.ask ?? askLine;
+	const say = options.say ?? ((line: string) => console.log(line));
 	let link = options.joinLink ?? options.ownerLink;
 	if (!link && !options.skipStored) {
 		const stored = config.get(origin);
@@ -59,7 +66,7 @@ export async function signInRemote(
 		if (stored.guest) {
 			if ((await checkGuestCookie(origin, stored.guest.cookie)) === "ok") return guestTarget(config, origin);
 			forgetGuestCookie(config, origin);
-			console.log("This share has ended.");
+			say("This share has ended.");
 		}
 	}
 	for (;;) {
@@ -72,7 +79,7 @@ export async function signInRemote(
 		}
 		try {
 			if (isJoinLink(link)) {
-				const name = await askName();
+				const name = await askName(ask);
 				if (name === null) return null;
 				await redeemJoinLink(config, link, name, origin);
 				return guestTarget(config, origin);
@@ -81,7 +88,7 @@ export async function signInRemote(
 			return ownerTarget(config, origin);
 		} catch (error) {
 			if (!(error instanceof SignInError || error instanceof TransportError)) throw error;
-			console.error(error.message);
+			say(error.message);
 			link = undefined;
 		}
 	}
