@@ -108,7 +108,7 @@ export class SharePanel implements Component {
 			case "guest": {
 				const g = row.guest;
 				left = `${guestName(g.name) || "guest"} (unverified) · ${g.blocked ? "blocked" : ACCESS_WORDS[g.access]}`;
-				right = g.blocked ? "" : g.connected > 0 ? "here now" : "away";
+				right = `${g.blocked ? "" : g.connected > 0 ? "here now · " : "away · "}joined ${age(Date.now() - g.since)}`;
 				break;
 			}
 			case "waiting":

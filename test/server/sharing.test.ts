@@ -214,7 +214,7 @@ describe("authors and approval", () => {
 		const guest = await connectGuest(cookie);
 		const guestChat = await guest.open(chatContract, { session: ctx.session, conversation: "main" });
 		const ownerChat = await ctx.owner.open(chatContract, { session: ctx.session, conversation: "main" });
-		return { ...ctx, guest, guestChat, ownerChat };
+		return { ...ctx, cookie, guest, guestChat, ownerChat };
 	}
 
 	test("approval mode holds a guest's message until the owner accepts it; a rejected one goes back", async () => {
@@ -258,6 +258,37 @@ describe("authors and approval", () => {
 		expect(state.entries.filter((e) => e.kind === "user").map((e) => (e.kind === "user" ? e.text : ""))).toEqual([
 			"first",
 		]);
+	});
+
+	test("a guest's stop takes back their own queued texts but does not stop the owner's run; it stops their own", async () => {
+		const { server, guestChat, ownerChat } = await fullGuest();
+		server.fake.enqueue({ hang: true });
+		await ownerChat.call("send", { text: "owner's job", mode: "steer", requestId: rid() });
+		await waitForState(ownerChat, (s) => s.live !== null);
+		await guestChat.call("send", { text: "guest later", mode: "followUp", requestId: rid() });
+		await ownerChat.call("send", { text: "owner later", mode: "followUp", requestId: rid() });
+		await waitForState(ownerChat, (s) => s.queue.length === 2);
+		expect(await guestChat.call("stop", null)).toEqual({ stopped: false, texts: ["guest later"] });
+		const after = await waitForState(ownerChat, (s) => s.queue.length === 1);
+		expect(after.live).not.toBeNull();
+		expect(after.queue[0]!.text).toBe("owner later");
+		expect(await ownerChat.call("stop", null)).toMatchObject({ stopped: true, texts: ["owner later"] });
+		await waitForState(ownerChat, (s) => s.live === null);
+
+		server.fake.enqueue({ hang: true });
+		await guestChat.call("send", { text: "guest's job", mode: "steer", requestId: rid() });
+		await waitForState(ownerChat, (s) => s.live !== null);
+		expect(await guestChat.call("stop", null)).toMatchObject({ stopped: true });
+		await waitForState(ownerChat, (s) => s.live === null);
+	});
+
+	test("archiving a session ends its guests' connections and their cookies' access", async () => {
+		const { server, session, guest, owner, cookie } = await fullGuest();
+		const ended = closed(guest);
+		const sessions = await owner.open(sessionsContract, {});
+		await sessions.call("archive", { id: session });
+		expect(await ended).toBe(4401);
+		expect(await bundleStatus(server.server.origin, cookie)).toBe(401);
 	});
 
 	test("the owner's dequeue of a guest's message sends it back to the guest, not to the owner", async () => {

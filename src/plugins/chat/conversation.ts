@@ -92,7 +92,7 @@ export class Conversation {
 	#store: SessionStore;
 	readonly #uploads: Uploads | undefined;
 	#engine: ConversationEngine | null = null;
-	#run: { id: string; input: UserMessage } | null = null;
+	#run: { id: string; input: UserMessage; authorId: string } | null = null;
 	#runDone: Promise<void> = Promise.resolve();
 	#queue = new Map<string, Queued>();
 	#byMessage = new Map<UserMessage, string>();
@@ -233,12 +233,19 @@ export class Conversation {
 		return "started";
 	}
 
-	/** Aborts the run. The caller's own queued texts come back to them; others' go back to their authors. */
+	/**
+	 * pi's Escape. The caller's own queued texts come back to them. An owner, or the guest whose message started
+	 * the run, aborts it, and others' queued texts go back to their authors; a guest cannot stop someone else's run.
+	 */
 	stop(principal: Principal): { stopped: boolean; texts: string[] } {
 		const mine: string[] = [];
 		const theirs: string[] = [];
 		for (const [id, q] of this.#queue) (authorIdOf(q) === principal.id ? mine : theirs).push(id);
 		const texts = this.#store.withdraw(mine).map((row) => row.text);
+		if (!isOwner(principal) && this.#run?.authorId !== principal.id) {
+			this.#forget(mine);
+			return { stopped: false, texts };
+		}
 		const returned = theirs.flatMap((id) => {
 			const q = this.#queue.get(id);
 			return q ? [this.#returnedOf(q)] : [];
@@ -371,7 +378,7 @@ export class Conversation {
 	#startRun(engine: ConversationEngine, input: UserMessage, entry: StoredEntry): void {
 		const runId = crypto.randomUUID();
 		this.#store.beginRun(this.id, runId);
-		this.#run = { id: runId, input };
+		this.#run = { id: runId, input, authorId: (entry.author as Author | null)?.id ?? "" };
 		this.#update([
 			{ op: "push", path: ["entries"], items: [toView(entry)] },
 			{ op: "set", path: ["live"], value: { runId, startedAt: Date.now(), message: null, tools: [], retry: null } },

@@ -129,7 +129,14 @@ class SessionsObject {
 			case "restore": {
 				const a = args as typeof IdArgs.infer;
 				this.#require(a.id);
-				return this.#publish(catalog.update(a.id, { archived: method === "archive" }));
+				const row = this.#publish(catalog.update(a.id, { archived: method === "archive" }));
+				// An archived session is shared with no one: its guests' connections end now, not at reconnect.
+				if (method === "archive")
+					this.#ctx.host.reprincipal(
+						(p) => !isOwner(p) && p.session === a.id,
+						() => null,
+					);
+				return row;
 			}
 		}
 		throw new ProtocolError("unknown_method");
