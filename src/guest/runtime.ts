@@ -654,6 +654,9 @@ export class GuestRuntime {
 		try {
 			const result = await this.#chat?.call("stop", null);
 			if (result?.texts.length) this.#restore(result.texts);
+			if (result && !result.stopped && this.#chat?.state?.live && !isOwnerRole(this.#role)) {
+				this.#screen.notice("Only the owner, or whoever started this run, can stop it.");
+			}
 		} catch (error) {
 			this.#screen.notice(`Error: ${error instanceof Error ? error.message : String(error)}`, "error");
 		}
