@@ -1,7 +1,7 @@
 import { BUNDLE_PATH, GUEST_COOKIE } from "../protocol/server-info.ts";
 import { guestName, JOIN_PATH } from "../protocol/share-link.ts";
 import type { LauncherConfig } from "./config.ts";
-import { isLoopbackHost, SignInError } from "./sign-in.ts";
+import { checkLinkOrigin, SignInError } from "./sign-in.ts";
 import { serverReason, trustedFetch } from "./trusted-http.ts";
 
 /** `https://host/join/<43-character token>`: nothing may follow, and the origin must be the one given, if any. */
@@ -16,10 +16,7 @@ export function parseJoinLink(link: string, origin?: string): { origin: string; 
 	if (!token || url.search || url.hash || url.username || url.password) {
 		throw new SignInError("That is not a share link (expected https://host/join/…).");
 	}
-	if (url.protocol !== "https:" && !(url.protocol === "http:" && isLoopbackHost(url.hostname))) {
-		throw new SignInError("Share links must use https (http only for this device).");
-	}
-	if (origin && url.origin !== origin) throw new SignInError(`That share link is for ${url.origin}, not ${origin}.`);
+	checkLinkOrigin(url, "share", origin);
 	return { origin: url.origin, token };
 }
 

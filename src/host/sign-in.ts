@@ -18,11 +18,17 @@ export function parseOwnerLink(link: string, origin?: string): { origin: string;
 	if (url.pathname !== "/owner" || url.search || url.username || url.password || !/^[A-Za-z0-9_-]{43}$/.test(token)) {
 		throw new SignInError("That is not an owner link (expected https://host/owner#…).");
 	}
-	if (url.protocol !== "https:" && !(url.protocol === "http:" && isLoopbackHost(url.hostname))) {
-		throw new SignInError("Owner links must use https (http only for this device).");
-	}
-	if (origin && url.origin !== origin) throw new SignInError(`That owner link is for ${url.origin}, not ${origin}.`);
+	checkLinkOrigin(url, "owner", origin);
 	return { origin: url.origin, token };
+}
+
+/** A link's server: https (plain http only for this device), and the expected one when one was named. */
+export function checkLinkOrigin(url: URL, kind: "owner" | "share", origin: string | undefined): void {
+	const name = kind === "owner" ? "Owner" : "Share";
+	if (url.protocol !== "https:" && !(url.protocol === "http:" && isLoopbackHost(url.hostname))) {
+		throw new SignInError(`${name} links must use https (http only for this device).`);
+	}
+	if (origin && url.origin !== origin) throw new SignInError(`That ${kind} link is for ${url.origin}, not ${origin}.`);
 }
 
 export function isLoopbackHost(host: string): boolean {

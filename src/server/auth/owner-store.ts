@@ -1,6 +1,6 @@
-import { Database } from "bun:sqlite";
-import { chmodSync, existsSync, writeFileSync } from "node:fs";
+import type { Database } from "bun:sqlite";
 import { join } from "node:path";
+import { openPrivateDatabase } from "../store/sqlite.ts";
 import { hashToken, newToken } from "./tokens.ts";
 
 const LINK_LIFETIME_MS = 24 * 60 * 60 * 1000;
@@ -22,13 +22,11 @@ export class OwnerStore {
 	}
 
 	static open(dataDir: string): OwnerStore {
-		const path = join(dataDir, "auth.sqlite");
-		if (!existsSync(path)) writeFileSync(path, "", { mode: 0o600 });
-		const db = new Database(path);
-		db.exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA busy_timeout=5000;");
-		for (const suffix of ["-wal", "-shm"]) if (existsSync(path + suffix)) chmodSync(path + suffix, 0o600);
-		db.exec(`CREATE TABLE IF NOT EXISTS owner_links (hash TEXT PRIMARY KEY, expires_at INTEGER NOT NULL);
-			CREATE TABLE IF NOT EXISTS owner_logins (hash TEXT PRIMARY KEY, id TEXT NOT NULL, created_at INTEGER NOT NULL);`);
+		const db = openPrivateDatabase(join(dataDir, "auth.sqlite"), [
+			(db) =>
+				db.exec(`CREATE TABLE IF NOT EXISTS owner_links (hash TEXT PRIMARY KEY, expires_at INTEGER NOT NULL);
+			CREATE TABLE IF NOT EXISTS owner_logins (hash TEXT PRIMARY KEY, id TEXT NOT NULL, created_at INTEGER NOT NULL);`),
+		]);
 		return new OwnerStore(db);
 	}
 

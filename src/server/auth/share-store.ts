@@ -1,6 +1,6 @@
-import { Database } from "bun:sqlite";
-import { chmodSync, existsSync, writeFileSync } from "node:fs";
+import type { Database } from "bun:sqlite";
 import { join } from "node:path";
+import { openPrivateDatabase } from "../store/sqlite.ts";
 import { hashToken, newToken } from "./tokens.ts";
 
 export type ShareAccess = "view" | "full";
@@ -55,20 +55,19 @@ export class ShareStore {
 	}
 
 	static open(dataDir: string): ShareStore {
-		const path = join(dataDir, "shares.sqlite");
-		if (!existsSync(path)) writeFileSync(path, "", { mode: 0o600 });
-		const db = new Database(path);
-		db.exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA busy_timeout=5000;");
-		for (const suffix of ["-wal", "-shm"]) if (existsSync(path + suffix)) chmodSync(path + suffix, 0o600);
-		db.exec(`CREATE TABLE IF NOT EXISTS share_links (
+		return new ShareStore(
+			openPrivateDatabase(join(dataDir, "shares.sqlite"), [
+				(db) =>
+					db.exec(`CREATE TABLE IF NOT EXISTS share_links (
 				session TEXT NOT NULL, access TEXT NOT NULL, token TEXT NOT NULL, hash TEXT NOT NULL UNIQUE,
 				created_at INTEGER NOT NULL, PRIMARY KEY (session, access));
 			CREATE TABLE IF NOT EXISTS guests (
 				id TEXT PRIMARY KEY, cookie_hash TEXT NOT NULL UNIQUE, session TEXT NOT NULL, name TEXT NOT NULL,
 				access TEXT NOT NULL, link_hash TEXT NOT NULL, created_at INTEGER NOT NULL, blocked INTEGER NOT NULL DEFAULT 0);
 			CREATE INDEX IF NOT EXISTS guests_session ON guests (session);
-			CREATE TABLE IF NOT EXISTS share_settings (session TEXT PRIMARY KEY, approval INTEGER NOT NULL);`);
-		return new ShareStore(db);
+			CREATE TABLE IF NOT EXISTS share_settings (session TEXT PRIMARY KEY, approval INTEGER NOT NULL);`),
+			]),
+		);
 	}
 
 	link(session: string, access: ShareAccess): ShareLink | null {
