@@ -28,18 +28,33 @@ export function visibleControls(text: string): string {
 /** A confirmation counts only this long after the screen appeared (type-ahead is not consent). */
 export const CONFIRM_AFTER_MS = 400;
 
+/** A question nobody answers is withdrawn after this long: consent given later is not consent to what was asked then. */
+export const CONSENT_EXPIRES_MS = 5 * 60_000;
+
 const RESET = "\x1b[?2026l\x1b[0m\x1b[r\x1b[?25h\x1b[2J\x1b[H";
 
 export class ConsentScreen {
 	readonly #write: (data: string) => void;
 	readonly #size: () => { columns: number; rows: number };
+	readonly #expiresAfterMs: number;
 	#active:
-		| { request: ConsentRequest; scroll: number; shownAt: number; done: (answer: ConsentAnswer) => void }
+		| {
+				request: ConsentRequest;
+				scroll: number;
+				shownAt: number;
+				expiry: ReturnType<typeof setTimeout>;
+				done: (answer: ConsentAnswer) => void;
+		  }
 		| undefined;
 
-	constructor(write: (data: string) => void, size: () => { columns: number; rows: number }) {
+	constructor(
+		write: (data: string) => void,
+		size: () => { columns: number; rows: number },
+		options: { expiresAfterMs?: number } = {},
+	) {
 		this.#write = write;
 		this.#size = size;
+		this.#expiresAfterMs = options.expiresAfterMs ?? CONSENT_EXPIRES_MS;
 	}
 
 	get active(): boolean {
@@ -48,12 +63,14 @@ export class ConsentScreen {
 
 	/**
 	 * Shows the request and resolves with the person's answer: Enter or y confirms; Escape, n or Ctrl+C cancel;
-	 * "withdrawn" when the launcher ended the question (the worker went away or moved to another session).
+	 * "withdrawn" when the launcher ended the question (the worker went away or moved to another session) or
+	 * nobody answered it in time.
 	 */
 	confirm(request: ConsentRequest): Promise<ConsentAnswer> {
 		if (this.#active) return Promise.resolve("no");
 		return new Promise((resolve) => {
-			this.#active = { request, scroll: 0, shownAt: Date.now(), done: resolve };
+			const expiry = setTimeout(() => this.cancel(), this.#expiresAfterMs);
+			this.#active = { request, scroll: 0, shownAt: Date.now(), expiry, done: resolve };
 			this.draw();
 		});
 	}
@@ -115,6 +132,7 @@ export class ConsentScreen {
 	#finish(answer: ConsentAnswer): void {
 		const active = this.#active;
 		this.#active = undefined;
+		if (active) clearTimeout(active.expiry);
 		this.#write("\x1b[0m\x1b[2J\x1b[H");
 		active?.done(answer);
 	}
