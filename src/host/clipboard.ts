@@ -142,3 +142,60 @@ export async function readClipboardImage(options: {
 	}
 	return undefined;
 }
+
+/** At most this many copied files are offered from one paste. */
+export const MAX_PASTED_FILES = 10;
+
+/** `file://` lines of a `text/uri-list` as local paths; anything else (comments, other schemes, hosts) is dropped. */
+export function filePathsOf(uriList: string): string[] {
+	const paths: string[] = [];
+	for (const line of uriList.split(/\r?\n/)) {
+		const text = line.trim();
+		if (!text.startsWith("file://")) continue;
+		try {
+			const url = new URL(text);
+			if (url.host && url.host !== "localhost") continue;
+			const path = decodeURIComponent(url.pathname);
+			if (path.startsWith("/") && !path.includes("\0")) paths.push(path);
+		} catch {}
+		if (paths.length >= MAX_PASTED_FILES) break;
+	}
+	return paths;
+}
+
+/**
+ * Files copied in a file manager (Finder, Nautilus, Dolphin…): their local paths, or an empty list when the
+ * clipboard holds none or no tool can say. Only the paths are read here; each file is opened and checked later.
+ */
+export async function readClipboardFiles(options: {
+	readonly env: Env;
+	readonly platform: string;
+	read?(argv: string[]): Promise<Uint8Array | undefined>;
+}): Promise<string[]> {
+	const reader = options.read ?? ((argv: string[]) => runTool(argv, options.env));
+	const text = async (argv: string[]) => {
+		const out = await reader(argv);
+		return out ? new TextDecoder().decode(out) : undefined;
+	};
+	if (options.platform === "darwin") {
+		const path = await text(["osascript", "-e", "POSIX path of (the clipboard as «class furl»)"]);
+		return path?.trim().startsWith("/") ? [path.trim()] : [];
+	}
+	if (options.platform !== "linux") return [];
+	const tools: { list: string[]; get: string[] }[] = [];
+	if (options.env.WAYLAND_DISPLAY)
+		tools.push({ list: ["wl-paste", "--list-types"], get: ["wl-paste", "--type", "text/uri-list"] });
+	if (options.env.DISPLAY) {
+		tools.push({
+			list: ["xclip", "-selection", "clipboard", "-t", "TARGETS", "-o"],
+			get: ["xclip", "-selection", "clipboard", "-t", "text/uri-list", "-o"],
+		});
+	}
+	for (const tool of tools) {
+		const listed = await text(tool.list);
+		if (listed === undefined) continue;
+		if (!listed.split(/\s+/).includes("text/uri-list")) return [];
+		return filePathsOf((await text(tool.get)) ?? "");
+	}
+	return [];
+}

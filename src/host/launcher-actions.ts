@@ -9,7 +9,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { LauncherMessage, WorkerMessage } from "../protocol/channel.ts";
 import { LAUNCHER_KEY_ACTIONS } from "../protocol/keybindings.ts";
-import { asBracketedPaste, copyToClipboard, readClipboardImage, readClipboardText } from "./clipboard.ts";
+import {
+	asBracketedPaste,
+	copyToClipboard,
+	readClipboardFiles,
+	readClipboardImage,
+	readClipboardText,
+} from "./clipboard.ts";
 import { MAX_ATTACH_BYTES, type OpenedFile, openLocalFile, resolveLocalPath, saveName, saveNew } from "./local-file.ts";
 import { planPrefsSave } from "./prefs-save.ts";
 import type { ConsentRequest, ConsentScreen } from "./trusted-ui.ts";
@@ -305,7 +311,19 @@ export function createLauncherActions<W>(host: ActionsHost<W>) {
 				return;
 			}
 			if (action === "app.clipboard.pasteImage") {
-				// pi's order: an image first (sent as a file, after a question), else the clipboard's text.
+				// Copied files first (each named on the launcher's screen before it is sent), then pi's order: an
+				// image (sent as a file, after a question), else the clipboard's text.
+				const files = await readClipboardFiles({ env: host.env, platform: host.platform });
+				if (files.length) {
+					for (const path of files) {
+						if (!host.current(worker)) return;
+						const attached = await attachFile(worker, path);
+						if (typeof attached !== "string") host.post(worker, { kind: "attached", file: attached });
+						else if (attached === "declined" || attached === "cancelled") return;
+						else host.post(worker, { kind: "actionDone", action: "paste.key", ok: false, detail: attached });
+					}
+					return;
+				}
 				try {
 					const image = await readClipboardImage({
 						env: host.env,

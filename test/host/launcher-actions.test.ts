@@ -118,3 +118,27 @@ describe("an image on the clipboard", () => {
 		);
 	});
 });
+
+describe("files copied in a file manager", () => {
+	test("their paths come from text/uri-list on Wayland or X11, and from Finder's file URL on macOS", async () => {
+		const { readClipboardFiles, filePathsOf } = await import("../../src/host/clipboard.ts");
+		const enc = (s: string) => new TextEncoder().encode(s);
+		const calls: string[] = [];
+		const read = async (argv: string[]) => {
+			calls.push(argv.join(" "));
+			if (argv.includes("--list-types")) return enc("text/uri-list\ntext/plain\n");
+			return enc("# a comment\r\nfile:///home/ana/My%20Notes.md\r\nfile://otherhost/etc/passwd\r\nhttps://x/y\r\n");
+		};
+		expect(await readClipboardFiles({ env: { WAYLAND_DISPLAY: "w" }, platform: "linux", read })).toEqual([
+			"/home/ana/My Notes.md",
+		]);
+		expect(calls).toEqual(["wl-paste --list-types", "wl-paste --type text/uri-list"]);
+		const textOnly = async () => enc("text/plain\nUTF8_STRING");
+		expect(await readClipboardFiles({ env: { DISPLAY: ":0" }, platform: "linux", read: textOnly })).toEqual([]);
+		const finder = async (argv: string[]) => (argv[0] === "osascript" ? enc("/Users/ana/report.pdf\n") : undefined);
+		expect(await readClipboardFiles({ env: {}, platform: "darwin", read: finder })).toEqual(["/Users/ana/report.pdf"]);
+		expect(await readClipboardFiles({ env: {}, platform: "darwin", read: async () => undefined })).toEqual([]);
+		const many = Array.from({ length: 30 }, (_, i) => `file:///tmp/f${i}`).join("\n");
+		expect(filePathsOf(many)).toHaveLength(10);
+	});
+});
