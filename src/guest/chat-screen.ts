@@ -147,6 +147,7 @@ export class ChatScreen {
 	#attachments: AttachedFile[] = [];
 	/** Who is looking: their own messages carry no author label. */
 	#viewer: string | undefined;
+	#viewerOwns = false;
 	/** Set for a view-only guest: the line shown where the editor would be. */
 	#readOnly: string | undefined;
 	readonly #readOnlyBar = new Text("", 1, 0);
@@ -286,9 +287,11 @@ export class ChatScreen {
 		return this.#readOnly ? this.#readOnlyBar : this.editor;
 	}
 
-	setViewer(id: string): void {
-		if (this.#viewer === id) return;
+	/** Who is looking, and whether they own the session (they approve guests' messages). */
+	setViewer(id: string, owner: boolean): void {
+		if (this.#viewer === id && this.#viewerOwns === owner) return;
 		this.#viewer = id;
+		this.#viewerOwns = owner;
 		this.#refresh();
 	}
 
@@ -597,13 +600,14 @@ export class ChatScreen {
 		const t = this.#options.theme.current;
 		const queue = chat?.queue ?? [];
 		const lines = queue.map((q) => {
-			const label = q.mode === "steer" ? "Steering" : "Follow-up";
-			const by = q.author.id === this.#viewer ? "" : ` (${authorLabel(q.author)})`;
-			const waiting = q.waiting ? t.fg("warning", " · waiting for the owner's approval") : "";
-			return t.fg("dim", `${label}${by}: ${visibleText(q.text, false)}`) + waiting;
+			const label = q.waiting ? "Waiting for approval" : q.mode === "steer" ? "Steering" : "Follow-up";
+			const by = q.author.id === this.#viewer ? "" : ` · ${authorLabel(q.author)}`;
+			const line = t.fg(q.waiting ? "warning" : "dim", `${label}${by}: ${visibleText(q.text, false)}`);
+			return q.waiting && this.#viewerOwns ? `${line}${t.fg("dim", " (/share to accept or send back)")}` : line;
 		});
 		const dequeue = this.#options.keyText("app.message.dequeue");
-		if (queue.length && dequeue) {
+		// Alt+Up takes back one's own queued messages only.
+		if (dequeue && queue.some((q) => !this.#viewer || q.author.id === this.#viewer)) {
 			lines.push(t.fg("dim", `↳ ${capitalizeKeys(dequeue)} to edit all queued messages`));
 		}
 		for (const text of this.#sending) lines.push(t.fg("dim", `Sending: ${visibleText(text, false)}`));

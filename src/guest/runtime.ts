@@ -348,7 +348,7 @@ export class GuestRuntime {
 			this.#role = state.role;
 			this.#viewer = state.id;
 			this.#screen.setPlace(`${hostOf(this.#host.start.origin)} · ${roleLabel(state)}`);
-			this.#screen.setViewer(state.id);
+			this.#screen.setViewer(state.id, isOwnerRole(state.role));
 			// A view-only guest gets the read-only bar where the editor would be; a demotion takes the editor away live.
 			this.#screen.setReadOnly(
 				state.role === "view" ? `Joined as ${guestName(state.name) || "guest"} (unverified) · read-only` : undefined,

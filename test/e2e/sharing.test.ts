@@ -107,7 +107,7 @@ describe("sharing end to end: an owner and a --join guest, each with their own l
 			own.type("\r");
 			await own.waitFor((s) => s.includes("Approve guests' messages: on"), "approval on");
 			g.type("may I\r");
-			await g.waitFor((s) => s.includes("waiting for the owner's approval"), "the guest sees it waiting");
+			await g.waitFor((s) => s.includes("Waiting for approval: may I"), "the guest sees it waiting");
 			await own.waitFor((s) => s.includes("Ana: may I"), "the waiting message on the share sheet");
 			expect(owner.fake.requests.length).toBe(2);
 			owner.fake.enqueue({ hang: true });
