@@ -1,7 +1,7 @@
 /**
  * pi's session selector on the server's catalog, with seed 1.17's adaptations: a local fuzzy filter over
  * title, env:cwd and id; message hits from the server's literal search in their own group; Tab between this
- * directory and all; an archived scope; recent or relevance order; a pinned filter; rename; delete means
+ * directory and all; an archived scope; threaded, recent or relevance order; a pinned filter; rename; delete means
  * archive (with a question), restore in the archived scope.
  */
 import {
@@ -43,7 +43,55 @@ export interface SessionSelectorOptions {
 }
 
 type Mode = { kind: "list" } | { kind: "rename"; row: SessionRow; input: Input } | { kind: "archive"; row: SessionRow };
-type Item = { kind: "session"; row: SessionRow } | { kind: "hit"; hit: SearchHit; row: SessionRow | undefined };
+type Item =
+	| { kind: "session"; row: SessionRow; prefix?: string }
+	| { kind: "hit"; hit: SearchHit; row: SessionRow | undefined };
+
+type Sort = "threaded" | "recent" | "relevance";
+const SORT_LABELS: Record<Sort, string> = { threaded: "Threaded", recent: "Recent", relevance: "Fuzzy" };
+
+/**
+ * pi's threaded order: a session's forks under it, with tree lines; roots and siblings by the latest activity
+ * in their subtree, newest first (p2's pinned sessions first among the roots). A parent out of view makes a root.
+ */
+export function threadRows(rows: readonly SessionRow[]): { row: SessionRow; prefix: string }[] {
+	const ids = new Set(rows.map((r) => r.id));
+	const children = new Map<string, SessionRow[]>();
+	const roots: SessionRow[] = [];
+	for (const row of rows) {
+		if (row.parent && row.parent !== row.id && ids.has(row.parent)) {
+			children.set(row.parent, [...(children.get(row.parent) ?? []), row]);
+		} else roots.push(row);
+	}
+	const latest = new Map<string, number>();
+	const activity = (row: SessionRow, seen: Set<string>): number => {
+		const known = latest.get(row.id);
+		if (known !== undefined) return known;
+		if (seen.has(row.id)) return row.updatedAt;
+		seen.add(row.id);
+		let at = row.updatedAt;
+		for (const child of children.get(row.id) ?? []) at = Math.max(at, activity(child, seen));
+		latest.set(row.id, at);
+		return at;
+	};
+	const byActivity = (a: SessionRow, b: SessionRow) => activity(b, new Set()) - activity(a, new Set());
+	const out: { row: SessionRow; prefix: string }[] = [];
+	const walk = (row: SessionRow, depth: number, lines: boolean[], last: boolean, seen: Set<string>) => {
+		if (seen.has(row.id)) return;
+		seen.add(row.id);
+		const branch = depth === 0 ? "" : `${lines.map((on) => (on ? "│  " : "   ")).join("")}${last ? "└─ " : "├─ "}`;
+		out.push({ row, prefix: branch });
+		const kids = [...(children.get(row.id) ?? [])].sort(byActivity);
+		kids.forEach((kid, i) => {
+			walk(kid, depth + 1, depth > 0 ? [...lines, !last] : [], i === kids.length - 1, seen);
+		});
+	};
+	const seen = new Set<string>();
+	for (const root of [...roots].sort((a, b) => Number(b.pinned) - Number(a.pinned) || byActivity(a, b))) {
+		walk(root, 0, [], true, seen);
+	}
+	return out;
+}
 
 /**
  * Every word of the query must match: fuzzily in the title, or as a plain part of `env:cwd`, or as the
@@ -92,7 +140,7 @@ export class SessionSelector implements Component {
 	readonly #search = new Input();
 	#scope: "here" | "all";
 	#archived = false;
-	#sort: "recent" | "relevance" = "recent";
+	#sort: Sort = "threaded";
 	#pinnedOnly = false;
 	#showPath = false;
 	#mode: Mode = { kind: "list" };
@@ -110,8 +158,8 @@ export class SessionSelector implements Component {
 		this.#selected = Math.max(0, at);
 	}
 
-	/** The sessions in scope and filter, in the chosen order. */
-	#sessions(): SessionRow[] {
+	/** The sessions in scope and filter, in the chosen order (threaded: with their tree lines). */
+	#sessions(): { row: SessionRow; prefix?: string }[] {
 		const { here } = this.#options;
 		let rows = this.#options
 			.rows()
@@ -121,15 +169,17 @@ export class SessionSelector implements Component {
 			.filter((r) => this.#scope === "all" || !here || (r.env === here.env && r.cwd === here.cwd))
 			.filter((r) => !this.#pinnedOnly || r.pinned);
 		const query = this.#search.getValue().trim();
+		// pi: the tree only without a search; a search lists its matches flat.
+		if (!query && this.#sort === "threaded") return threadRows(rows);
 		if (query) {
 			rows = filterRows(rows, query);
 			if (this.#sort === "recent") rows.sort((a, b) => b.updatedAt - a.updatedAt);
 		} else rows = [...rows].sort((a, b) => Number(b.pinned) - Number(a.pinned) || b.updatedAt - a.updatedAt);
-		return rows;
+		return rows.map((row) => ({ row }));
 	}
 
 	#items(): Item[] {
-		const items: Item[] = this.#sessions().map((row) => ({ kind: "session", row }));
+		const items: Item[] = this.#sessions().map((s) => ({ kind: "session", ...s }));
 		const query = this.#search.getValue().trim();
 		if (this.#hits && this.#hits.query === query) {
 			const rows = this.#options.rows();
@@ -203,7 +253,7 @@ export class SessionSelector implements Component {
 			? "Archived Sessions"
 			: `Resume Session (${this.#scope === "here" ? "Current Folder" : "All"})`;
 		const radio = (on: boolean, label: string) => t.fg(on ? "accent" : "muted", `${on ? "◉" : "○"} ${label}`);
-		const right = `${radio(this.#scope === "here", "Current Folder")}${t.fg("muted", " | ")}${radio(this.#scope === "all", "All")}  ${t.fg("muted", "Pinned: ")}${t.fg("accent", this.#pinnedOnly ? "Pinned" : "All")}  ${t.fg("muted", "Sort: ")}${t.fg("accent", this.#sort === "recent" ? "Recent" : "Relevance")}`;
+		const right = `${radio(this.#scope === "here", "Current Folder")}${t.fg("muted", " | ")}${radio(this.#scope === "all", "All")}  ${t.fg("muted", "Pinned: ")}${t.fg("accent", this.#pinnedOnly ? "Pinned" : "All")}  ${t.fg("muted", "Sort: ")}${t.fg("accent", SORT_LABELS[this.#sort])}`;
 		const left = t.bold(title);
 		const gap = Math.max(1, width - visibleWidth(left) - visibleWidth(right));
 		const hint = (pairs: [string, string][]) =>
@@ -280,7 +330,8 @@ export class SessionSelector implements Component {
 			const label = this.#showPath ? `${row.id}  ${row.env}:${row.cwd}` : row.title || "(untitled)";
 			const shown =
 				row.id === this.#options.current ? t.fg("accent", label) : row.pinned ? t.fg("warning", label) : label;
-			text = `${cursor}${selected ? t.bold(shown) : shown}${row.busy ? t.fg("dim", " ·working") : ""}`;
+			const tree = item.prefix ? t.fg("dim", item.prefix) : "";
+			text = `${cursor}${tree}${selected ? t.bold(shown) : shown}${row.busy ? t.fg("dim", " ·working") : ""}`;
 			const where = this.#scope === "all" && !this.#showPath ? `${shortenHome(row.cwd, this.#options.home)} ` : "";
 			right = t.fg("dim", `${where}${age(now - row.updatedAt)}`);
 		} else {
@@ -322,7 +373,8 @@ export class SessionSelector implements Component {
 			this.#scope = this.#scope === "here" ? "all" : "here";
 			this.#selected = 0;
 		} else if (matchesId(data, "app.session.toggleSort")) {
-			this.#sort = this.#sort === "recent" ? "relevance" : "recent";
+			// pi's cycle: threaded, recent, relevance.
+			this.#sort = this.#sort === "threaded" ? "recent" : this.#sort === "recent" ? "relevance" : "threaded";
 		} else if (matchesId(data, "app.session.toggleNamedFilter")) {
 			this.#pinnedOnly = !this.#pinnedOnly;
 			this.#selected = 0;

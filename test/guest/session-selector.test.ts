@@ -70,7 +70,7 @@ describe("the session selector", () => {
 	test("pi's header, hints and rows: this folder first, Tab for all with the folder shown, ages", () => {
 		const { s, screen } = selector(rows);
 		expect(screen()).toContain("Resume Session (Current Folder)");
-		expect(screen()).toContain("◉ Current Folder | ○ All  Pinned: All  Sort: Recent");
+		expect(screen()).toContain("◉ Current Folder | ○ All  Pinned: All  Sort: Threaded");
 		expect(screen()).toContain("tab scope · ctrl+a archived · message search is literal (no re: or phrases)");
 		expect(screen()).toMatch(/› current work\s+5m/);
 		expect(screen()).toMatch(/ {2}older here\s+3h/);
@@ -109,7 +109,7 @@ describe("the session selector", () => {
 		expect(calls).toEqual(["archive b2", "restore d4"]);
 	});
 
-	test("Ctrl+R renames in place; Ctrl+N shows pinned only; Ctrl+S sorts by relevance; Ctrl+P shows ids and paths", async () => {
+	test("Ctrl+R renames in place; Ctrl+N shows pinned only; Ctrl+S cycles threaded, recent and relevance; Ctrl+P shows ids and paths", async () => {
 		const { s, calls, screen } = selector(rows);
 		s.handleInput("\x12");
 		expect(screen()).toContain("Rename:");
@@ -124,9 +124,47 @@ describe("the session selector", () => {
 		expect(screen()).toContain("elsewhere");
 		expect(screen()).not.toContain("older here");
 		s.handleInput("\x13");
-		expect(screen()).toContain("Sort: Relevance");
+		expect(screen()).toContain("Sort: Recent");
+		s.handleInput("\x13");
+		expect(screen()).toContain("Sort: Fuzzy");
+		s.handleInput("\x13");
+		expect(screen()).toContain("Sort: Threaded");
 		s.handleInput("\x10");
 		expect(screen()).toContain(`${rows[2]!.id}  local:/other`);
+	});
+
+	test("threaded: forks under their session with pi's tree lines, ordered by their subtree's latest activity", () => {
+		const id = (c: string) => `${c}0000000-0000-4000-8000-000000000000`.slice(0, 36);
+		const tree = [
+			row("a1", "root old", "/proj", { updatedAt: NOW - 9 * 3_600_000 }),
+			row("b2", "fork of a", "/proj", { parent: id("a1"), updatedAt: NOW - 60_000 }),
+			row("c3", "fork of b", "/proj", { parent: id("b2"), updatedAt: NOW - 2 * 3_600_000 }),
+			row("d4", "second fork of a", "/proj", { parent: id("a1"), updatedAt: NOW - 5 * 3_600_000 }),
+			row("e5", "root newer", "/proj", { updatedAt: NOW - 30 * 60_000 }),
+			row("f6", "orphan", "/proj", { parent: id("zz"), updatedAt: NOW - 8 * 3_600_000 }),
+		];
+		const { s, screen } = selector(tree);
+		const order = screen()
+			.split("\n")
+			.filter((l) => /root|fork|orphan/.test(l))
+			.map((l) =>
+				l
+					.replace(/\s+\d+[mhd]$/, "")
+					.replace(/^[› ] ?/, "")
+					.trimEnd(),
+			);
+		// "root old" is the most recently active tree (its fork b2, a minute ago); a missing parent makes a root.
+		expect(order).toEqual([
+			"root old",
+			"├─ fork of a",
+			"│  └─ fork of b",
+			"└─ second fork of a",
+			"root newer",
+			"orphan",
+		]);
+		// A search lists its matches flat.
+		type(s, "fork");
+		expect(screen()).not.toContain("├─");
 	});
 
 	test("message hits from the server form their own group; choosing one opens its session", async () => {
