@@ -16,14 +16,17 @@ import { visibleText } from "../ui/text.ts";
 import type { ThemeRef } from "../ui/theme/theme-ref.ts";
 import { ToolCard, type ToolCardData } from "../ui/tools/tool-card.ts";
 import { AssistantMessage, type AssistantMessageData } from "../ui/transcript/assistant-message.ts";
+import { CompactionSummary, type CompactionSummaryData } from "../ui/transcript/compaction-summary.ts";
 import { HelpBlock, type HelpBlockData } from "../ui/transcript/help-block.ts";
+import { ResetMarker, type ResetMarkerData } from "../ui/transcript/reset-marker.ts";
 import { StatusLine, type StatusLineData } from "../ui/transcript/status-line.ts";
 import type { ThemedItem } from "../ui/transcript/themed.ts";
 import { UserMessage, type UserMessageData } from "../ui/transcript/user-message.ts";
 import { type CommandRegistry, parseSlash, SlashAutocomplete } from "./commands.ts";
+import { CustomEntry, type CustomEntryData } from "./custom-entry.ts";
 import { authorLabel, type DisplayItem, displayItems, sameItem } from "./display-items.ts";
 import { EntryHistory } from "./entry-history.ts";
-import { MarkdownTransformers, Slots, ToolRenderers } from "./registries.ts";
+import { EntryRenderers, MarkdownTransformers, Slots, ToolRenderers } from "./registries.ts";
 import type { ReadingAnchor } from "./snapshot.ts";
 
 export interface ChatScreenOptions {
@@ -106,6 +109,7 @@ const OLDER_WATCH_MS = 200;
 export class ChatScreen {
 	/** Where plugins' TUI parts add tool renderers and Markdown transformers. */
 	readonly toolRenderers = new ToolRenderers();
+	readonly entryRenderers = new EntryRenderers();
 	readonly markdownTransformers = new MarkdownTransformers();
 	readonly slots = new Slots(() => {
 		this.#footer.set(this.#footerData());
@@ -198,8 +202,9 @@ export class ChatScreen {
 		theme.onChange(() => this.#refresh());
 	}
 
+	/** The agent is working or compacting: Escape stops it. */
 	get busy(): boolean {
-		return Boolean(this.#chat?.live);
+		return Boolean(this.#chat?.live || this.#chat?.compacting);
 	}
 
 	get toolsExpanded(): boolean {
@@ -504,9 +509,8 @@ export class ChatScreen {
 					// displayItems only reads the entries.
 					{ ...chat, entries: this.#history.entries as ChatEntry[] },
 					{
-						// The server does not tell a client its own author id yet (sharing, issue 8): every message
-						// is shown as the viewer's, as in a session of one.
 						viewerId: this.#viewer,
+						expandKey: this.#options.keyText("app.tools.expand"),
 						toolsExpanded: this.#toolsExpanded,
 						hideThinking: this.#hideThinking,
 						home: this.#options.home,
@@ -523,9 +527,19 @@ export class ChatScreen {
 				merged.push({ key: n.key, kind: n.kind, data: n.data } as DisplayItem);
 			}
 		};
+		const renderers = this.entryRenderers;
 		for (const item of items) {
 			flush(item.seq ?? Number.POSITIVE_INFINITY);
-			merged.push(item);
+			const entry = item.source?.entry;
+			// A plugin's renderer for this kind of entry draws it instead.
+			if (entry && renderers.has(entry.kind)) {
+				merged.push({
+					key: item.key,
+					kind: "custom",
+					data: { entry, version: renderers.version },
+					seq: item.seq,
+				} as DisplayItem);
+			} else merged.push(item);
 		}
 		flush(Number.POSITIVE_INFINITY);
 		this.#reconcile(merged);
@@ -593,6 +607,14 @@ export class ChatScreen {
 				return new StatusLine(theme, item.data as StatusLineData) as unknown as ItemComponent;
 			case "block":
 				return new HelpBlock(theme, item.data as HelpBlockData) as unknown as ItemComponent;
+			case "compaction":
+				return new CompactionSummary(theme, item.data as CompactionSummaryData) as unknown as ItemComponent;
+			case "marker":
+				return new ResetMarker(theme, item.data as ResetMarkerData) as unknown as ItemComponent;
+			case "custom":
+				return new CustomEntry(theme, item.data as CustomEntryData, (entry) =>
+					this.entryRenderers.resolve(entry, theme),
+				) as unknown as ItemComponent;
 		}
 	}
 
@@ -620,7 +642,13 @@ export class ChatScreen {
 		if (this.#connection !== "open" && this.#wasOpen) lines.push(t.fg("warning", "Reconnecting to the server…"));
 		this.#pending.setText(lines.length ? `\n${lines.join("\n")}` : "");
 		const live = chat?.live;
-		if (live?.retry) {
+		const interrupt = this.#options.keyText("app.interrupt");
+		if (chat?.compacting) {
+			this.editor.setIndicator({
+				text: `Compacting context...${interrupt ? ` (${interrupt} to cancel)` : ""}`,
+				tone: "border",
+			});
+		} else if (live?.retry) {
 			const secs = Math.max(0, Math.ceil((live.retry.until - Date.now()) / 1000));
 			this.editor.setIndicator({
 				text: `Retrying (${live.retry.attempt}/${live.retry.maxAttempts}) in ${secs}s... (escape to cancel)`,
@@ -628,14 +656,15 @@ export class ChatScreen {
 			});
 		} else if (live) this.editor.setIndicator({ text: "Working", tone: "border" });
 		else this.editor.setIndicator(undefined);
-		if (live && !this.#spinner) {
+		const spinning = Boolean(live || chat?.compacting);
+		if (spinning && !this.#spinner) {
 			this.#spinner = setInterval(() => {
 				this.editor.tick();
 				// Running tools show their elapsed time; the countdown of a retry moves.
 				if (this.#chat?.live?.tools.length || this.#chat?.live?.retry) this.#refresh();
 				else this.#options.tui.requestRender();
 			}, SPINNER_MS);
-		} else if (!live && this.#spinner) {
+		} else if (!spinning && this.#spinner) {
 			clearInterval(this.#spinner);
 			this.#spinner = undefined;
 		}

@@ -9,6 +9,9 @@ export interface CoreActions {
 	reload(): void;
 	rename(title: string): Promise<void>;
 	newSession(path: string): Promise<void>;
+	/** pi's /compact: resolves when the summary is written (or the compaction was cancelled). */
+	compact(instructions: string): Promise<void>;
+	newContext(handoff: string): Promise<void>;
 	stop(): void;
 	followUp(): void;
 	dequeue(): void;
@@ -130,6 +133,22 @@ export function registerCoreCommands(commands: CommandRegistry, actions: CoreAct
 		when: "chat && owner",
 		slash: { name: "new", argumentHint: "[path]" },
 		run: (path) => actions.newSession(path),
+	});
+	add({
+		id: "p2.chat.compact",
+		title: "Manually compact the session context",
+		category: "Sessions",
+		when: "chat && participant",
+		slash: { name: "compact", argumentHint: "[instructions]" },
+		run: (instructions) => actions.compact(instructions),
+	});
+	add({
+		id: "p2.chat.newContext",
+		title: "Start a fresh context for the model here (the transcript stays), with an optional handoff note",
+		category: "Sessions",
+		when: "chat && owner",
+		slash: { name: "new-context", argumentHint: "[handoff]" },
+		run: (handoff) => actions.newContext(handoff),
 	});
 	add({
 		id: "p2.sessions.rename",

@@ -6,7 +6,9 @@ import type { Author, ChatEntry, ChatState, LiveTool, ToolResult } from "../plug
 import { guestName } from "../protocol/share-link.ts";
 import type { ToolCardData } from "../ui/tools/tool-card.ts";
 import type { AssistantMessageData } from "../ui/transcript/assistant-message.ts";
+import type { CompactionSummaryData } from "../ui/transcript/compaction-summary.ts";
 import type { HelpBlockData } from "../ui/transcript/help-block.ts";
+import type { ResetMarkerData } from "../ui/transcript/reset-marker.ts";
 import type { StatusLineData } from "../ui/transcript/status-line.ts";
 import type { UserMessageData } from "../ui/transcript/user-message.ts";
 
@@ -25,7 +27,11 @@ export type DisplayItem =
 	| (ItemBase & { readonly kind: "assistant"; readonly data: AssistantMessageData })
 	| (ItemBase & { readonly kind: "tool"; readonly data: ToolCardData })
 	| (ItemBase & { readonly kind: "status"; readonly data: StatusLineData })
-	| (ItemBase & { readonly kind: "block"; readonly data: HelpBlockData });
+	| (ItemBase & { readonly kind: "block"; readonly data: HelpBlockData })
+	| (ItemBase & { readonly kind: "compaction"; readonly data: CompactionSummaryData })
+	| (ItemBase & { readonly kind: "marker"; readonly data: ResetMarkerData })
+	/** A plugin's renderer draws this entry (the screen decides, from its entry renderers). */
+	| (ItemBase & { readonly kind: "custom"; readonly data: { readonly entry: ChatEntry; readonly version: number } });
 
 export interface ViewOptions {
 	readonly viewerId: string | undefined;
@@ -33,6 +39,8 @@ export interface ViewOptions {
 	readonly hideThinking: boolean;
 	readonly home: string | undefined;
 	readonly now: number;
+	/** The key that expands tool output (and compaction summaries), as pi names it; empty when unbound. */
+	readonly expandKey?: string;
 }
 
 /** A message's author as others see it: a guest's own name is not verified by anyone. */
@@ -44,7 +52,7 @@ export function authorLabel(author: Author): string {
 export function displayItems(state: ChatState, view: ViewOptions): DisplayItem[] {
 	const items: DisplayItem[] = [];
 	const liveToolIds = new Set(state.live?.tools.map((t) => t.id) ?? []);
-	const shownWith = `${view.viewerId}|${view.toolsExpanded}|${view.hideThinking}|${view.home}`;
+	const shownWith = `${view.viewerId}|${view.toolsExpanded}|${view.hideThinking}|${view.home}|${view.expandKey}`;
 	for (const entry of state.entries) {
 		items.push({ ...entryItem(entry, view), committed: true, seq: entry.seq, source: { entry, view: shownWith } });
 	}
@@ -99,6 +107,19 @@ function entryItem(entry: ChatEntry, view: ViewOptions): DisplayItem {
 			return { key, kind: "status", data: { text: `Error: ${entry.message}`, tone: "error" } };
 		case "interrupted":
 			return { key, kind: "status", data: { text: entry.message, tone: "warning" } };
+		case "compaction":
+			return {
+				key,
+				kind: "compaction",
+				data: {
+					summary: entry.summary,
+					tokensBefore: entry.tokensBefore,
+					expanded: view.toolsExpanded,
+					expandKey: view.expandKey ?? "",
+				},
+			};
+		case "reset":
+			return { key, kind: "marker", data: { handoff: entry.handoff } };
 	}
 }
 

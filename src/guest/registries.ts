@@ -1,8 +1,10 @@
 /**
- * The registries plugins extend the chat surface through (seed 7.2): tool renderers by name and ordered
- * resolvers, Markdown transformers, and slots on the screen. Each registration returns its own removal.
+ * The registries plugins extend the chat surface through (seed 7.2): entry renderers by kind, tool renderers by
+ * name and ordered resolvers, Markdown transformers, and slots on the screen. Each registration returns its own removal.
  */
 import { type Component, Container } from "@earendil-works/pi-tui";
+import type { ChatEntry } from "../plugins/chat/contract.ts";
+import type { ThemeRef } from "../ui/theme/theme-ref.ts";
 import { generic, TOOL_RENDERERS, type ToolCardData, type ToolRenderer } from "../ui/tools/tool-card.ts";
 
 /** Chooses a renderer for a card, or defers to the next resolver (and finally to the renderer by name). */
@@ -37,6 +39,49 @@ export class ToolRenderers {
 		const step = (i: number): ToolRenderer =>
 			i < resolvers.length ? resolvers[i]!(data, () => step(i + 1)) : (this.#byName.get(data.name) ?? generic);
 		return step(0);
+	}
+}
+
+/** Draws a committed entry of one kind in place of the transcript's own display; undefined declines. */
+export type EntryRenderer = (entry: ChatEntry, theme: ThemeRef) => Component | undefined;
+
+/** Plugins' renderers for transcript entries, by entry kind: the latest registration is asked first. */
+export class EntryRenderers {
+	readonly #byKind = new Map<string, EntryRenderer[]>();
+	#version = 0;
+
+	register(kind: ChatEntry["kind"], renderer: EntryRenderer): () => void {
+		this.#byKind.set(kind, [renderer, ...(this.#byKind.get(kind) ?? [])]);
+		this.#version++;
+		return () => {
+			this.#byKind.set(
+				kind,
+				(this.#byKind.get(kind) ?? []).filter((r) => r !== renderer),
+			);
+			this.#version++;
+		};
+	}
+
+	/** Changes whenever a renderer comes or goes, so items drawn before are drawn again. */
+	get version(): number {
+		return this.#version;
+	}
+
+	has(kind: string): boolean {
+		return (this.#byKind.get(kind)?.length ?? 0) > 0;
+	}
+
+	/** The first renderer's component; a renderer that throws is skipped, so one plugin cannot break the transcript. */
+	resolve(entry: ChatEntry, theme: ThemeRef): Component | undefined {
+		for (const renderer of this.#byKind.get(entry.kind) ?? []) {
+			try {
+				const component = renderer(entry, theme);
+				if (component) return component;
+			} catch {
+				// The plugin's problem, not the transcript's.
+			}
+		}
+		return undefined;
 	}
 }
 

@@ -15,6 +15,7 @@ import { DISPLAY_DEFAULTS, type Preferences, type PrefsPatch } from "../protocol
 import { isOwnerRole, type Role } from "../protocol/roles.ts";
 import { guestName } from "../protocol/share-link.ts";
 import { FilterSelector } from "../ui/selector.ts";
+import { groupDigits } from "../ui/text.ts";
 import type { TerminalFacts } from "../ui/theme/builtin.ts";
 import { ThemeRef } from "../ui/theme/theme-ref.ts";
 import { BridgeTerminal } from "./bridge-terminal.ts";
@@ -176,6 +177,20 @@ export class GuestRuntime {
 			},
 			notice: (text) => screen.notice(text),
 			newSession: (path) => this.#newSession(path),
+			compact: async (instructions) => {
+				if (!this.#participates()) throw new Error("Only the owner and guests with full access can compact.");
+				const chat = this.#chat;
+				if (!chat) throw new Error("No session is open yet.");
+				const result = await chat.call("compact", instructions.trim() ? { instructions: instructions.trim() } : {});
+				// pi's words for a cancelled compaction.
+				if (result.aborted) screen.notice("Compaction cancelled", "error");
+			},
+			newContext: async (handoff) => {
+				if (!isOwnerRole(this.#role)) throw new Error("Only the owner can start a fresh context.");
+				const chat = this.#chat;
+				if (!chat) throw new Error("No session is open yet.");
+				await chat.call("newContext", handoff.trim() ? { handoff: handoff.trim() } : {});
+			},
 			stop: () => void this.#stop(),
 			followUp: () => screen.submit(screen.editor.getText(), "followUp"),
 			dequeue: () => void this.#restoreQueued(),
@@ -236,7 +251,7 @@ export class GuestRuntime {
 						items: files.map((f) => ({
 							value: f.id,
 							label: f.name,
-							description: `${f.size.toLocaleString("en-US")} bytes`,
+							description: `${groupDigits(f.size)} bytes`,
 						})),
 						hint: "↑↓ navigate  enter save (the launcher asks first)  escape cancel",
 						onCancel: () => screen.closeSelector(),
@@ -687,6 +702,10 @@ export class GuestRuntime {
 			this.#screen.notice("Your queued message came back to the editor");
 			chat.call("ackReturned", { id: item.id }).catch(() => this.#acked.delete(item.id));
 		}
+	}
+
+	#participates(): boolean {
+		return isOwnerRole(this.#role) || this.#role === "full";
 	}
 
 	/** Texts taken back from the queue go into the editor, before what is there. */

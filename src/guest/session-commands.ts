@@ -9,7 +9,7 @@ import type { SessionRow, sessionsContract } from "../plugins/sessions/contract.
 import type { StatusState, UsageTotals } from "../plugins/status/contract.ts";
 import type { ObjectRef } from "../protocol/object-client.ts";
 import { isOwnerRole, type Role } from "../protocol/roles.ts";
-import { formatTokens } from "../ui/text.ts";
+import { formatTokens, groupDigits } from "../ui/text.ts";
 import type { ThemeRef } from "../ui/theme/theme-ref.ts";
 import type { StatusLineData } from "../ui/transcript/status-line.ts";
 import type { CommandRegistry } from "./commands.ts";
@@ -125,7 +125,7 @@ export function registerSessionCommands(commands: CommandRegistry, ctx: SessionC
 }
 
 const money = (n: number) => `$${n.toFixed(3)}`;
-const count = (n: number) => n.toLocaleString("en-US");
+const count = (n: number) => groupDigits(n);
 
 function usage(title: string, scope: string, u: UsageTotals | undefined): string[] {
 	if (!u) return [`**${title}** (${scope})`, "", "- none yet"];

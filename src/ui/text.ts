@@ -41,3 +41,10 @@ export function shortenHome(path: string, home: string | undefined): string {
 export function typedChar(data: string): string {
 	return decodeKittyPrintable(data) ?? (data.length === 1 && data >= " " && data !== "\x7f" ? data : "");
 }
+
+/** `12345` → `12,345`, as pi writes counts; by hand, since the sandbox's Intl does not group digits. */
+export function groupDigits(n: number): string {
+	const [whole = "0", fraction] = String(Math.trunc(Math.abs(n) * 1000) / 1000).split(".");
+	const grouped = whole.replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+	return `${n < 0 ? "-" : ""}${grouped}${fraction ? `.${fraction}` : ""}`;
+}

@@ -16,6 +16,7 @@ const state = (over: Partial<ChatState>): ChatState => ({
 	returned: [],
 	model: null,
 	thinkingLevel: "medium",
+	compacting: null,
 	...over,
 });
 const user = (seq: number, text: string, who: Author = author): ChatEntry => ({

@@ -12,7 +12,16 @@ function state(n: number): ChatState {
 	const entries: ChatEntry[] = [];
 	for (let i = 0; i < n; i++)
 		entries.push({ seq: i + 1, at: i, kind: "user", text: `message ${i + 1}`, author, images: 0 });
-	return { entries, older: false, live: null, queue: [], returned: [], model: null, thinkingLevel: "off" };
+	return {
+		entries,
+		older: false,
+		live: null,
+		queue: [],
+		returned: [],
+		model: null,
+		thinkingLevel: "off",
+		compacting: null,
+	};
 }
 
 function screen() {
@@ -71,5 +80,20 @@ describe("the reading position", () => {
 		second.tui.stop();
 		first.chat.dispose();
 		second.chat.dispose();
+	});
+});
+
+describe("entry renderers on the screen", () => {
+	test("a registered renderer draws its kind of entry in the transcript; others keep pi's look", async () => {
+		const { chat, tui, frame } = screen();
+		const { Text } = await import("@earendil-works/pi-tui");
+		chat.entryRenderers.register("reset", () => new Text("** plugin marker **", 0, 0));
+		const s = state(1);
+		chat.setChat({ ...s, entries: [...s.entries, { seq: 2, at: 2, kind: "reset", handoff: null }] });
+		await frame();
+		const lines = tui.getScreenLines().join("\n");
+		expect(lines).toContain("** plugin marker **");
+		expect(lines).toContain("message 1");
+		expect(lines).not.toContain("new context:");
 	});
 });

@@ -83,3 +83,39 @@ describe("slots", () => {
 		expect(changes).toBe(5);
 	});
 });
+
+describe("compaction and fresh-context entries, and entry renderers", () => {
+	test("pi's compaction block: collapsed to one line with the expand key, the whole summary when expanded", async () => {
+		const { CompactionSummary } = await import("../../src/ui/transcript/compaction-summary.ts");
+		const data = { summary: "## Goal\n- ship it", tokensBefore: 12345, expanded: false, expandKey: "ctrl+o" };
+		const collapsed = plain(new CompactionSummary(theme(), data).render(60));
+		expect(collapsed).toContain(" [compaction]");
+		expect(collapsed).toContain(" Compacted from 12,345 tokens (ctrl+o to expand)");
+		const expanded = plain(new CompactionSummary(theme(), { ...data, expanded: true }).render(60)).join("\n");
+		expect(expanded).toContain("Compacted from 12,345 tokens");
+		expect(expanded).toContain("ship it");
+		const { ResetMarker } = await import("../../src/ui/transcript/reset-marker.ts");
+		const marker = plain(new ResetMarker(theme(), { handoff: "plan B\u001b[2J" }).render(70));
+		expect(marker.some((l) => l.includes("new context: the model does not see what is above"))).toBe(true);
+		expect(marker.join("\n")).toContain("Handoff: plan B");
+		expect(marker.join("\n")).not.toContain("\u001b[2J");
+	});
+
+	test("a plugin's renderer draws entries of its kind instead; a throwing one is skipped; removal restores", async () => {
+		const { EntryRenderers } = await import("../../src/guest/registries.ts");
+		const { Text } = await import("@earendil-works/pi-tui");
+		const registry = new EntryRenderers();
+		const entry = { seq: 1, at: 1, kind: "reset" as const, handoff: null };
+		expect(registry.has("reset")).toBe(false);
+		const remove = registry.register("reset", (e) => new Text(`custom ${e.kind}`, 0, 0));
+		registry.register("reset", () => {
+			throw new Error("broken plugin");
+		});
+		expect(registry.has("reset")).toBe(true);
+		expect(plain(registry.resolve(entry, theme())!.render(40))).toEqual(["custom reset"]);
+		const before = registry.version;
+		remove();
+		expect(registry.version).not.toBe(before);
+		expect(registry.resolve(entry, theme())).toBeUndefined();
+	});
+});

@@ -47,6 +47,8 @@ const texts = (entries: readonly ChatEntry[]) =>
 		if (e.kind === "assistant")
 			return `assistant:${e.parts.map((p) => (p.type === "text" ? p.text : `[${p.text}]`)).join("")}`;
 		if (e.kind === "tool") return `tool:${e.name}`;
+		if (e.kind === "compaction") return `compaction:${e.summary}`;
+		if (e.kind === "reset") return `reset:${e.handoff ?? ""}`;
 		return `${e.kind}:${e.message}`;
 	});
 

@@ -403,3 +403,17 @@ describe("Mermaid", () => {
 		expect(plain(narrow.render(30)).join("\n")).toContain("graph LR");
 	});
 });
+
+describe("counts as pi writes them", () => {
+	test("digits grouped by thousands without Intl (the sandbox's does not group)", async () => {
+		const { groupDigits } = await import("../../src/ui/text.ts");
+		expect([0, 999, 1000, 2100, 1234567, -45678].map(groupDigits)).toEqual([
+			"0",
+			"999",
+			"1,000",
+			"2,100",
+			"1,234,567",
+			"-45,678",
+		]);
+	});
+});

@@ -61,6 +61,10 @@ export const ChatEntry = lazy(() =>
 			durationMs: "number | null",
 		})
 		.or({ ...EntryBase, kind: "'error'", message: "string" })
+		/** What came before was summarized (/compact): the model sees the summary, then what follows it. */
+		.or({ ...EntryBase, kind: "'compaction'", summary: "string", tokensBefore: "number" })
+		/** A fresh context (/new-context): the model sees nothing before it but the handoff note, if any. */
+		.or({ ...EntryBase, kind: "'reset'", handoff: "string | null" })
 		.or({ ...EntryBase, kind: "'interrupted'", message: "string" }),
 );
 export type ChatEntry = typeof ChatEntry.infer;
@@ -141,6 +145,8 @@ export const ChatState = lazy(() =>
 		returned: Returned.array(),
 		model: ModelState,
 		thinkingLevel: ThinkingLevel,
+		/** A /compact in progress: when it started; null otherwise. */
+		compacting: "number | null",
 	}),
 );
 export type ChatState = typeof ChatState.infer;
@@ -173,14 +179,26 @@ export const ConfigureArgs = lazy(() =>
 export const PageArgs = lazy(() => type({ beforeSeq: "number.integer", limit: "1 <= number.integer <= 200" }));
 export const PageResult = lazy(() => type({ entries: ChatEntry.array(), more: "boolean" }));
 export const AckReturnedArgs = lazy(() => type({ id: "string" }));
+export const CompactArgs = lazy(() => type({ "instructions?": "string <= 8000" }));
+export const CompactResult = lazy(() => type({ tokensBefore: "number", aborted: "boolean" }));
+export const NewContextArgs = lazy(() => type({ "handoff?": `string <= ${MAX_TEXT}` }));
 export const SessionFile = lazy(() =>
 	type({ id: "string", name: "string", size: "number", mimeType: "string", at: "number" }),
 );
 export type SessionFile = typeof SessionFile.infer;
 export const FilesResult = lazy(() => type({ files: SessionFile.array() }));
 
-const participantMethods = ["send", "stop", "dequeue", "dequeueOwn", "page", "ackReturned", "files"] as const;
-const ownerMethods = [...participantMethods, "configure", "approve", "reject"] as const;
+const participantMethods = [
+	"send",
+	"stop",
+	"dequeue",
+	"dequeueOwn",
+	"page",
+	"ackReturned",
+	"files",
+	"compact",
+] as const;
+const ownerMethods = [...participantMethods, "configure", "approve", "reject", "newContext"] as const;
 
 export const chatContract = defineContract({
 	name: "chat",
@@ -199,6 +217,10 @@ export const chatContract = defineContract({
 		reject: method(QueuedIdArgs, type("null")),
 		/** The files sent to this session (`/upload`), newest first, for /download. */
 		files: method(type("null | undefined"), FilesResult),
+		/** pi's /compact: what came before is summarized by the model; Escape (stop) cancels it. */
+		compact: method(CompactArgs, CompactResult),
+		/** A fresh context for the model from here on (the transcript stays), with an optional handoff note. */
+		newContext: method(NewContextArgs, type("null")),
 	},
 	variants: {
 		deviceOwner: { state: ChatState, methods: ownerMethods },

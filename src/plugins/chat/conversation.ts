@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import type { Api, AssistantMessage, ImageContent, Model, UserMessage } from "@earendil-works/pi-ai";
-import { clampThinkingLevel, getSupportedThinkingLevels } from "@earendil-works/pi-ai";
+import { clampThinkingLevel, getSupportedThinkingLevels, normalizeContext } from "@earendil-works/pi-ai";
 import { ProtocolError } from "../../protocol/codes.ts";
 import { type Author, THINKING_LEVELS, type ThinkingLevel } from "../../protocol/common.ts";
 import type { PatchOp } from "../../protocol/patch.ts";
@@ -13,6 +13,7 @@ import { isOwner } from "../../server/objects/principal.ts";
 import type { ServerContext } from "../../server/plugin.ts";
 import { DuplicateRequestError } from "../../server/store/errors.ts";
 import type { QueuedRow, SessionStore, StoredEntry } from "../../server/store/session-store.ts";
+import { contextTokens, firstKeptSeq, summaryRequest } from "./compaction.ts";
 import type {
 	ChatEntry,
 	ChatState,
@@ -21,9 +22,9 @@ import type {
 	QueueMode,
 	ConfigureArgs as TConfigureArgs,
 } from "./contract.ts";
-import { toAgentHistory } from "./history.ts";
+import { contextRows, toAgentHistory } from "./history.ts";
 import { isImage, type Uploads } from "./uploads.ts";
-import { fitWindow, type StoredData, toView } from "./view.ts";
+import { fitWindow, type StoredData, textOf, toView } from "./view.ts";
 
 /** What pi says when nothing can answer; p2 never invents an answer instead. */
 export const NO_MODELS_TEXT =
@@ -93,6 +94,8 @@ export class Conversation {
 	readonly #uploads: Uploads | undefined;
 	#engine: ConversationEngine | null = null;
 	#run: { id: string; input: UserMessage; authorId: string } | null = null;
+	/** A /compact in progress, and who asked for it (they, or an owner, may cancel it). */
+	#compaction: { abort: AbortController; by: string } | null = null;
 	#runDone: Promise<void> = Promise.resolve();
 	#queue = new Map<string, Queued>();
 	#byMessage = new Map<UserMessage, string>();
@@ -121,11 +124,12 @@ export class Conversation {
 			returned,
 			model: modelState(model),
 			thinkingLevel: this.#resolveThinking(model),
+			compacting: null,
 		});
 	}
 
 	get busy(): boolean {
-		return this.#run !== null;
+		return this.#run !== null || this.#compaction !== null;
 	}
 
 	/** Resolves when the current run (if any) has ended. */
@@ -141,6 +145,7 @@ export class Conversation {
 		const author = authorOf(principal);
 		const ids = args.attachments ?? [];
 		if (!args.text.trim() && !ids.length) throw new ProtocolError("bad_args", "a message needs text or a file");
+		if (this.#compaction) throw new ProtocolError("conflict", "Wait for the compaction to finish (Escape cancels it).");
 		// Approval mode: a full guest's message waits, marked, until the owner accepts or rejects it.
 		const hold = principal.role === "full" && this.#ctx.shares.approval(this.session);
 		if (hold && ids.length) {
@@ -242,6 +247,12 @@ export class Conversation {
 		const theirs: string[] = [];
 		for (const [id, q] of this.#queue) (authorIdOf(q) === principal.id ? mine : theirs).push(id);
 		const texts = this.#store.withdraw(mine).map((row) => row.text);
+		const compaction = this.#compaction;
+		if (compaction && (isOwner(principal) || compaction.by === principal.id)) {
+			compaction.abort.abort();
+			this.#forget(mine);
+			return { stopped: true, texts };
+		}
 		if (!isOwner(principal) && this.#run?.authorId !== principal.id) {
 			this.#forget(mine);
 			return { stopped: false, texts };
@@ -276,10 +287,76 @@ export class Conversation {
 		return { text: row?.text ?? null };
 	}
 
+	/**
+	 * pi's /compact: the model summarizes the older part of its context; the latest ~20k tokens stay as they
+	 * are. Only while the agent is idle; Escape (`stop`) cancels it and changes nothing.
+	 */
+	async compact(
+		instructions: string | undefined,
+		principal: Principal,
+	): Promise<{ tokensBefore: number; aborted: boolean }> {
+		if (this.#run) throw new ProtocolError("conflict", "The agent is working: stop it (Escape) or wait, then compact.");
+		if (this.#compaction) throw new ProtocolError("conflict", "A compaction is already running.");
+		const model = this.#resolveModel();
+		if (!model) throw new ProtocolError("unavailable", NO_MODELS_TEXT);
+		const { lead, rows } = contextRows(this.#allEntries());
+		if (!rows.some((r) => r.kind === "user" || r.kind === "assistant")) {
+			throw new ProtocolError("conflict", "Nothing to compact yet.");
+		}
+		const keep = firstKeptSeq(rows);
+		const older = rows.filter((r) => r.seq < keep);
+		const tokensBefore = contextTokens(lead?.text ?? null, rows);
+		const compaction = { abort: new AbortController(), by: principal.id };
+		this.#compaction = compaction;
+		this.#update([{ op: "set", path: ["compacting"], value: Date.now() }]);
+		this.#ctx.bus.emit({ type: "session.busy", session: this.session, busy: true });
+		try {
+			const request = normalizeContext(summaryRequest(lead?.text ?? null, older, instructions));
+			const stream = await this.#ctx.models.streamFn(model, request, { signal: compaction.abort.signal });
+			const message = await stream.result();
+			if (compaction.abort.signal.aborted || message.stopReason === "aborted") return { tokensBefore, aborted: true };
+			if (message.stopReason === "error") {
+				throw new ProtocolError("unavailable", `Compaction failed: ${message.errorMessage ?? "the model refused"}`);
+			}
+			const summary = textOf(message.content.filter((c) => c.type === "text")).trim();
+			if (!summary) throw new ProtocolError("unavailable", "Compaction failed: the model wrote no summary.");
+			const entry = this.#store.append(this.id, {
+				kind: "compaction",
+				data: { kind: "compaction", summary, tokensBefore, firstKeptSeq: keep } satisfies StoredData,
+			});
+			// The next run starts from the summary and the kept entries.
+			this.#engine = null;
+			this.#update([{ op: "push", path: ["entries"], items: [toView(entry)] }]);
+			this.#trimWindow();
+			return { tokensBefore, aborted: false };
+		} finally {
+			this.#compaction = null;
+			this.#update([{ op: "set", path: ["compacting"], value: null }]);
+			this.#ctx.bus.emit({ type: "session.busy", session: this.session, busy: false });
+		}
+	}
+
+	/** A fresh context from here on: the model sees only the handoff note, if one is given; the transcript stays. */
+	newContext(handoff: string | undefined): null {
+		if (this.#run || this.#compaction) {
+			throw new ProtocolError("conflict", "The agent is working: stop it (Escape) or wait, then start a new context.");
+		}
+		const note = handoff?.trim() ? handoff.trim() : null;
+		const entry = this.#store.append(this.id, {
+			kind: "reset",
+			data: { kind: "reset", handoff: note } satisfies StoredData,
+		});
+		this.#engine = null;
+		this.#update([{ op: "push", path: ["entries"], items: [toView(entry)] }]);
+		this.#trimWindow();
+		return null;
+	}
+
 	/** Approval mode: the owner accepts a guest's waiting message; it runs now, or at its turn in the queue. */
 	approve(id: string): null {
 		const q = this.#queue.get(id);
 		if (!q?.waiting) throw new ProtocolError("not_found", "no message is waiting with that id");
+		if (this.#compaction) throw new ProtocolError("conflict", "Wait for the compaction to finish.");
 		if (!this.#run) {
 			const model = this.#resolveModel();
 			if (!model) throw new ProtocolError("unavailable", NO_MODELS_TEXT);

@@ -15,12 +15,53 @@ function interruptedResult(id: string, name: string, at: number): ToolResultMess
 	} as ToolResultMessage;
 }
 
+/** How the model reads a compaction summary at the start of its context. */
+export function summaryText(summary: string): string {
+	return `The conversation so far was compacted to save context. A summary of it:\n\n<summary>\n${summary}\n</summary>`;
+}
+
+/** How the model reads the handoff note of a fresh context. */
+export function handoffText(handoff: string): string {
+	return `This is a fresh context. A note carried over from the earlier conversation:\n\n${handoff}`;
+}
+
 /**
- * Rebuilds what the model sees from committed entries. A run cut short (a crash, an abort mid-tool) can leave
- * tool calls without results; providers refuse such a transcript, so each gets an "interrupted" result.
+ * What is still in the model's context: everything after the latest /new-context, or after the latest
+ * /compact its summary and the entries it kept. `lead` is the text the context starts with.
  */
-export function toAgentHistory(rows: readonly StoredRow[]): AgentMessage[] {
-	const messages: AgentMessage[] = [];
+export function contextRows(rows: readonly StoredRow[]): {
+	lead: { text: string; at: number } | null;
+	rows: StoredRow[];
+} {
+	let cut = -1;
+	for (let i = rows.length - 1; i >= 0; i--) {
+		const kind = (rows[i]!.data as StoredData | null)?.kind;
+		if (kind === "compaction" || kind === "reset") {
+			cut = i;
+			break;
+		}
+	}
+	if (cut < 0) return { lead: null, rows: [...rows] };
+	const at = rows[cut]!;
+	const data = at.data as Extract<StoredData, { kind: "compaction" | "reset" }>;
+	const after = rows.slice(cut + 1);
+	if (data.kind === "reset") {
+		return { lead: data.handoff ? { text: handoffText(data.handoff), at: at.at } : null, rows: after };
+	}
+	// A damaged entry keeps nothing rather than everything.
+	const from = typeof data.firstKeptSeq === "number" ? data.firstKeptSeq : Number.POSITIVE_INFINITY;
+	const kept = rows.slice(0, cut).filter((r) => r.seq >= from);
+	return { lead: { text: summaryText(data.summary), at: at.at }, rows: [...kept, ...after] };
+}
+
+/**
+ * Rebuilds what the model sees from committed entries (from the latest compaction or fresh context on). A run
+ * cut short (a crash, an abort mid-tool) can leave tool calls without results; providers refuse such a
+ * transcript, so each gets an "interrupted" result.
+ */
+export function toAgentHistory(all: readonly StoredRow[]): AgentMessage[] {
+	const { lead, rows } = contextRows(all);
+	const messages: AgentMessage[] = lead ? [{ role: "user", content: lead.text, timestamp: lead.at }] : [];
 	let open: { calls: Map<string, string>; at: number } | null = null;
 	const closeOpen = () => {
 		if (!open) return;

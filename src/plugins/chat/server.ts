@@ -5,9 +5,11 @@ import type { RouteRequest, ServerContext, ServerPlugin } from "../../server/plu
 import {
 	type AckReturnedArgs,
 	type ChatInput,
+	type CompactArgs,
 	type ConfigureArgs,
 	chatContract,
 	type DequeueArgs,
+	type NewContextArgs,
 	type PageArgs,
 	type SendArgs,
 } from "./contract.ts";
@@ -162,6 +164,10 @@ export function chatPlugin(): ServerPlugin {
 									return c.approve((args as typeof DequeueArgs.infer).id);
 								case "reject":
 									return c.reject((args as typeof DequeueArgs.infer).id);
+								case "compact":
+									return c.compact((args as typeof CompactArgs.infer).instructions, who);
+								case "newContext":
+									return c.newContext((args as typeof NewContextArgs.infer).handoff);
 								case "ackReturned":
 									return c.ackReturned((args as typeof AckReturnedArgs.infer).id, who);
 								case "files":

@@ -14,7 +14,10 @@ export type StoredData =
 			durationMs: number | null;
 	  }
 	| { kind: "error"; message: string }
-	| { kind: "interrupted"; runId?: string };
+	| { kind: "interrupted"; runId?: string }
+	/** Entries from `firstKeptSeq` on stay in the model's context after the summary; older ones are summarized. */
+	| { kind: "compaction"; summary: string; tokensBefore: number; firstKeptSeq: number }
+	| { kind: "reset"; handoff: string | null };
 
 export interface StoredRow {
 	readonly seq: number;
@@ -126,6 +129,12 @@ export function toView(row: StoredRow): ChatEntry {
 				return { ...base, kind: "error", message: data.message };
 			case "interrupted":
 				return { ...base, kind: "interrupted", message: INTERRUPTED_TEXT };
+			case "compaction":
+				if (data.kind !== "compaction") break;
+				return { ...base, kind: "compaction", summary: data.summary, tokensBefore: data.tokensBefore };
+			case "reset":
+				if (data.kind !== "reset") break;
+				return { ...base, kind: "reset", handoff: data.handoff };
 		}
 	} catch {
 		// Fall through to the damaged-entry notice.

@@ -1,0 +1,39 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { type FakeHome, fakeHome, MAIN } from "../support/fake-home.ts";
+import { runInPty } from "../support/pty.ts";
+
+let h: FakeHome;
+beforeAll(async () => {
+	h = await fakeHome("p2-compact-e2e-");
+});
+afterAll(() => h.remove());
+
+describe("/compact and /new-context end to end", () => {
+	test("pi's compaction block appears, Ctrl+O shows the summary, and a fresh context is marked", async () => {
+		const run = runInPty([process.execPath, MAIN], { env: h.env, cwd: h.home, cols: 100, rows: 40 });
+		try {
+			await run.waitFor((s) => s.includes("fake-model"), "the chat");
+			h.fake.enqueue({ text: "The answer is 42.", usage: { prompt: 2000, completion: 100 } });
+			run.type("what is the answer\r");
+			await run.waitFor((s) => s.includes("The answer is 42."), "the answer");
+			h.fake.enqueue({ text: "## Goal\n- The person wanted the answer; it is 42.", chunks: 2, chunkDelayMs: 300 });
+			run.type("/compact");
+			await Bun.sleep(200);
+			run.type("\r");
+			await run.waitFor((s) => s.includes("Compacting context..."), "the compaction indicator");
+			await run.waitFor((s) => s.includes("[compaction]"), "the compaction block");
+			await run.waitFor((s) => s.includes("Compacted from 2,100 tokens (ctrl+o to expand)"), "the collapsed line");
+			run.type("\x0f");
+			await run.waitFor((s) => s.includes("it is 42."), "the expanded summary");
+			run.type("\x0f");
+			run.type("/new-context we settled on 42");
+			await Bun.sleep(200);
+			run.type("\r");
+			await run.waitFor((s) => s.includes("new context: the model does not see what is above"), "the marker");
+			expect(run.screen().join("\n")).toContain("Handoff: we settled on 42");
+		} finally {
+			run.kill();
+			await run.exited;
+		}
+	}, 40_000);
+});

@@ -1,0 +1,133 @@
+import { afterEach, describe, expect, test } from "bun:test";
+import { mkdtempSync, realpathSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { firstKeptSeq, KEEP_NONE } from "../../src/plugins/chat/compaction.ts";
+import { chatContract } from "../../src/plugins/chat/contract.ts";
+import { contextRows, toAgentHistory } from "../../src/plugins/chat/history.ts";
+import type { StoredRow } from "../../src/plugins/chat/view.ts";
+import { sessionsContract } from "../../src/plugins/sessions/contract.ts";
+import { startTestServer, type TestServer, waitForState } from "../support/p2-server.ts";
+
+let ts: TestServer | undefined;
+const dirs: string[] = [];
+afterEach(async () => {
+	await ts?.stop();
+	ts = undefined;
+	for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+let n = 0;
+const rid = () => `req-${Date.now().toString(36)}-${(n++).toString(36)}`;
+
+async function openChat() {
+	ts = await startTestServer();
+	const cwd = realpathSync(mkdtempSync(join(tmpdir(), "p2-compact-")));
+	dirs.push(cwd);
+	const c = await ts.connect();
+	const sessions = await c.open(sessionsContract, {});
+	const session = (await sessions.call("create", { cwd })).id;
+	return { server: ts, chat: await c.open(chatContract, { session, conversation: "main" }) };
+}
+
+type Body = { messages: { role: string; content: unknown }[] };
+const contentText = (content: unknown) => (typeof content === "string" ? content : JSON.stringify(content));
+
+describe("/compact", () => {
+	test("the model summarizes the conversation; the next run starts from the summary, not the old messages", async () => {
+		const { server, chat } = await openChat();
+		server.fake.enqueue({ text: "Paris is the capital.", usage: { prompt: 1200, completion: 30 } });
+		await chat.call("send", { text: "What is the capital of France?", mode: "steer", requestId: rid() });
+		await waitForState(chat, (s) => s.live === null && s.entries.some((e) => e.kind === "assistant"));
+
+		server.fake.enqueue({ text: "## Goal\n- The person asked about France's capital (Paris)." });
+		const result = await chat.call("compact", { instructions: "Keep the city name." });
+		expect(result).toEqual({ tokensBefore: 1230, aborted: false });
+		const summaryRequest = server.fake.requests[1] as Body;
+		const asked = summaryRequest.messages.map((m) => contentText(m.content)).join("\n");
+		expect(asked).toContain("User: What is the capital of France?");
+		expect(asked).toContain("Assistant: Paris is the capital.");
+		expect(asked).toContain("Also: Keep the city name.");
+		const state = await waitForState(chat, (s) => s.entries.some((e) => e.kind === "compaction"));
+		expect(state.entries.at(-1)).toMatchObject({
+			kind: "compaction",
+			tokensBefore: 1230,
+			summary: "## Goal\n- The person asked about France's capital (Paris).",
+		});
+		expect(state.compacting).toBeNull();
+
+		server.fake.enqueue({ text: "Lyon." });
+		await chat.call("send", { text: "And the second city?", mode: "steer", requestId: rid() });
+		await waitForState(chat, (s) => s.live === null && s.entries.at(-1)?.kind === "assistant");
+		const next = (server.fake.requests[2] as Body).messages
+			.filter((m) => m.role === "user")
+			.map((m) => contentText(m.content));
+		expect(next).toHaveLength(2);
+		expect(next[0]).toContain("<summary>");
+		expect(next[0]).toContain("France's capital (Paris)");
+		expect(next.join("\n")).not.toContain("What is the capital of France?");
+		expect(next[1]).toContain("And the second city?");
+	});
+
+	test("Escape cancels a compaction: nothing is written; compacting an empty conversation is refused", async () => {
+		const { server, chat } = await openChat();
+		await expect(chat.call("compact", {})).rejects.toMatchObject({
+			code: "conflict",
+			message: "Nothing to compact yet.",
+		});
+		server.fake.enqueue({ text: "hello" });
+		await chat.call("send", { text: "hi", mode: "steer", requestId: rid() });
+		await waitForState(chat, (s) => s.live === null && s.entries.some((e) => e.kind === "assistant"));
+		server.fake.enqueue({ hang: true });
+		const running = chat.call("compact", {});
+		await waitForState(chat, (s) => s.compacting !== null);
+		const refused = await chat.call("send", { text: "now?", mode: "steer", requestId: rid() }).catch((e) => e);
+		expect(refused).toMatchObject({ code: "conflict" });
+		expect(await chat.call("stop", null)).toMatchObject({ stopped: true });
+		expect(await running).toMatchObject({ aborted: true });
+		const state = await waitForState(chat, (s) => s.compacting === null);
+		expect(state.entries.some((e) => e.kind === "compaction")).toBe(false);
+	});
+
+	test("a fresh context: the model sees only the handoff note and what follows", async () => {
+		const { server, chat } = await openChat();
+		server.fake.enqueue({ text: "noted" });
+		await chat.call("send", { text: "secret plan A", mode: "steer", requestId: rid() });
+		await waitForState(chat, (s) => s.live === null && s.entries.some((e) => e.kind === "assistant"));
+		await chat.call("newContext", { handoff: "We chose plan B." });
+		await waitForState(chat, (s) => s.entries.at(-1)?.kind === "reset");
+		server.fake.enqueue({ text: "ok" });
+		await chat.call("send", { text: "go on", mode: "steer", requestId: rid() });
+		await waitForState(chat, (s) => s.live === null && s.entries.at(-1)?.kind === "assistant");
+		const sent = (server.fake.requests[1] as Body).messages.map((m) => contentText(m.content)).join("\n");
+		expect(sent).toContain("We chose plan B.");
+		expect(sent).toContain("go on");
+		expect(sent).not.toContain("secret plan A");
+	});
+});
+
+describe("what a compacted context keeps", () => {
+	const row = (seq: number, kind: string, data: unknown): StoredRow => ({ seq, at: seq, kind, data, author: null });
+	const user = (seq: number, text: string) => row(seq, "user", { kind: "user", text });
+	const answer = (seq: number, text: string) =>
+		row(seq, "assistant", {
+			kind: "assistant",
+			message: { role: "assistant", content: [{ type: "text", text }], stopReason: "stop", usage: null },
+		});
+
+	test("the latest user messages within the budget stay; older ones go into the summary", () => {
+		const rows = [user(1, "a".repeat(400)), answer(2, "b".repeat(400)), user(3, "c".repeat(40)), answer(4, "d")];
+		expect(firstKeptSeq(rows, 50)).toBe(3);
+		// Everything fits: all of it is summarized (a manual /compact compacts).
+		expect(firstKeptSeq(rows, 100_000)).toBe(KEEP_NONE);
+		const compacted = [
+			...rows,
+			row(5, "compaction", { kind: "compaction", summary: "S", tokensBefore: 10, firstKeptSeq: 3 }),
+			user(6, "later"),
+		];
+		const { lead, rows: kept } = contextRows(compacted);
+		expect(lead?.text).toContain("<summary>\nS\n</summary>");
+		expect(kept.map((r) => r.seq)).toEqual([3, 4, 6]);
+		expect(toAgentHistory(compacted).map((m) => m.role)).toEqual(["user", "user", "assistant", "user"]);
+	});
+});
