@@ -24,7 +24,7 @@ import type { ThemedItem } from "../ui/transcript/themed.ts";
 import { UserMessage, type UserMessageData } from "../ui/transcript/user-message.ts";
 import { type CommandRegistry, parseSlash, SlashAutocomplete } from "./commands.ts";
 import { CustomEntry, type CustomEntryData } from "./custom-entry.ts";
-import { authorLabel, type DisplayItem, displayItems, sameItem } from "./display-items.ts";
+import { authorLabel, type DisplayItem, displayItems, sameItem, shownFrom } from "./display-items.ts";
 import { EntryHistory } from "./entry-history.ts";
 import { EntryRenderers, MarkdownTransformers, Slots, ToolRenderers } from "./registries.ts";
 import type { ReadingAnchor } from "./snapshot.ts";
@@ -414,6 +414,8 @@ export class ChatScreen {
 		if (!this.#hasOlder || this.#loadingOlder || this.#transcript.scrollTop > 0) return;
 		const first = this.#history.first;
 		if (!first) return;
+		// What a compaction summarized is not shown (pi): no need to load it.
+		if (first.seq <= shownFrom(this.#history.entries)) return this.#setHasOlder(false);
 		this.#loadingOlder = true;
 		try {
 			const page = await this.#options.loadOlder(first.seq);

@@ -49,11 +49,26 @@ export function authorLabel(author: Author): string {
 	return "owner";
 }
 
+/**
+ * pi shows what the model still sees: after a compaction, the entries it summarized are gone from the chat and
+ * its block stands after the ones it kept. The first seq still shown, or 0.
+ */
+export function shownFrom(entries: readonly ChatEntry[]): number {
+	for (let i = entries.length - 1; i >= 0; i--) {
+		const entry = entries[i]!;
+		if (entry.kind === "compaction") return Math.min(entry.firstKeptSeq, entry.seq);
+	}
+	return 0;
+}
+
 export function displayItems(state: ChatState, view: ViewOptions): DisplayItem[] {
 	const items: DisplayItem[] = [];
+	const from = shownFrom(state.entries);
+	const compaction = state.entries.findLast((e) => e.kind === "compaction");
 	const liveToolIds = new Set(state.live?.tools.map((t) => t.id) ?? []);
 	const shownWith = `${view.viewerId}|${view.toolsExpanded}|${view.hideThinking}|${view.home}|${view.expandKey}`;
 	for (const entry of state.entries) {
+		if (entry.seq < from && compaction && entry.seq < compaction.seq) continue;
 		items.push({ ...entryItem(entry, view), committed: true, seq: entry.seq, source: { entry, view: shownWith } });
 	}
 	const live = state.live;

@@ -9,7 +9,7 @@ beforeAll(async () => {
 afterAll(() => h.remove());
 
 describe("/compact and /new-context end to end", () => {
-	test("pi's compaction block appears, Ctrl+O shows the summary, and a fresh context is marked", async () => {
+	test("pi's compaction block replaces what it summarized, Ctrl+O shows the summary, and a fresh context is marked", async () => {
 		const run = runInPty([process.execPath, MAIN], { env: h.env, cwd: h.home, cols: 100, rows: 40 });
 		try {
 			await run.waitFor((s) => s.includes("fake-model"), "the chat");
@@ -23,6 +23,8 @@ describe("/compact and /new-context end to end", () => {
 			await run.waitFor((s) => s.includes("Compacting context..."), "the compaction indicator");
 			await run.waitFor((s) => s.includes("[compaction]"), "the compaction block");
 			await run.waitFor((s) => s.includes("Compacted from 2,100 tokens (ctrl+o to expand)"), "the collapsed line");
+			// As in pi, what the summary replaced is no longer shown.
+			await run.waitFor((s) => !s.includes("The answer is 42."), "the summarized answer gone");
 			run.type("\x0f");
 			await run.waitFor((s) => s.includes("it is 42."), "the expanded summary");
 			run.type("\x0f");

@@ -116,6 +116,22 @@ describe("display items", () => {
 		]);
 	});
 
+	test("after a compaction, what it summarized is not shown; what it kept and what follows are (pi)", () => {
+		const compaction = (seq: number, firstKeptSeq: number): ChatEntry => ({
+			seq,
+			at: seq,
+			kind: "compaction",
+			summary: "S",
+			tokensBefore: 10,
+			firstKeptSeq,
+		});
+		const entries = [user(1, "old"), user(2, "kept"), compaction(3, 2), user(4, "after")];
+		const shown = displayItems(state({ entries }), view).map((i) => (i.kind === "user" ? i.data.text : i.kind));
+		expect(shown).toEqual(["kept", "compaction", "after"]);
+		const all = displayItems(state({ entries: [user(1, "old"), compaction(2, Number.MAX_SAFE_INTEGER)] }), view);
+		expect(all.map((i) => i.kind)).toEqual(["compaction"]);
+	});
+
 	test("view options reach every item: expanded tools, hidden thinking", () => {
 		const items = displayItems(
 			state({

@@ -62,7 +62,14 @@ export const ChatEntry = lazy(() =>
 		})
 		.or({ ...EntryBase, kind: "'error'", message: "string" })
 		/** What came before was summarized (/compact): the model sees the summary, then what follows it. */
-		.or({ ...EntryBase, kind: "'compaction'", summary: "string", tokensBefore: "number" })
+		.or({
+			...EntryBase,
+			kind: "'compaction'",
+			summary: "string",
+			tokensBefore: "number",
+			/** Entries before this seq (and before the compaction) were summarized; pi no longer shows them. */
+			firstKeptSeq: "number",
+		})
 		/** A fresh context (/new-context): the model sees nothing before it but the handoff note, if any. */
 		.or({ ...EntryBase, kind: "'reset'", handoff: "string | null" })
 		.or({ ...EntryBase, kind: "'interrupted'", message: "string" }),

@@ -131,7 +131,13 @@ export function toView(row: StoredRow): ChatEntry {
 				return { ...base, kind: "interrupted", message: INTERRUPTED_TEXT };
 			case "compaction":
 				if (data.kind !== "compaction") break;
-				return { ...base, kind: "compaction", summary: data.summary, tokensBefore: data.tokensBefore };
+				return {
+					...base,
+					kind: "compaction",
+					summary: data.summary,
+					tokensBefore: data.tokensBefore,
+					firstKeptSeq: typeof data.firstKeptSeq === "number" ? data.firstKeptSeq : base.seq,
+				};
 			case "reset":
 				if (data.kind !== "reset") break;
 				return { ...base, kind: "reset", handoff: data.handoff };
