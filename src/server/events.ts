@@ -13,6 +13,8 @@ export type ServerEvent =
 			contextTokens: number;
 			cacheHitRate: number | null;
 	  }
+	/** Someone has a conversation of this session open (or the last one closed it): live facts are worth watching. */
+	| { type: "session.watched"; session: string; watched: boolean }
 	/** The owner turned approval mode on or off for a session's guests. */
 	| { type: "sharing.approval"; session: string; on: boolean }
 	/** Sign-ins changed what is usable: the model catalog is read again. */

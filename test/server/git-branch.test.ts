@@ -28,3 +28,30 @@ test("the branch from .git/HEAD, found from a subdirectory; detached; a worktree
 	expect(gitBranch(plain)).toBeNull();
 	expect(gitBranch(join(root, "missing"))).toBeNull();
 });
+
+test("while a session is open, a checkout shows in its row at once (its HEAD is watched), not after the next run", async () => {
+	const { startTestServer, waitForState } = await import("../support/p2-server.ts");
+	const { sessionsContract } = await import("../../src/plugins/sessions/contract.ts");
+	const { chatContract } = await import("../../src/plugins/chat/contract.ts");
+	const { mkdirSync, mkdtempSync, realpathSync, renameSync, rmSync, writeFileSync } = await import("node:fs");
+	const { tmpdir } = await import("node:os");
+	const repo = realpathSync(mkdtempSync(join(tmpdir(), "p2-watch-")));
+	mkdirSync(join(repo, ".git"));
+	writeFileSync(join(repo, ".git", "HEAD"), "ref: refs/heads/main\n");
+	const ts = await startTestServer();
+	try {
+		const c = await ts.connect();
+		const sessions = await c.open(sessionsContract, {});
+		const id = (await sessions.call("create", { cwd: repo })).id;
+		await waitForState(sessions, (s) => s.sessions.find((r) => r.id === id)?.branch === "main");
+		await c.open(chatContract, { session: id, conversation: "main" });
+		await Bun.sleep(50);
+		// git writes HEAD through a lock file and a rename.
+		writeFileSync(join(repo, ".git", "HEAD.lock"), "ref: refs/heads/feature/live\n");
+		renameSync(join(repo, ".git", "HEAD.lock"), join(repo, ".git", "HEAD"));
+		await waitForState(sessions, (s) => s.sessions.find((r) => r.id === id)?.branch === "feature/live");
+	} finally {
+		await ts.stop();
+		rmSync(repo, { recursive: true, force: true });
+	}
+});

@@ -53,6 +53,7 @@ class Conversations {
 			const conversation = new Conversation(this.#ctx, held.store, input.session, input.conversation, this.#uploads);
 			slot = { conversation, release: held.release, holders: 0 };
 			this.#slots.set(key, slot);
+			this.#ctx.bus.emit({ type: "session.watched", session: input.session, watched: true });
 		}
 		slot.holders++;
 		return slot;
@@ -67,12 +68,21 @@ class Conversations {
 		if (slot.holders > 0 || slot.conversation.busy || this.#slots.get(key) !== slot) return;
 		this.#slots.delete(key);
 		slot.release();
+		const session = slot.conversation.session;
+		if (![...this.#slots.values()].some((s) => s.conversation.session === session)) {
+			this.#ctx.bus.emit({ type: "session.watched", session, watched: false });
+		}
 	}
 
 	async close(): Promise<void> {
 		await Promise.all([...this.#slots.values()].map((s) => s.conversation.shutdown()));
-		for (const slot of this.#slots.values()) slot.release();
+		const sessions = new Set<string>();
+		for (const slot of this.#slots.values()) {
+			slot.release();
+			sessions.add(slot.conversation.session);
+		}
 		this.#slots.clear();
+		for (const session of sessions) this.#ctx.bus.emit({ type: "session.watched", session, watched: false });
 	}
 }
 

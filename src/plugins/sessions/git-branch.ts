@@ -23,6 +23,17 @@ function readSmall(path: string): string | undefined {
  * null outside a repository. Read from `.git/HEAD` (a worktree's `.git` file names its git dir); no git runs.
  */
 export function gitBranch(cwd: string): string | null {
+	const gitDir = findGitDir(cwd);
+	if (!gitDir) return null;
+	const head = readSmall(join(gitDir, "HEAD"))?.trim();
+	if (!head) return null;
+	const ref = /^ref:\s*refs\/heads\/(.+)$/.exec(head)?.[1];
+	if (ref) return ref;
+	return /^[0-9a-f]{40,64}$/.test(head) ? "detached" : null;
+}
+
+/** The git directory of the repository `cwd` is in (a worktree's `.git` file names it), or undefined. */
+export function findGitDir(cwd: string): string | undefined {
 	let dir = resolve(cwd);
 	for (let depth = 0; depth < MAX_DEPTH; depth++) {
 		const dotGit = join(dir, ".git");
@@ -37,16 +48,10 @@ export function gitBranch(cwd: string): string | null {
 		} catch {
 			// Not here: look in the parent.
 		}
-		if (gitDir) {
-			const head = readSmall(join(gitDir, "HEAD"))?.trim();
-			if (!head) return null;
-			const ref = /^ref:\s*refs\/heads\/(.+)$/.exec(head)?.[1];
-			if (ref) return ref;
-			return /^[0-9a-f]{40,64}$/.test(head) ? "detached" : null;
-		}
+		if (gitDir) return gitDir;
 		const parent = dirname(dir);
-		if (parent === dir) return null;
+		if (parent === dir) return undefined;
 		dir = parent;
 	}
-	return null;
+	return undefined;
 }

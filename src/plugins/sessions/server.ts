@@ -1,4 +1,4 @@
-import { statSync } from "node:fs";
+import { type FSWatcher, statSync, watch } from "node:fs";
 import { isAbsolute } from "node:path";
 import { ProtocolError } from "../../protocol/codes.ts";
 import { LiveState } from "../../server/objects/live-state.ts";
@@ -14,7 +14,7 @@ import {
 	type SessionsState,
 	sessionsContract,
 } from "./contract.ts";
-import { gitBranch } from "./git-branch.ts";
+import { findGitDir, gitBranch } from "./git-branch.ts";
 
 function checkDirectory(cwd: string): void {
 	if (!isAbsolute(cwd)) throw new ProtocolError("bad_args", "cwd must be an absolute path on the server");
@@ -33,6 +33,8 @@ class SessionsObject {
 	#busy = new Set<string>();
 	#owners: LiveState<SessionsState>;
 	#guests = new Map<string, { live: LiveState<SessionsState>; holders: number }>();
+	/** Watchers on the git directory of each open session. */
+	readonly #heads = new Map<string, FSWatcher>();
 
 	constructor(ctx: ServerContext) {
 		this.#ctx = ctx;
@@ -43,6 +45,26 @@ class SessionsObject {
 			else this.#busy.delete(session);
 			const record = ctx.catalog.get(session);
 			if (record) this.#publish(record);
+		});
+		// pi's footer follows a checkout at once: while a session is open, its repository's HEAD is watched.
+		ctx.bus.on("session.watched", ({ session, watched }) => {
+			this.#heads.get(session)?.close();
+			this.#heads.delete(session);
+			const record = watched ? ctx.catalog.get(session) : undefined;
+			const gitDir = record?.env === "local" ? findGitDir(record.cwd) : undefined;
+			if (!record || !gitDir) return;
+			try {
+				const watcher = watch(gitDir, (_event, name) => {
+					if (name !== "HEAD") return;
+					const now = ctx.catalog.get(session);
+					const shown = this.#owners.state.sessions.find((s) => s.id === session)?.branch;
+					if (now && gitBranch(now.cwd) !== shown) this.#publish(now);
+				});
+				watcher.on("error", () => watcher.close());
+				this.#heads.set(session, watcher);
+			} catch {
+				// Not watchable (permissions, too many watches): the branch still follows each run.
+			}
 		});
 		ctx.bus.on("session.activity", ({ session }) => {
 			const record = ctx.catalog.get(session);
