@@ -72,7 +72,7 @@ describe("the system theme", () => {
 		}
 	});
 
-	test("with a reported background, the panels follow it close to pi's generated colors; body text is the terminal's", async () => {
+	test("with a reported background, panels, accents and muted text follow it as pi's generated colors do; body text is the terminal's", async () => {
 		const { adaptedTheme } = await import("../../src/ui/theme/builtin.ts");
 		const { colorToOklch, parseColor } = await import("@earendil-works/pi-tui");
 		const lab = (hex: string) => {
@@ -84,15 +84,42 @@ describe("the system theme", () => {
 		const pi = [
 			[
 				{ r: 0, g: 0, b: 0 },
-				{ userMessageBg: "#1d2e37", toolSuccessBg: "#1e3026", toolPendingBg: "#292c2e", toolErrorBg: "#402222" },
+				{
+					userMessageBg: "#1d2e37",
+					toolSuccessBg: "#1e3026",
+					toolPendingBg: "#292c2e",
+					toolErrorBg: "#402222",
+					muted: "#969fa4",
+					accent: "#a291d5",
+					border: "#529fc5",
+					thinkingHigh: "#8f6ae1",
+				},
 			],
 			[
 				{ r: 30, g: 30, b: 46 },
-				{ userMessageBg: "#203540", toolSuccessBg: "#21382b", toolPendingBg: "#2f3234", toolErrorBg: "#4c2525" },
+				{
+					userMessageBg: "#203540",
+					toolSuccessBg: "#21382b",
+					toolPendingBg: "#2f3234",
+					toolErrorBg: "#4c2525",
+					muted: "#99a2a6",
+					accent: "#a494d6",
+					border: "#58a3c8",
+					thinkingHigh: "#9270e3",
+				},
 			],
 			[
 				{ r: 255, g: 255, b: 255 },
-				{ userMessageBg: "#edf1f3", toolSuccessBg: "#edf1ee", toolPendingBg: "#eff0f0", toolErrorBg: "#f4efee" },
+				{
+					userMessageBg: "#edf1f3",
+					toolSuccessBg: "#edf1ee",
+					toolPendingBg: "#eff0f0",
+					toolErrorBg: "#f4efee",
+					muted: "#737d83",
+					accent: "#8268c4",
+					border: "#4a9ac0",
+					thinkingHigh: "#bfb3e9",
+				},
 			],
 		] as const;
 		for (const [background, panels] of pi) {
@@ -103,6 +130,11 @@ describe("the system theme", () => {
 			expect(theme.colors.text).toBe("");
 			expect(theme.colors.userMessageText).toBe("");
 		}
+		// A background between two of pi's samples gets colors between theirs.
+		const between = adaptedTheme({ r: 15, g: 15, b: 23 });
+		const l = (hex: unknown) => colorToOklch(parseColor(String(hex))).l;
+		expect(l(between.colors.userMessageBg)).toBeGreaterThan(l("#1d2e37"));
+		expect(l(between.colors.userMessageBg)).toBeLessThan(l("#203540"));
 	});
 
 	test("with a reported background: the built-in theme of that appearance at the terminal's depth", () => {

@@ -3,7 +3,7 @@ import dark from "../../../assets/themes/dark.json";
 import light from "../../../assets/themes/light.json";
 import type { TerminalColors } from "../../protocol/channel.ts";
 import type { ThemeJson } from "../../protocol/theme-schema.ts";
-import { BG_TOKENS } from "../../protocol/theme-tokens.ts";
+import { SYSTEM_SAMPLE_BACKGROUNDS, SYSTEM_SAMPLES } from "./system-samples.ts";
 import { type Appearance, Theme } from "./theme.ts";
 
 /** pi's built-in themes. They ship with this code and are not validated at start (a test checks them). */
@@ -32,36 +32,49 @@ export function appearanceOf(background: { r: number; g: number; b: number }): A
 	return luminance > 0.4 ? "light" : "dark";
 }
 
-/** OKLab lightness of the panels for a background's lightness: p2's fit to pi's system theme (pi-look §4.3). */
-function panelLightness(appearance: Appearance, background: number): number {
-	return appearance === "dark" ? 0.29 + 0.107 * background : background - 0.044;
+type Oklch = { l: number; c: number; h: number };
+
+const oklchOf = (hex: string): Oklch => colorToOklch(parseColor(hex));
+
+/** From a to b by t (t may reach past b a little), hue the short way round. */
+function mix(a: Oklch, b: Oklch, t: number): Oklch {
+	let dh = b.h - a.h;
+	if (dh > 180) dh -= 360;
+	if (dh < -180) dh += 360;
+	const clamp = (v: number) => Math.min(1, Math.max(0, v));
+	return { l: clamp(a.l + (b.l - a.l) * t), c: Math.max(0, a.c + (b.c - a.c) * t), h: (a.h + dh * t + 360) % 360 };
 }
 
 /**
- * The built-in theme of the background's appearance, adapted to that background as pi's system theme is: body
- * text in the terminal's own foreground, and the panels (messages, tool cards, selection) at a lightness that
- * keeps pi's contrast with the actual background, in the built-in hues. The other colors stay the built-in's.
+ * A token's color for a background, from what pi generated for black, #1e1e2e and white (`SYSTEM_SAMPLES`):
+ * dark backgrounds along the line through the two dark samples, by lightness; light ones from the white
+ * sample, as much darker as the background is (so the contrast pi chose stays).
+ */
+function placed(samples: readonly [string, string, string], appearance: Appearance, backgroundL: number): string {
+	const [black, mid, white] = samples.map(oklchOf) as [Oklch, Oklch, Oklch];
+	if (appearance === "light") {
+		const shifted = { ...white, l: Math.max(0, Math.min(1, white.l - (1 - backgroundL))) };
+		return colorToHex(oklchColor(shifted.l, shifted.c, shifted.h));
+	}
+	const midL = oklchOf(SYSTEM_SAMPLE_BACKGROUNDS[1]).l;
+	const color = mix(black, mid, Math.min(2.5, backgroundL / midL));
+	return colorToHex(oklchColor(color.l, color.c, color.h));
+}
+
+/**
+ * pi's system theme for a reported background: the built-in theme of its appearance, with every color pi
+ * generates placed for that background (panels, body, accents, thinking levels), and body text in the
+ * terminal's own foreground. Tokens pi does not generate keep the built-in values.
  */
 export function adaptedTheme(background: { r: number; g: number; b: number }): ThemeJson {
 	const appearance = appearanceOf(background);
 	const base = structuredClone(BUILTIN_THEMES[appearance]);
 	const colors: Record<string, string | number> = { ...base.colors };
-	const resolved = Theme.fromJson(base, "truecolor");
-	const bgL = colorToOklch(
-		parseColor(`#${[background.r, background.g, background.b].map((v) => v.toString(16).padStart(2, "0")).join("")}`),
+	const backgroundL = oklchOf(
+		`#${[background.r, background.g, background.b].map((v) => v.toString(16).padStart(2, "0")).join("")}`,
 	).l;
-	const target = panelLightness(appearance, bgL);
-	for (const token of BG_TOKENS) {
-		const sgr = /48;2;(\d+);(\d+);(\d+)/.exec(resolved.bgPaint(token).open);
-		if (!sgr) continue;
-		const hex = `#${sgr
-			.slice(1)
-			.map((v) => Number(v).toString(16).padStart(2, "0"))
-			.join("")}`;
-		const panel = colorToOklch(parseColor(hex));
-		// Chroma follows lightness, so a darker panel is not more colorful than pi's.
-		const chroma = panel.l > 0 ? (panel.c * target) / panel.l : 0;
-		colors[token] = colorToHex(oklchColor(target, chroma, panel.h));
+	for (const [token, samples] of Object.entries(SYSTEM_SAMPLES)) {
+		if (token in colors) colors[token] = placed(samples, appearance, backgroundL);
 	}
 	for (const token of ["text", "userMessageText", "toolTitle"]) colors[token] = "";
 	return { ...base, name: "system", colors };
