@@ -28,100 +28,143 @@ function killGroup(pid: number | undefined): void {
 	}
 }
 
+export interface CommandRun {
+	/** The output's tail (pi's truncation), with a note where it was cut. */
+	readonly output: string;
+	readonly exitCode: number | null;
+	readonly truncated: boolean;
+	readonly fullOutputPath?: string;
+	readonly ended: "exit" | "aborted" | "timeout";
+}
+
+/**
+ * Runs `command` with bash in its own process group, streaming the visible tail to `onOutput` (at most every
+ * 100 ms); abort and timeout end the whole group. A truncated output is saved whole under `spillDir`.
+ */
+export function runCommand(options: {
+	command: string;
+	cwd: string;
+	spillDir: string;
+	spillName: string;
+	signal?: AbortSignal;
+	timeoutSeconds?: number;
+	onOutput?: (tail: string, truncated: boolean) => void;
+}): Promise<CommandRun> {
+	const { command, cwd, spillDir, signal, onOutput } = options;
+	return new Promise((resolve, reject) => {
+		if (signal?.aborted) return resolve({ output: "", exitCode: null, truncated: false, ended: "aborted" });
+		const tail = new TailBuffer();
+		const full: string[] = [];
+		const child = spawn("bash", ["-c", command], {
+			cwd,
+			detached: true,
+			stdio: ["ignore", "pipe", "pipe"],
+			env: { ...process.env, PAGER: "cat", GIT_PAGER: "cat" },
+		});
+		let ended: CommandRun["ended"] = "exit";
+		let timer: ReturnType<typeof setTimeout> | undefined;
+		let updateTimer: ReturnType<typeof setTimeout> | undefined;
+		const report = () => {
+			updateTimer = undefined;
+			const snap = tail.snapshot();
+			onOutput?.(snap.content, snap.truncated);
+		};
+		const onData = (data: Buffer) => {
+			const text = data.toString("utf8");
+			tail.append(text);
+			full.push(text);
+			if (onOutput && !updateTimer) updateTimer = setTimeout(report, UPDATE_EVERY_MS);
+		};
+		child.stdout?.on("data", onData);
+		child.stderr?.on("data", onData);
+		const onAbort = () => {
+			ended = "aborted";
+			killGroup(child.pid);
+		};
+		signal?.addEventListener("abort", onAbort, { once: true });
+		if (options.timeoutSeconds && options.timeoutSeconds > 0) {
+			timer = setTimeout(() => {
+				ended = "timeout";
+				killGroup(child.pid);
+			}, options.timeoutSeconds * 1000);
+		}
+		const cleanup = () => {
+			if (timer) clearTimeout(timer);
+			if (updateTimer) clearTimeout(updateTimer);
+			signal?.removeEventListener("abort", onAbort);
+		};
+		child.on("error", (error) => {
+			cleanup();
+			reject(new Error(`Could not run bash: ${error.message}`));
+		});
+		child.on("close", (code) => {
+			cleanup();
+			// Children that outlived the shell still hold the group; end them with it.
+			killGroup(child.pid);
+			const snap = tail.snapshot();
+			let output = snap.content;
+			let fullOutputPath: string | undefined;
+			if (snap.truncated) {
+				const path = join(spillDir, options.spillName);
+				try {
+					mkdirSync(spillDir, { recursive: true, mode: 0o700 });
+					writeFileSync(path, full.join(""), { mode: 0o600 });
+					fullOutputPath = path;
+				} catch {
+					// Said in the note below.
+				}
+				const start = snap.totalLines - snap.outputLines + 1;
+				const limit = snap.by === "bytes" ? ` (${formatSize(MAX_BYTES)} limit)` : "";
+				const where = fullOutputPath ? `Full output: ${fullOutputPath}` : "Full output could not be saved";
+				output += `\n\n[Showing lines ${start}-${snap.totalLines} of ${snap.totalLines}${limit}. ${where}]`;
+			}
+			resolve({
+				output,
+				exitCode: code ?? null,
+				truncated: snap.truncated,
+				...(fullOutputPath ? { fullOutputPath } : {}),
+				ended,
+			});
+		});
+	});
+}
+
 export function bashTool(cwd: string, spillDir: string): AgentTool<typeof parameters, BashDetails> {
 	return {
 		name: "bash",
 		label: "bash",
 		description: `Execute a bash command in the current working directory. Returns stdout and stderr. Output is truncated to the last ${MAX_LINES} lines or ${MAX_BYTES / 1024}KB (whichever is hit first); the full output is then saved to a file. Optionally give a timeout in seconds.`,
 		parameters,
-		execute(id, { command, timeout }, signal, onUpdate) {
-			return new Promise((resolve, reject) => {
-				if (signal?.aborted) return reject(new Error("Command aborted"));
-				const tail = new TailBuffer();
-				const full: string[] = [];
-				let spilled = false;
-				const child = spawn("bash", ["-c", command], {
-					cwd,
-					detached: true,
-					stdio: ["ignore", "pipe", "pipe"],
-					env: { ...process.env, PAGER: "cat", GIT_PAGER: "cat" },
-				});
-				let timedOut = false;
-				let aborted = false;
-				let timer: ReturnType<typeof setTimeout> | undefined;
-				let updateTimer: ReturnType<typeof setTimeout> | undefined;
-				const spillPath = join(spillDir, `bash-${id.replace(/[^A-Za-z0-9_-]/g, "_")}.log`);
-				const report = () => {
-					updateTimer = undefined;
-					const snap = tail.snapshot();
-					onUpdate?.({
-						content: [{ type: "text", text: snap.content }],
-						details: { exitCode: null, truncated: snap.truncated },
-					});
-				};
-				const onData = (data: Buffer) => {
-					const text = data.toString("utf8");
-					tail.append(text);
-					full.push(text);
-					if (onUpdate && !updateTimer) updateTimer = setTimeout(report, UPDATE_EVERY_MS);
-				};
-				child.stdout?.on("data", onData);
-				child.stderr?.on("data", onData);
-				const onAbort = () => {
-					aborted = true;
-					killGroup(child.pid);
-				};
-				signal?.addEventListener("abort", onAbort, { once: true });
-				if (timeout && timeout > 0) {
-					timer = setTimeout(() => {
-						timedOut = true;
-						killGroup(child.pid);
-					}, timeout * 1000);
-				}
-				child.on("error", (error) => {
-					cleanup();
-					reject(new Error(`Could not run bash: ${error.message}`));
-				});
-				const cleanup = () => {
-					if (timer) clearTimeout(timer);
-					if (updateTimer) clearTimeout(updateTimer);
-					signal?.removeEventListener("abort", onAbort);
-				};
-				child.on("close", (code) => {
-					cleanup();
-					// Children that outlived the shell still hold the group; end them with it.
-					killGroup(child.pid);
-					const snap = tail.snapshot();
-					let text = snap.content;
-					const details: BashDetails = { exitCode: code ?? null, truncated: snap.truncated };
-					if (snap.truncated) {
-						try {
-							mkdirSync(spillDir, { recursive: true, mode: 0o700 });
-							writeFileSync(spillPath, full.join(""), { mode: 0o600 });
-							spilled = true;
-						} catch {
-							spilled = false;
-						}
-						if (spilled) details.fullOutputPath = spillPath;
-						const start = snap.totalLines - snap.outputLines + 1;
-						const limit = snap.by === "bytes" ? ` (${formatSize(MAX_BYTES)} limit)` : "";
-						const where = spilled ? `Full output: ${spillPath}` : "Full output could not be saved";
-						text += `\n\n[Showing lines ${start}-${snap.totalLines} of ${snap.totalLines}${limit}. ${where}]`;
-					}
-					const status = (s: string) => `${text ? `${text}\n\n` : ""}${s}`;
-					if (aborted) return reject(new Error(status("Command aborted")));
-					if (timedOut) return reject(new Error(status(`Command timed out after ${timeout} seconds`)));
-					if (code === null) return reject(new Error(status("Command terminated without an exit code")));
-					if (code !== 0) {
-						return resolve({
-							content: [{ type: "text", text: status(`Command exited with code ${code}`) }],
-							details,
-							isError: true,
-						});
-					}
-					resolve({ content: [{ type: "text", text: text || "(no output)" }], details });
-				});
+		async execute(id, { command, timeout }, signal, onUpdate) {
+			if (signal?.aborted) throw new Error("Command aborted");
+			const run = await runCommand({
+				command,
+				cwd,
+				spillDir,
+				spillName: `bash-${id.replace(/[^A-Za-z0-9_-]/g, "_")}.log`,
+				...(signal ? { signal } : {}),
+				...(timeout ? { timeoutSeconds: timeout } : {}),
+				onOutput: (text, truncated) =>
+					onUpdate?.({ content: [{ type: "text", text }], details: { exitCode: null, truncated } }),
 			});
+			const details: BashDetails = {
+				exitCode: run.exitCode,
+				truncated: run.truncated,
+				...(run.fullOutputPath ? { fullOutputPath: run.fullOutputPath } : {}),
+			};
+			const text = run.output;
+			const status = (s: string) => `${text ? `${text}\n\n` : ""}${s}`;
+			if (run.ended === "aborted") throw new Error(status("Command aborted"));
+			if (run.ended === "timeout") throw new Error(status(`Command timed out after ${timeout} seconds`));
+			if (run.exitCode === null) throw new Error(status("Command terminated without an exit code"));
+			if (run.exitCode !== 0) {
+				return {
+					content: [{ type: "text", text: status(`Command exited with code ${run.exitCode}`) }],
+					details,
+					isError: true,
+				};
+			}
+			return { content: [{ type: "text", text: text || "(no output)" }], details };
 		},
 	};
 }
