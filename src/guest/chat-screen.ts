@@ -19,6 +19,7 @@ import { AssistantMessage, type AssistantMessageData } from "../ui/transcript/as
 import { CompactionSummary, type CompactionSummaryData } from "../ui/transcript/compaction-summary.ts";
 import { HelpBlock, type HelpBlockData } from "../ui/transcript/help-block.ts";
 import { ResetMarker, type ResetMarkerData } from "../ui/transcript/reset-marker.ts";
+import { ShellBlock, type ShellBlockData } from "../ui/transcript/shell-block.ts";
 import { StatusLine, type StatusLineData } from "../ui/transcript/status-line.ts";
 import type { ThemedItem } from "../ui/transcript/themed.ts";
 import { UserMessage, type UserMessageData } from "../ui/transcript/user-message.ts";
@@ -41,6 +42,8 @@ export interface ChatScreenOptions {
 	loadOlder(beforeSeq: number): Promise<{ entries: ChatEntry[]; more: boolean }>;
 	/** Sends a message (with attached files' ids); resolves when the server took it (or refused it, with the reason). */
 	send(text: string, mode: QueueMode, attachments: string[]): Promise<void>;
+	/** pi's `!cmd` (with `includeInContext`) and `!!cmd`. */
+	shell(command: string, includeInContext: boolean): Promise<void>;
 	/** What `/` lists and runs. */
 	readonly commands: CommandRegistry;
 	/** The keys bound to an id now, as pi writes them in hints (`ctrl+c`); empty when unbound. */
@@ -67,21 +70,37 @@ export interface SessionFacts {
 	readonly title: string;
 }
 
-/** The header's hints, by the id whose keys they name (pi's startup header). */
-const HINTS: readonly { id: string | readonly string[]; description: string }[] = [
+/**
+ * The header's hints, by the id whose keys they name (pi's startup header, pi-look §1.1–1.2); `literal` hints
+ * name what is typed, not a key.
+ */
+type Hint = { id?: string | readonly string[]; literal?: string; description: string; suffix?: string };
+const HINTS: readonly Hint[] = [
 	{ id: "app.interrupt", description: "interrupt" },
 	{ id: ["app.clear", "app.exit"], description: "clear/exit" },
+	{ literal: "/", description: "commands" },
+	{ literal: "!", description: "bash" },
 	{ id: "app.tools.expand", description: "more" },
 ];
-const EXPANDED_HINTS: readonly { id: string | readonly string[]; description: string; suffix?: string }[] = [
+const EXPANDED_HINTS: readonly Hint[] = [
 	{ id: "app.interrupt", description: "to interrupt" },
 	{ id: "app.clear", description: "to clear" },
 	{ id: "app.clear", suffix: " twice", description: "to exit" },
 	{ id: "app.exit", description: "to exit (empty)" },
+	{ id: "app.suspend", description: "to suspend" },
+	{ id: "tui.editor.deleteToLineEnd", description: "to delete to end" },
+	{ id: "app.thinking.cycle", description: "to cycle thinking level" },
+	{ id: ["app.model.cycleForward", "app.model.cycleBackward"], description: "to cycle models" },
+	{ id: "app.model.select", description: "to select model" },
 	{ id: "app.tools.expand", description: "to expand tools" },
 	{ id: "app.thinking.toggle", description: "to expand thinking" },
+	{ id: "app.editor.external", description: "for external editor" },
+	{ literal: "/", description: "for commands" },
+	{ literal: "!", description: "to run bash" },
+	{ literal: "!!", description: "to run bash (no context)" },
 	{ id: "app.message.followUp", description: "to queue follow-up" },
 	{ id: "app.message.dequeue", description: "to edit all queued messages" },
+	{ id: "app.clipboard.pasteImage", description: "to paste files, images, or text" },
 ];
 
 /** Display settings the chat applies (pi's names and defaults). */
@@ -204,7 +223,7 @@ export class ChatScreen {
 
 	/** The agent is working or compacting: Escape stops it. */
 	get busy(): boolean {
-		return Boolean(this.#chat?.live || this.#chat?.compacting);
+		return Boolean(this.#chat?.live || this.#chat?.compacting || this.#chat?.shell);
 	}
 
 	get toolsExpanded(): boolean {
@@ -383,6 +402,18 @@ export class ChatScreen {
 				});
 			return;
 		}
+		// pi's bash mode: `!cmd` runs the command and the model reads it; `!!cmd` keeps it out of the context.
+		const bang = /^!(!?)([\s\S]*)$/.exec(trimmed);
+		if (bang && !this.#attachments.length) {
+			const command = bang[2]!.trim();
+			if (!command) return;
+			this.#options.shell(command, bang[1] !== "!").catch((error: unknown) => {
+				const now = this.editor.getText();
+				this.editor.setText(now ? `${text}\n${now}` : text);
+				this.notice(`Error: ${error instanceof Error ? error.message : String(error)}`, "error");
+			});
+			return;
+		}
 		const files = this.#attachments;
 		this.#attachments = [];
 		this.#sending.push(text);
@@ -513,6 +544,7 @@ export class ChatScreen {
 					{
 						viewerId: this.#viewer,
 						expandKey: this.#options.keyText("app.tools.expand"),
+						interruptKey: this.#options.keyText("app.interrupt"),
 						toolsExpanded: this.#toolsExpanded,
 						hideThinking: this.#hideThinking,
 						home: this.#options.home,
@@ -613,6 +645,8 @@ export class ChatScreen {
 				return new CompactionSummary(theme, item.data as CompactionSummaryData) as unknown as ItemComponent;
 			case "marker":
 				return new ResetMarker(theme, item.data as ResetMarkerData) as unknown as ItemComponent;
+			case "shell":
+				return new ShellBlock(theme, item.data as ShellBlockData) as unknown as ItemComponent;
 			case "custom":
 				return new CustomEntry(theme, item.data as CustomEntryData, (entry) =>
 					this.entryRenderers.resolve(entry, theme),
@@ -677,13 +711,14 @@ export class ChatScreen {
 			(typeof id === "string" ? [id] : id).map((i) => this.#options.keyText(i));
 		const hints: HeaderHint[] = [];
 		for (const hint of this.#toolsExpanded ? EXPANDED_HINTS : HINTS) {
-			const bound = keys(hint.id);
+			if (hint.literal) {
+				hints.push({ key: hint.literal, description: hint.description });
+				continue;
+			}
+			const bound = keys(hint.id ?? []);
 			// Only keys that are bound now (an unbound id has no hint).
-			if (bound.some((k) => !k)) continue;
-			hints.push({
-				key: bound.join("/") + ("suffix" in hint ? (hint.suffix ?? "") : ""),
-				description: hint.description,
-			});
+			if (!bound.length || bound.some((k) => !k)) continue;
+			hints.push({ key: bound.join("/") + (hint.suffix ?? ""), description: hint.description });
 		}
 		const more = this.#options.keyText("app.tools.expand");
 		return {

@@ -9,6 +9,7 @@ import type { AssistantMessageData } from "../ui/transcript/assistant-message.ts
 import type { CompactionSummaryData } from "../ui/transcript/compaction-summary.ts";
 import type { HelpBlockData } from "../ui/transcript/help-block.ts";
 import type { ResetMarkerData } from "../ui/transcript/reset-marker.ts";
+import type { ShellBlockData } from "../ui/transcript/shell-block.ts";
 import type { StatusLineData } from "../ui/transcript/status-line.ts";
 import type { UserMessageData } from "../ui/transcript/user-message.ts";
 
@@ -30,6 +31,7 @@ export type DisplayItem =
 	| (ItemBase & { readonly kind: "block"; readonly data: HelpBlockData })
 	| (ItemBase & { readonly kind: "compaction"; readonly data: CompactionSummaryData })
 	| (ItemBase & { readonly kind: "marker"; readonly data: ResetMarkerData })
+	| (ItemBase & { readonly kind: "shell"; readonly data: ShellBlockData })
 	/** A plugin's renderer draws this entry (the screen decides, from its entry renderers). */
 	| (ItemBase & { readonly kind: "custom"; readonly data: { readonly entry: ChatEntry; readonly version: number } });
 
@@ -41,6 +43,8 @@ export interface ViewOptions {
 	readonly now: number;
 	/** The key that expands tool output (and compaction summaries), as pi names it; empty when unbound. */
 	readonly expandKey?: string;
+	/** The key that stops what runs, as pi names it. */
+	readonly interruptKey?: string;
 }
 
 /** A message's author as others see it: a guest's own name is not verified by anyone. */
@@ -66,7 +70,7 @@ export function displayItems(state: ChatState, view: ViewOptions): DisplayItem[]
 	const from = shownFrom(state.entries);
 	const compaction = state.entries.findLast((e) => e.kind === "compaction");
 	const liveToolIds = new Set(state.live?.tools.map((t) => t.id) ?? []);
-	const shownWith = `${view.viewerId}|${view.toolsExpanded}|${view.hideThinking}|${view.home}|${view.expandKey}`;
+	const shownWith = `${view.viewerId}|${view.toolsExpanded}|${view.hideThinking}|${view.home}|${view.expandKey}|${view.interruptKey}`;
 	for (const entry of state.entries) {
 		if (entry.seq < from && compaction && entry.seq < compaction.seq) continue;
 		items.push({ ...entryItem(entry, view), committed: true, seq: entry.seq, source: { entry, view: shownWith } });
@@ -85,6 +89,25 @@ export function displayItems(state: ChatState, view: ViewOptions): DisplayItem[]
 		}
 	}
 	for (const tool of live?.tools ?? []) items.push(pendingTool(tool.id, tool, view));
+	const shell = state.shell;
+	if (shell) {
+		items.push({
+			key: `shell:${shell.id}`,
+			kind: "shell",
+			data: {
+				command: shell.command,
+				output: shell.output,
+				running: true,
+				exitCode: null,
+				cancelled: false,
+				includeInContext: shell.includeInContext,
+				expanded: view.toolsExpanded,
+				...(shell.author.id === view.viewerId || !view.viewerId ? {} : { author: authorLabel(shell.author) }),
+				expandKey: view.expandKey ?? "",
+				interruptKey: view.interruptKey ?? "",
+			},
+		});
+	}
 	return items;
 }
 
@@ -135,6 +158,24 @@ function entryItem(entry: ChatEntry, view: ViewOptions): DisplayItem {
 			};
 		case "reset":
 			return { key, kind: "marker", data: { handoff: entry.handoff } };
+		case "shell":
+			// Keyed by the command, so the running block and the finished one are the same component.
+			return {
+				key: `shell:${entry.id}`,
+				kind: "shell",
+				data: {
+					command: entry.command,
+					output: entry.output,
+					running: false,
+					exitCode: entry.exitCode,
+					cancelled: entry.cancelled,
+					includeInContext: entry.includeInContext,
+					expanded: view.toolsExpanded,
+					...(entry.author.id === view.viewerId || !view.viewerId ? {} : { author: authorLabel(entry.author) }),
+					expandKey: view.expandKey ?? "",
+					interruptKey: view.interruptKey ?? "",
+				},
+			};
 	}
 }
 

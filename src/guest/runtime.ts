@@ -143,6 +143,12 @@ export class GuestRuntime {
 			commands: this.#commands,
 			keyText: (id) => keyText(this.#keymap.keys(id)),
 			send: (text, mode, attachments) => this.#send(text, mode, attachments),
+			shell: async (command, includeInContext) => {
+				if (this.#role && !this.#participates())
+					throw new Error("Only the owner and guests with full access can run commands.");
+				if (!this.#chat) throw new Error("No session is open yet.");
+				await this.#chat.call("shell", { command, includeInContext });
+			},
 			loadOlder: async (beforeSeq) => {
 				if (!this.#chat) return { entries: [], more: false };
 				return this.#chat.call("page", { beforeSeq, limit: 100 });
@@ -178,7 +184,8 @@ export class GuestRuntime {
 			notice: (text) => screen.notice(text),
 			newSession: (path) => this.#newSession(path),
 			compact: async (instructions) => {
-				if (!this.#participates()) throw new Error("Only the owner and guests with full access can compact.");
+				if (this.#role && !this.#participates())
+					throw new Error("Only the owner and guests with full access can compact.");
 				const chat = this.#chat;
 				if (!chat) throw new Error("No session is open yet.");
 				const result = await chat.call("compact", instructions.trim() ? { instructions: instructions.trim() } : {});

@@ -17,6 +17,7 @@ const state = (over: Partial<ChatState>): ChatState => ({
 	model: null,
 	thinkingLevel: "medium",
 	compacting: null,
+	shell: null,
 	...over,
 });
 const user = (seq: number, text: string, who: Author = author): ChatEntry => ({

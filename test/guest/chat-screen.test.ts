@@ -21,6 +21,7 @@ function state(n: number): ChatState {
 		model: null,
 		thinkingLevel: "off",
 		compacting: null,
+		shell: null,
 	};
 }
 
@@ -33,6 +34,7 @@ function screen() {
 		home: undefined,
 		draft: "",
 		send: async () => {},
+		shell: async () => {},
 		loadOlder: async () => ({ entries: [], more: false }),
 		commands: new CommandRegistry(),
 		keyText: () => "",

@@ -119,3 +119,36 @@ describe("compaction and fresh-context entries, and entry renderers", () => {
 		expect(registry.resolve(entry, theme())).toBeUndefined();
 	});
 });
+
+describe("a person's ! command in the transcript", () => {
+	test("pi's block: bash-mode rules, $ cmd, the last 20 lines with the expand hint, and how it ended", async () => {
+		const { ShellBlock } = await import("../../src/ui/transcript/shell-block.ts");
+		const output = Array.from({ length: 25 }, (_, i) => `line ${i + 1}`).join("\n");
+		const base = {
+			command: "make test",
+			output,
+			running: false,
+			exitCode: 1,
+			cancelled: false,
+			includeInContext: true,
+			expanded: false,
+			expandKey: "ctrl+o",
+			interruptKey: "escape",
+		};
+		const lines = plain(new ShellBlock(theme(), base).render(60));
+		expect(lines[1]).toBe("─".repeat(60));
+		expect(lines[2]).toBe(" $ make test");
+		expect(lines).not.toContain(" line 5");
+		expect(lines).toContain(" line 6");
+		expect(lines).toContain(" line 25");
+		expect(lines).toContain(" ... 5 more lines (ctrl+o to expand)");
+		expect(lines).toContain(" (exit 1)");
+		expect(lines.at(-1)).toBe("─".repeat(60));
+		expect(plain(new ShellBlock(theme(), { ...base, expanded: true }).render(60))).toContain(" line 1");
+		const running = plain(new ShellBlock(theme(), { ...base, running: true, output: "" }).render(60));
+		expect(running).toContain(" Running... (escape to cancel)");
+		expect(plain(new ShellBlock(theme(), { ...base, cancelled: true }).render(60))).toContain(" (cancelled)");
+		const ok = plain(new ShellBlock(theme(), { ...base, exitCode: 0, output: "fine" }).render(60));
+		expect(ok.join("\n")).not.toContain("(exit");
+	});
+});

@@ -49,6 +49,7 @@ const texts = (entries: readonly ChatEntry[]) =>
 		if (e.kind === "tool") return `tool:${e.name}`;
 		if (e.kind === "compaction") return `compaction:${e.summary}`;
 		if (e.kind === "reset") return `reset:${e.handoff ?? ""}`;
+		if (e.kind === "shell") return `shell:${e.command}`;
 		return `${e.kind}:${e.message}`;
 	});
 

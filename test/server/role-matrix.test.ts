@@ -58,6 +58,7 @@ const MATRIX: Row[] = [
 			page: { may: EVERYONE, args: () => ({ beforeSeq: 1_000_000, limit: 10 }) },
 			ackReturned: { may: PARTICIPANT, args: () => ({ id: "nothing" }) },
 			compact: { may: PARTICIPANT, args: () => ({}) },
+			shell: { may: PARTICIPANT, args: () => ({ command: "true", includeInContext: false }) },
 			newContext: { may: OWNER, args: () => ({}) },
 			approve: { may: OWNER, args: () => ({ id: "nothing" }) },
 			reject: { may: OWNER, args: () => ({ id: "nothing" }) },

@@ -70,6 +70,19 @@ export const ChatEntry = lazy(() =>
 			/** Entries before this seq (and before the compaction) were summarized; pi no longer shows them. */
 			firstKeptSeq: "number",
 		})
+		/** A command the person ran (`!cmd`, or `!!cmd` left out of the model's context). */
+		.or({
+			...EntryBase,
+			kind: "'shell'",
+			id: "string",
+			command: "string",
+			output: "string",
+			exitCode: "number | null",
+			cancelled: "boolean",
+			truncated: "boolean",
+			includeInContext: "boolean",
+			author: Author,
+		})
 		/** A fresh context (/new-context): the model sees nothing before it but the handoff note, if any. */
 		.or({ ...EntryBase, kind: "'reset'", handoff: "string | null" })
 		.or({ ...EntryBase, kind: "'interrupted'", message: "string" }),
@@ -154,6 +167,15 @@ export const ChatState = lazy(() =>
 		thinkingLevel: ThinkingLevel,
 		/** A /compact in progress: when it started; null otherwise. */
 		compacting: "number | null",
+		/** A person's `!` command while it runs; its output grows by appends. */
+		shell: type({
+			id: "string",
+			command: "string",
+			author: Author,
+			includeInContext: "boolean",
+			output: "string",
+			startedAt: "number",
+		}).or("null"),
 	}),
 );
 export type ChatState = typeof ChatState.infer;
@@ -189,6 +211,8 @@ export const AckReturnedArgs = lazy(() => type({ id: "string" }));
 export const CompactArgs = lazy(() => type({ "instructions?": "string <= 8000" }));
 export const CompactResult = lazy(() => type({ tokensBefore: "number", aborted: "boolean" }));
 export const NewContextArgs = lazy(() => type({ "handoff?": `string <= ${MAX_TEXT}` }));
+export const ShellArgs = lazy(() => type({ command: "0 < string <= 8192", includeInContext: "boolean" }));
+export const ShellResult = lazy(() => type({ exitCode: "number | null", cancelled: "boolean" }));
 export const SessionFile = lazy(() =>
 	type({ id: "string", name: "string", size: "number", mimeType: "string", at: "number" }),
 );
@@ -204,6 +228,7 @@ const participantMethods = [
 	"ackReturned",
 	"files",
 	"compact",
+	"shell",
 ] as const;
 const ownerMethods = [...participantMethods, "configure", "approve", "reject", "newContext"] as const;
 
@@ -226,6 +251,8 @@ export const chatContract = defineContract({
 		files: method(type("null | undefined"), FilesResult),
 		/** pi's /compact: what came before is summarized by the model; Escape (stop) cancels it. */
 		compact: method(CompactArgs, CompactResult),
+		/** pi's `!cmd` (`includeInContext`) and `!!cmd`: a command in the session's directory; Escape (stop) cancels it. */
+		shell: method(ShellArgs, ShellResult),
 		/** A fresh context for the model from here on (the transcript stays), with an optional handoff note. */
 		newContext: method(NewContextArgs, type("null")),
 	},

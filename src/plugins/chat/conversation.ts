@@ -6,6 +6,7 @@ import { type Author, THINKING_LEVELS, type ThinkingLevel } from "../../protocol
 import type { PatchOp } from "../../protocol/patch.ts";
 import { ConversationEngine, type EngineEvent, type RunOutcome } from "../../server/agent/conversation-engine.ts";
 import { buildSystemPrompt } from "../../server/agent/system-prompt.ts";
+import { runCommand } from "../../server/agent/tools/bash.ts";
 import { createTools } from "../../server/agent/tools/index.ts";
 import { LiveState } from "../../server/objects/live-state.ts";
 import type { Principal } from "../../server/objects/principal.ts";
@@ -96,6 +97,8 @@ export class Conversation {
 	#run: { id: string; input: UserMessage; authorId: string } | null = null;
 	/** A /compact in progress, and who asked for it (they, or an owner, may cancel it). */
 	#compaction: { abort: AbortController; by: string } | null = null;
+	/** A person's `!` command while it runs, and who ran it. */
+	#shell: { abort: AbortController; by: string } | null = null;
 	#runDone: Promise<void> = Promise.resolve();
 	#queue = new Map<string, Queued>();
 	#byMessage = new Map<UserMessage, string>();
@@ -125,11 +128,12 @@ export class Conversation {
 			model: modelState(model),
 			thinkingLevel: this.#resolveThinking(model),
 			compacting: null,
+			shell: null,
 		});
 	}
 
 	get busy(): boolean {
-		return this.#run !== null || this.#compaction !== null;
+		return this.#run !== null || this.#compaction !== null || this.#shell !== null;
 	}
 
 	/** Resolves when the current run (if any) has ended. */
@@ -146,6 +150,7 @@ export class Conversation {
 		const ids = args.attachments ?? [];
 		if (!args.text.trim() && !ids.length) throw new ProtocolError("bad_args", "a message needs text or a file");
 		if (this.#compaction) throw new ProtocolError("conflict", "Wait for the compaction to finish (Escape cancels it).");
+		if (this.#shell) throw new ProtocolError("conflict", "Wait for the command to finish (Escape cancels it).");
 		// Approval mode: a full guest's message waits, marked, until the owner accepts or rejects it.
 		const hold = principal.role === "full" && this.#ctx.shares.approval(this.session);
 		if (hold && ids.length) {
@@ -247,9 +252,9 @@ export class Conversation {
 		const theirs: string[] = [];
 		for (const [id, q] of this.#queue) (authorIdOf(q) === principal.id ? mine : theirs).push(id);
 		const texts = this.#store.withdraw(mine).map((row) => row.text);
-		const compaction = this.#compaction;
-		if (compaction && (isOwner(principal) || compaction.by === principal.id)) {
-			compaction.abort.abort();
+		const cancellable = this.#compaction ?? this.#shell;
+		if (cancellable && (isOwner(principal) || cancellable.by === principal.id)) {
+			cancellable.abort.abort();
 			this.#forget(mine);
 			return { stopped: true, texts };
 		}
@@ -295,7 +300,9 @@ export class Conversation {
 		instructions: string | undefined,
 		principal: Principal,
 	): Promise<{ tokensBefore: number; aborted: boolean }> {
-		if (this.#run) throw new ProtocolError("conflict", "The agent is working: stop it (Escape) or wait, then compact.");
+		if (this.#run || this.#shell) {
+			throw new ProtocolError("conflict", "The agent is working: stop it (Escape) or wait, then compact.");
+		}
 		if (this.#compaction) throw new ProtocolError("conflict", "A compaction is already running.");
 		const model = this.#resolveModel();
 		if (!model) throw new ProtocolError("unavailable", NO_MODELS_TEXT);
@@ -336,9 +343,83 @@ export class Conversation {
 		}
 	}
 
+	/**
+	 * pi's `!cmd`: the person's own command in the session's directory, its output live for everyone, then an
+	 * entry; with `includeInContext` (not `!!`) the model reads it before the next message.
+	 */
+	async shell(
+		command: string,
+		includeInContext: boolean,
+		principal: Principal,
+	): Promise<{ exitCode: number | null; cancelled: boolean }> {
+		if (this.#run || this.#compaction || this.#shell) {
+			throw new ProtocolError("conflict", "Wait for the agent to finish (or Escape), then run the command.");
+		}
+		const record = this.#ctx.catalog.get(this.session);
+		if (!record) throw new ProtocolError("not_found", "the session is gone");
+		const id = crypto.randomUUID();
+		const author = authorOf(principal);
+		const shell = { abort: new AbortController(), by: principal.id };
+		this.#shell = shell;
+		this.#update([
+			{
+				op: "set",
+				path: ["shell"],
+				value: { id, command, author, includeInContext, output: "", startedAt: Date.now() },
+			},
+		]);
+		this.#ctx.bus.emit({ type: "session.busy", session: this.session, busy: true });
+		try {
+			const run = await runCommand({
+				command,
+				cwd: record.cwd,
+				spillDir: join(this.#ctx.dataDir, "spill", this.session),
+				spillName: `shell-${id}.log`,
+				signal: shell.abort.signal,
+				onOutput: (tail) => {
+					const shown = this.live.state.shell?.output ?? "";
+					this.#update([
+						tail.startsWith(shown)
+							? { op: "append", path: ["shell", "output"], text: tail.slice(shown.length) }
+							: { op: "set", path: ["shell", "output"], value: tail },
+					]);
+				},
+			});
+			const cancelled = run.ended !== "exit";
+			const entry = this.#store.append(this.id, {
+				kind: "shell",
+				data: {
+					kind: "shell",
+					id,
+					command,
+					output: run.output,
+					exitCode: run.exitCode,
+					cancelled,
+					truncated: run.truncated,
+					includeInContext,
+				} satisfies StoredData,
+				author,
+			});
+			// The agent's history is rebuilt from the entries at the next message, this command included.
+			if (includeInContext) this.#engine = null;
+			this.#update([
+				{ op: "set", path: ["shell"], value: null },
+				{ op: "push", path: ["entries"], items: [toView(entry)] },
+			]);
+			this.#trimWindow();
+			return { exitCode: run.exitCode, cancelled };
+		} catch (error) {
+			this.#update([{ op: "set", path: ["shell"], value: null }]);
+			throw new ProtocolError("unavailable", (error as Error).message.slice(0, 300));
+		} finally {
+			this.#shell = null;
+			this.#ctx.bus.emit({ type: "session.busy", session: this.session, busy: false });
+		}
+	}
+
 	/** A fresh context from here on: the model sees only the handoff note, if one is given; the transcript stays. */
 	newContext(handoff: string | undefined): null {
-		if (this.#run || this.#compaction) {
+		if (this.#run || this.#compaction || this.#shell) {
 			throw new ProtocolError("conflict", "The agent is working: stop it (Escape) or wait, then start a new context.");
 		}
 		const note = handoff?.trim() ? handoff.trim() : null;
@@ -356,7 +437,7 @@ export class Conversation {
 	approve(id: string): null {
 		const q = this.#queue.get(id);
 		if (!q?.waiting) throw new ProtocolError("not_found", "no message is waiting with that id");
-		if (this.#compaction) throw new ProtocolError("conflict", "Wait for the compaction to finish.");
+		if (this.#compaction || this.#shell) throw new ProtocolError("conflict", "Wait for what is running to finish.");
 		if (!this.#run) {
 			const model = this.#resolveModel();
 			if (!model) throw new ProtocolError("unavailable", NO_MODELS_TEXT);

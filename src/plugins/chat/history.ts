@@ -20,6 +20,21 @@ export function summaryText(summary: string): string {
 	return `The conversation so far was compacted to save context. A summary of it:\n\n<summary>\n${summary}\n</summary>`;
 }
 
+/** How the model reads a command the person ran themselves (`!cmd`). */
+export function shellText(data: {
+	command: string;
+	output: string;
+	exitCode: number | null;
+	cancelled: boolean;
+}): string {
+	const status = data.cancelled
+		? "(cancelled)"
+		: data.exitCode === 0
+			? ""
+			: `(exit code ${data.exitCode ?? "unknown"})`;
+	return `I ran this command in the session's directory:\n$ ${data.command}\n${data.output || "(no output)"}${status ? `\n${status}` : ""}`;
+}
+
 /** How the model reads the handoff note of a fresh context. */
 export function handoffText(handoff: string): string {
 	return `This is a fresh context. A note carried over from the earlier conversation:\n\n${handoff}`;
@@ -90,6 +105,11 @@ export function toAgentHistory(all: readonly StoredRow[]): AgentMessage[] {
 				if (calls.size > 0) open = { calls, at: row.at };
 				break;
 			}
+			case "shell":
+				if (!data.includeInContext) break;
+				closeOpen();
+				messages.push({ role: "user", content: shellText(data), timestamp: row.at });
+				break;
 			case "tool": {
 				const pending = open as { calls: Map<string, string>; at: number } | null;
 				if (!pending?.calls.has(data.callId)) break;

@@ -12,6 +12,7 @@ import {
 	type NewContextArgs,
 	type PageArgs,
 	type SendArgs,
+	type ShellArgs,
 } from "./contract.ts";
 import { Conversation } from "./conversation.ts";
 import { MAX_UPLOAD_BYTES, Uploads } from "./uploads.ts";
@@ -176,6 +177,10 @@ export function chatPlugin(): ServerPlugin {
 									return c.reject((args as typeof DequeueArgs.infer).id);
 								case "compact":
 									return c.compact((args as typeof CompactArgs.infer).instructions, who);
+								case "shell": {
+									const a = args as typeof ShellArgs.infer;
+									return c.shell(a.command, a.includeInContext, who);
+								}
 								case "newContext":
 									return c.newContext((args as typeof NewContextArgs.infer).handoff);
 								case "ackReturned":

@@ -17,7 +17,17 @@ export type StoredData =
 	| { kind: "interrupted"; runId?: string }
 	/** Entries from `firstKeptSeq` on stay in the model's context after the summary; older ones are summarized. */
 	| { kind: "compaction"; summary: string; tokensBefore: number; firstKeptSeq: number }
-	| { kind: "reset"; handoff: string | null };
+	| { kind: "reset"; handoff: string | null }
+	| {
+			kind: "shell";
+			id: string;
+			command: string;
+			output: string;
+			exitCode: number | null;
+			cancelled: boolean;
+			truncated: boolean;
+			includeInContext: boolean;
+	  };
 
 export interface StoredRow {
 	readonly seq: number;
@@ -141,6 +151,20 @@ export function toView(row: StoredRow): ChatEntry {
 			case "reset":
 				if (data.kind !== "reset") break;
 				return { ...base, kind: "reset", handoff: data.handoff };
+			case "shell":
+				if (data.kind !== "shell") break;
+				return {
+					...base,
+					kind: "shell",
+					id: data.id,
+					command: data.command,
+					output: data.output,
+					exitCode: data.exitCode,
+					cancelled: data.cancelled,
+					truncated: data.truncated,
+					includeInContext: data.includeInContext,
+					author: (row.author as Author | null) ?? UNKNOWN_AUTHOR,
+				};
 		}
 	} catch {
 		// Fall through to the damaged-entry notice.
