@@ -680,10 +680,8 @@ export class ChatScreen {
 		const live = chat?.live;
 		const interrupt = this.#options.keyText("app.interrupt");
 		if (chat?.compacting) {
-			this.editor.setIndicator({
-				text: `Compacting context...${interrupt ? ` (${interrupt} to cancel)` : ""}`,
-				tone: "border",
-			});
+			const what = chat.compacting.reason === "threshold" ? "Auto-compacting..." : "Compacting context...";
+			this.editor.setIndicator({ text: `${what}${interrupt ? ` (${interrupt} to cancel)` : ""}`, tone: "border" });
 		} else if (live?.retry) {
 			const secs = Math.max(0, Math.ceil((live.retry.until - Date.now()) / 1000));
 			this.editor.setIndicator({
@@ -742,6 +740,8 @@ export class ChatScreen {
 			usage: status?.conversation,
 			cacheHitRate: status?.cacheHitRate ?? null,
 			contextTokens: status?.contextTokens ?? null,
+			contextUnknown: status?.contextUnknown ?? false,
+			autoCompaction: true,
 			model: chat?.model ?? null,
 			thinkingLevel: chat?.thinkingLevel ?? "off",
 			statuses: this.slots.statuses(),

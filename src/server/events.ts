@@ -13,6 +13,8 @@ export type ServerEvent =
 			contextTokens: number;
 			cacheHitRate: number | null;
 	  }
+	/** A compaction or a fresh context: the conversation's context size is unknown until the next answer. */
+	| { type: "context.reset"; session: string; conversation: string }
 	/** Someone has a conversation of this session open (or the last one closed it): live facts are worth watching. */
 	| { type: "session.watched"; session: string; watched: boolean }
 	/** The owner turned approval mode on or off for a session's guests. */

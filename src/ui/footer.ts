@@ -10,6 +10,10 @@ export interface FooterData {
 	readonly usage: { input: number; output: number; cacheRead: number; cacheWrite: number; cost: number } | undefined;
 	readonly cacheHitRate: number | null;
 	readonly contextTokens: number | null;
+	/** Unknown since a compaction or fresh context (pi shows `?`). */
+	readonly contextUnknown?: boolean;
+	/** pi's `(auto)`: the server compacts by itself when the context is nearly full. */
+	readonly autoCompaction?: boolean;
 	readonly model: { id: string; provider: string; contextWindow: number; reasoning: boolean } | null;
 	readonly thinkingLevel: string;
 	/** Plugin statuses, already sorted by key. */
@@ -38,7 +42,7 @@ export class Footer extends ThemedLines<FooterData> {
 		}
 		const window = d.model?.contextWindow ?? 0;
 		const percent = window > 0 && d.contextTokens !== null ? (d.contextTokens / window) * 100 : 0;
-		const context = `${percent.toFixed(1)}%/${formatTokens(window)}`;
+		const context = `${d.contextUnknown ? "?" : `${percent.toFixed(1)}%`}/${formatTokens(window)}${d.autoCompaction ? " (auto)" : ""}`;
 		const contextText =
 			percent > 90 ? t.fg("error", context) : percent > 70 ? t.fg("warning", context) : t.fg("dim", context);
 		const left = [...stats.map((s) => t.fg("dim", s)), contextText].join(" ");

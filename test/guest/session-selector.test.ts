@@ -203,6 +203,7 @@ describe("the session selector", () => {
 			session: { input: 300, output: 80, cacheRead: 900, cacheWrite: 0, cost: 0.02 },
 			cacheHitRate: 0.9,
 			contextTokens: 1200,
+			contextUnknown: false,
 		});
 		expect(text).toContain("**Tokens** (this conversation)");
 		expect(text).toContain("- Input: 1,000 (cached 900, 90.0%)");

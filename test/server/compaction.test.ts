@@ -106,6 +106,44 @@ describe("/compact", () => {
 	});
 });
 
+describe("automatic compaction", () => {
+	test("an answer that leaves less than 16k tokens of the window free is followed by pi's auto-compaction", async () => {
+		const { server, chat } = await openChat();
+		const { statusContract } = await import("../../src/plugins/status/contract.ts");
+		const c = await server.connect();
+		const status = await c.open(statusContract, { session: chat.input.session, conversation: "main" });
+		const reasons: string[] = [];
+		chat.onChange((s) => {
+			if (s?.compacting) reasons.push(s.compacting.reason);
+		});
+		// fake-model's window is 128k: 120k used leaves less than the reserve.
+		server.fake.enqueue(
+			{ text: "A long answer.", usage: { prompt: 120_000, completion: 500 } },
+			{ text: "## Summary\n- a long answer was given" },
+		);
+		await chat.call("send", { text: "go long", mode: "steer", requestId: rid() });
+		const state = await waitForState(chat, (s) => s.compacting === null && s.entries.at(-1)?.kind === "compaction");
+		expect(reasons).toContain("threshold");
+		expect(state.entries.at(-1)).toMatchObject({ kind: "compaction", tokensBefore: 120_500 });
+		// pi's footer shows the context as unknown until the next answer.
+		await waitForState(status, (s) => s.contextUnknown && s.contextTokens === null);
+		server.fake.enqueue({ text: "short", usage: { prompt: 300, completion: 5 } });
+		await chat.call("send", { text: "and now?", mode: "steer", requestId: rid() });
+		await waitForState(status, (s) => !s.contextUnknown && s.contextTokens === 305);
+		expect(server.fake.requests).toHaveLength(3);
+	});
+
+	test("an answer well within the window is not followed by a compaction", async () => {
+		const { server, chat } = await openChat();
+		server.fake.enqueue({ text: "fine", usage: { prompt: 50_000, completion: 500 } });
+		await chat.call("send", { text: "hello", mode: "steer", requestId: rid() });
+		await waitForState(chat, (s) => s.live === null && s.entries.at(-1)?.kind === "assistant");
+		await Bun.sleep(100);
+		expect(chat.state?.compacting).toBeNull();
+		expect(server.fake.requests).toHaveLength(1);
+	});
+});
+
 describe("what a compacted context keeps", () => {
 	const row = (seq: number, kind: string, data: unknown): StoredRow => ({ seq, at: seq, kind, data, author: null });
 	const user = (seq: number, text: string) => row(seq, "user", { kind: "user", text });

@@ -301,6 +301,13 @@ describe("header and footer", () => {
 		expect(hot[1]).toContain("\x1b[38;2;234;127;129m95.0%/200k");
 	});
 
+	test("pi's (auto) when the server compacts by itself, and ? while the size is unknown after a compaction", () => {
+		const auto = plain(new Footer(dark(), footer({ autoCompaction: true })).render(100));
+		expect(auto[1]).toContain("0.8%/200k (auto)");
+		const unknown = plain(new Footer(dark(), footer({ autoCompaction: true, contextUnknown: true })).render(100));
+		expect(unknown[1]).toContain("?/200k (auto)");
+	});
+
 	test("narrow: the model part is cut, never the stats", () => {
 		const lines = plain(new Footer(dark(), footer()).render(50));
 		expect(lines[1]!.startsWith("↑5.2k ↓1.7k R1.0k CH16.2% $0.042 0.8%/200k")).toBe(true);

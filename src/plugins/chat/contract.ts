@@ -165,8 +165,8 @@ export const ChatState = lazy(() =>
 		returned: Returned.array(),
 		model: ModelState,
 		thinkingLevel: ThinkingLevel,
-		/** A /compact in progress: when it started; null otherwise. */
-		compacting: "number | null",
+		/** A compaction in progress (`threshold`: automatic, the context is nearly full); null otherwise. */
+		compacting: type({ startedAt: "number", reason: "'manual' | 'threshold'" }).or("null"),
 		/** A person's `!` command while it runs; its output grows by appends. */
 		shell: type({
 			id: "string",

@@ -39,6 +39,8 @@ const WINDOW_BYTES = 192 * 1024;
 /** The replicated window is trimmed back to this when it grows past WINDOW_ENTRIES during a long session. */
 const WINDOW_KEEP = 150;
 const HISTORY_PAGE = 1000;
+/** pi's automatic compaction: when an answer leaves less than this much of the context window free. */
+const RESERVE_TOKENS = 16_384;
 
 type ConfigureArgs = typeof TConfigureArgs.infer;
 
@@ -102,6 +104,8 @@ export class Conversation {
 	#runDone: Promise<void> = Promise.resolve();
 	#queue = new Map<string, Queued>();
 	#byMessage = new Map<UserMessage, string>();
+	/** The context's size after the latest answer (null: unknown, e.g. right after a compaction). */
+	#contextTokens: number | null = null;
 	/** contentIndex of the streaming message → index in live.message.parts. */
 	#parts = new Map<number, number>();
 
@@ -296,9 +300,15 @@ export class Conversation {
 	 * pi's /compact: the model summarizes the older part of its context; the latest ~20k tokens stay as they
 	 * are. Only while the agent is idle; Escape (`stop`) cancels it and changes nothing.
 	 */
-	async compact(
+	compact(instructions: string | undefined, principal: Principal): Promise<{ tokensBefore: number; aborted: boolean }> {
+		return this.#compact(instructions, principal.id, "manual");
+	}
+
+	/** `by` may cancel it (besides an owner); `threshold` is pi's automatic compaction after a long answer. */
+	async #compact(
 		instructions: string | undefined,
-		principal: Principal,
+		by: string,
+		reason: "manual" | "threshold",
 	): Promise<{ tokensBefore: number; aborted: boolean }> {
 		if (this.#run || this.#shell) {
 			throw new ProtocolError("conflict", "The agent is working: stop it (Escape) or wait, then compact.");
@@ -313,9 +323,9 @@ export class Conversation {
 		const keep = firstKeptSeq(rows);
 		const older = rows.filter((r) => r.seq < keep);
 		const tokensBefore = contextTokens(lead?.text ?? null, rows);
-		const compaction = { abort: new AbortController(), by: principal.id };
+		const compaction = { abort: new AbortController(), by };
 		this.#compaction = compaction;
-		this.#update([{ op: "set", path: ["compacting"], value: Date.now() }]);
+		this.#update([{ op: "set", path: ["compacting"], value: { startedAt: Date.now(), reason } }]);
 		this.#ctx.bus.emit({ type: "session.busy", session: this.session, busy: true });
 		try {
 			const request = normalizeContext(summaryRequest(lead?.text ?? null, older, instructions));
@@ -333,6 +343,7 @@ export class Conversation {
 			});
 			// The next run starts from the summary and the kept entries.
 			this.#engine = null;
+			this.#contextReset();
 			this.#update([{ op: "push", path: ["entries"], items: [toView(entry)] }]);
 			this.#trimWindow();
 			return { tokensBefore, aborted: false };
@@ -428,6 +439,7 @@ export class Conversation {
 			data: { kind: "reset", handoff: note } satisfies StoredData,
 		});
 		this.#engine = null;
+		this.#contextReset();
 		this.#update([{ op: "push", path: ["entries"], items: [toView(entry)] }]);
 		this.#trimWindow();
 		return null;
@@ -555,13 +567,30 @@ export class Conversation {
 
 	#endRun(runId: string, outcome: RunOutcome): void {
 		this.#store.endRun(runId, outcome);
+		const authorId = this.#run?.authorId ?? "";
 		this.#run = null;
 		this.#update([{ op: "set", path: ["live"], value: null }]);
 		this.#ctx.bus.emit({ type: "session.busy", session: this.session, busy: false });
 		// pi keeps going while anything is queued (e.g. the run ended on an error before a follow-up was taken).
 		if (outcome === "aborted" || !this.#engine) return;
 		const first = [...this.#queue.values()].find((q) => !q.waiting);
-		if (first) this.#runQueued(this.#engine, first);
+		if (first) return this.#runQueued(this.#engine, first);
+		if (outcome === "done") this.#maybeAutoCompact(authorId);
+	}
+
+	/** pi compacts by itself when an answer leaves less than RESERVE_TOKENS of the window: the next turn fits. */
+	#maybeAutoCompact(authorId: string): void {
+		const window = this.live.state.model?.contextWindow ?? 0;
+		const used = this.#contextTokens;
+		if (window <= RESERVE_TOKENS || used === null || used <= window - RESERVE_TOKENS) return;
+		this.#compact(undefined, authorId, "threshold").catch((error) => {
+			if (!(error instanceof ProtocolError)) console.error("automatic compaction failed:", error);
+		});
+	}
+
+	#contextReset(): void {
+		this.#contextTokens = null;
+		this.#ctx.bus.emit({ type: "context.reset", session: this.session, conversation: this.id });
 	}
 
 	/** A queued message becomes the next run's input; the rest stay queued for the agent. */
@@ -752,6 +781,7 @@ export class Conversation {
 		const u = message.usage;
 		if (!u) return;
 		const totalInput = u.input + u.cacheRead + u.cacheWrite;
+		this.#contextTokens = totalInput + u.output;
 		this.#ctx.bus.emit({
 			type: "usage.changed",
 			session: this.session,

@@ -15,6 +15,8 @@ export const StatusState = lazy(() =>
 		cacheHitRate: "number | null",
 		/** The conversation's context size after the latest response; null before any. */
 		contextTokens: "number | null",
+		/** A compaction or fresh context since that response: the size is not known until the next one (pi's `?`). */
+		contextUnknown: "boolean",
 	}),
 );
 export type StatusState = typeof StatusState.infer;

@@ -22,6 +22,8 @@ function add(a: UsageTotals, b: UsageTotals): UsageTotals {
 interface Latest {
 	contextTokens: number | null;
 	cacheHitRate: number | null;
+	/** A compaction or fresh context came after the latest answer. */
+	unknown?: boolean;
 }
 
 interface Totals {
@@ -54,9 +56,10 @@ function scan(store: SessionStore): Totals {
 		for (;;) {
 			const page = store.since(conversation, after, SCAN_PAGE);
 			for (const entry of page.entries) {
+				if (entry.kind === "compaction" || entry.kind === "reset") sum = { ...sum, contextTokens: null, unknown: true };
 				if (entry.kind !== "assistant") continue;
 				const u = usageOf(entry.data);
-				if (u) sum = { ...add(sum, u), contextTokens: u.contextTokens, cacheHitRate: u.cacheHitRate };
+				if (u) sum = { ...add(sum, u), contextTokens: u.contextTokens, cacheHitRate: u.cacheHitRate, unknown: false };
 			}
 			const last = page.entries[page.entries.length - 1];
 			if (!page.more || !last) break;
@@ -84,14 +87,26 @@ class Status {
 				...add(prev, e.usage),
 				contextTokens: e.contextTokens,
 				cacheHitRate: e.cacheHitRate,
+				unknown: false,
 			});
 			totals.session = add(totals.session, e.usage);
-			for (const [key, view] of this.#views) {
-				if (key.startsWith(`${e.session}/`)) {
-					view.live.update([{ op: "set", path: [], value: this.#state(e.session, key.slice(e.session.length + 1)) }]);
-				}
-			}
+			this.#publish(e.session);
 		});
+		ctx.bus.on("context.reset", (e) => {
+			const totals = this.#totals.get(e.session);
+			const prev = totals?.conversations.get(e.conversation);
+			if (!totals || !prev) return;
+			totals.conversations.set(e.conversation, { ...prev, contextTokens: null, unknown: true });
+			this.#publish(e.session);
+		});
+	}
+
+	#publish(session: string): void {
+		for (const [key, view] of this.#views) {
+			if (key.startsWith(`${session}/`)) {
+				view.live.update([{ op: "set", path: [], value: this.#state(session, key.slice(session.length + 1)) }]);
+			}
+		}
 	}
 
 	#state(session: string, conversation: string): StatusState {
@@ -104,6 +119,7 @@ class Status {
 			session: totals?.session ?? ZERO,
 			cacheHitRate: c?.cacheHitRate ?? null,
 			contextTokens: c?.contextTokens ?? null,
+			contextUnknown: c?.unknown ?? false,
 		};
 	}
 
