@@ -1,40 +1,19 @@
-import { afterEach, describe, expect, test } from "bun:test";
-import { mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { describe, expect, test } from "bun:test";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { type ChatEntry, chatContract } from "../../src/plugins/chat/contract.ts";
 import { sessionsContract } from "../../src/plugins/sessions/contract.ts";
 import { statusContract } from "../../src/plugins/status/contract.ts";
 import type { ObjectRef } from "../../src/protocol/object-client.ts";
-import { startTestServer, type TestClient, type TestServer, waitForState } from "../support/p2-server.ts";
+import { chatFixture, requestId } from "../support/chat-fixture.ts";
+import { type TestClient, type TestServer, waitForState } from "../support/p2-server.ts";
 
 type Chat = ObjectRef<typeof chatContract>;
 
+const fixture = chatFixture();
 let ts: TestServer | undefined;
-const dirs: string[] = [];
-
-afterEach(async () => {
-	await ts?.stop();
-	ts = undefined;
-	for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
-
-function workDir(): string {
-	const dir = realpathSync(mkdtempSync(join(tmpdir(), "p2-cwd-")));
-	dirs.push(dir);
-	return dir;
-}
-
-let requestCounter = 0;
-function rid(): string {
-	return `req-${Date.now().toString(36)}-${(requestCounter++).toString(36)}`;
-}
-
-async function newSession(c: TestClient, cwd = workDir()): Promise<{ id: string; cwd: string }> {
-	const sessions = await c.open(sessionsContract, {});
-	const row = await sessions.call("create", { cwd });
-	return { id: row.id, cwd };
-}
+const rid = requestId;
+const newSession = (c: TestClient, cwd?: string) => fixture.session(c, cwd);
 
 async function openChat(c: TestClient, session: string): Promise<Chat> {
 	return c.open(chatContract, { session, conversation: "main" });
@@ -64,7 +43,7 @@ function patches(c: TestClient, h: number): PatchFrame[] {
 
 describe("a real agent session over a WebSocket", () => {
 	test("an answer streams as appends, thinking included, and is committed", async () => {
-		ts = await startTestServer();
+		ts = await fixture.start();
 		const c = await ts.connect();
 		const { id } = await newSession(c);
 		const chat = await openChat(c, id);
@@ -89,7 +68,7 @@ describe("a real agent session over a WebSocket", () => {
 	});
 
 	test("bash runs in the session's directory and streams; edit changes the file and carries a diff", async () => {
-		ts = await startTestServer();
+		ts = await fixture.start();
 		const c = await ts.connect();
 		const { id, cwd } = await newSession(c);
 		writeFileSync(join(cwd, "notes.txt"), "alpha\nbeta\ngamma\n");
@@ -124,7 +103,7 @@ describe("a real agent session over a WebSocket", () => {
 	});
 
 	test("a transient provider error is retried with a countdown, and only the answer is kept", async () => {
-		ts = await startTestServer();
+		ts = await fixture.start();
 		const c = await ts.connect();
 		const { id } = await newSession(c);
 		const chat = await openChat(c, id);
@@ -142,7 +121,7 @@ describe("a real agent session over a WebSocket", () => {
 	});
 
 	test("steering while busy lands at the next tool boundary; follow-up waits for the end", async () => {
-		ts = await startTestServer();
+		ts = await fixture.start();
 		const c = await ts.connect();
 		const { id } = await newSession(c);
 		const chat = await openChat(c, id);
@@ -183,7 +162,7 @@ describe("a real agent session over a WebSocket", () => {
 	});
 
 	test("stop aborts the run and gives the caller back their queued text", async () => {
-		ts = await startTestServer();
+		ts = await fixture.start();
 		const c = await ts.connect();
 		const { id } = await newSession(c);
 		const chat = await openChat(c, id);
@@ -204,7 +183,7 @@ describe("a real agent session over a WebSocket", () => {
 	});
 
 	test("a retried requestId runs once", async () => {
-		ts = await startTestServer();
+		ts = await fixture.start();
 		const c = await ts.connect();
 		const { id } = await newSession(c);
 		const chat = await openChat(c, id);
@@ -218,7 +197,7 @@ describe("a real agent session over a WebSocket", () => {
 	});
 
 	test("two clients see the same stream and the same queue", async () => {
-		ts = await startTestServer();
+		ts = await fixture.start();
 		const a = await ts.connect();
 		const b = await ts.connect();
 		const { id } = await newSession(a);
@@ -247,7 +226,7 @@ describe("a real agent session over a WebSocket", () => {
 	});
 
 	test("everything survives a server restart", async () => {
-		ts = await startTestServer();
+		ts = await fixture.start();
 		let c = await ts.connect();
 		const { id } = await newSession(c);
 		let chat = await openChat(c, id);
@@ -270,7 +249,7 @@ describe("a real agent session over a WebSocket", () => {
 	});
 
 	test("older entries come in pages; the first window is bounded", async () => {
-		ts = await startTestServer();
+		ts = await fixture.start();
 		const c = await ts.connect();
 		const { id } = await newSession(c);
 		const store = ts.server.ctx.stores.get(id);
@@ -291,7 +270,7 @@ describe("a real agent session over a WebSocket", () => {
 	});
 
 	test("without a usable model the server says so and stores nothing", async () => {
-		ts = await startTestServer();
+		ts = await fixture.start();
 		rmSync(join(ts.dataDir, "models.json"));
 		await ts.restart();
 		const c = await ts.connect();

@@ -1,34 +1,13 @@
-import { afterEach, describe, expect, test } from "bun:test";
-import { mkdtempSync, realpathSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { describe, expect, test } from "bun:test";
 import { firstKeptSeq, KEEP_NONE } from "../../src/plugins/chat/compaction.ts";
-import { chatContract } from "../../src/plugins/chat/contract.ts";
 import { contextRows, toAgentHistory } from "../../src/plugins/chat/history.ts";
 import type { StoredRow } from "../../src/plugins/chat/view.ts";
-import { sessionsContract } from "../../src/plugins/sessions/contract.ts";
-import { startTestServer, type TestServer, waitForState } from "../support/p2-server.ts";
+import { chatFixture, requestId } from "../support/chat-fixture.ts";
+import { waitForState } from "../support/p2-server.ts";
 
-let ts: TestServer | undefined;
-const dirs: string[] = [];
-afterEach(async () => {
-	await ts?.stop();
-	ts = undefined;
-	for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
-
-let n = 0;
-const rid = () => `req-${Date.now().toString(36)}-${(n++).toString(36)}`;
-
-async function openChat() {
-	ts = await startTestServer();
-	const cwd = realpathSync(mkdtempSync(join(tmpdir(), "p2-compact-")));
-	dirs.push(cwd);
-	const c = await ts.connect();
-	const sessions = await c.open(sessionsContract, {});
-	const session = (await sessions.call("create", { cwd })).id;
-	return { server: ts, chat: await c.open(chatContract, { session, conversation: "main" }) };
-}
+const fixture = chatFixture();
+const rid = requestId;
+const openChat = () => fixture.openChat();
 
 type Body = { messages: { role: string; content: unknown }[] };
 const contentText = (content: unknown) => (typeof content === "string" ? content : JSON.stringify(content));

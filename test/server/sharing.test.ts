@@ -1,41 +1,25 @@
 import { afterEach, describe, expect, test } from "bun:test";
-import { mkdtempSync, realpathSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { accessContract } from "../../src/plugins/access/contract.ts";
 import { chatContract } from "../../src/plugins/chat/contract.ts";
 import { sessionsContract } from "../../src/plugins/sessions/contract.ts";
 import { sharingContract } from "../../src/plugins/sharing/contract.ts";
 import { BUNDLE_PATH, GUEST_COOKIE } from "../../src/protocol/server-info.ts";
-import {
-	connectClient,
-	startTestServer,
-	type TestClient,
-	type TestServer,
-	waitForState,
-} from "../support/p2-server.ts";
+import { chatFixture, requestId } from "../support/chat-fixture.ts";
+import { connectClient, type TestClient, type TestServer, waitForState } from "../support/p2-server.ts";
 
-let ts: TestServer | undefined;
-const dirs: string[] = [];
+const fixture = chatFixture();
+const rid = requestId;
 const guests: TestClient[] = [];
+let ts: TestServer | undefined;
 
-afterEach(async () => {
+afterEach(() => {
 	for (const g of guests.splice(0)) g.close();
-	await ts?.stop();
-	ts = undefined;
-	for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 
-let counter = 0;
-const rid = () => `req-${Date.now().toString(36)}-${(counter++).toString(36)}`;
-
 async function setup() {
-	ts = await startTestServer();
-	const cwd = realpathSync(mkdtempSync(join(tmpdir(), "p2-share-")));
-	dirs.push(cwd);
+	ts = await fixture.start();
 	const owner = await ts.connect();
-	const sessions = await owner.open(sessionsContract, {});
-	const session = (await sessions.call("create", { cwd })).id;
+	const { id: session } = await fixture.session(owner);
 	const sharing = await owner.open(sharingContract, { session });
 	return { server: ts, owner, session, sharing };
 }
