@@ -30,7 +30,7 @@ export class ShellBlock extends ThemedItem<ShellBlockData> {
 		const rule = { invalidate() {}, render: (width: number) => [t().rule(width, tone)] };
 		this.addChild(new Spacer(1));
 		this.addChild(rule);
-		const by = d.author ? t().fg("dim", `  (${visibleText(d.author, false)})`) : "";
+		const by = d.author ? t().fg("dim", ` · ${visibleText(d.author, false)}`) : "";
 		this.addChild(new Text(`${t().fg(tone, t().bold(`$ ${visibleText(d.command, false)}`))}${by}`, 1, 0));
 		const text = visibleText(d.output).replace(/\n+$/, "");
 		const lines = text ? text.split("\n") : [];
