@@ -14,14 +14,13 @@ import { ConnectionLost, ObjectClient, type ObjectRef } from "../protocol/object
 import { DISPLAY_DEFAULTS, type Preferences, type PrefsPatch } from "../protocol/preferences.ts";
 import { isOwnerRole, type Role } from "../protocol/roles.ts";
 import { guestName } from "../protocol/share-link.ts";
-import { FilterSelector } from "../ui/selector.ts";
-import { groupDigits } from "../ui/text.ts";
 import type { TerminalFacts } from "../ui/theme/builtin.ts";
 import { ThemeRef } from "../ui/theme/theme-ref.ts";
 import { BridgeTerminal } from "./bridge-terminal.ts";
 import { ChatScreen, type ChatSettings, DEFAULT_CHAT_SETTINGS } from "./chat-screen.ts";
 import { CommandRegistry } from "./commands.ts";
 import { registerCoreCommands } from "./core-commands.ts";
+import { registerFileCommands } from "./file-commands.ts";
 import { hotkeysMarkdown } from "./hotkeys.ts";
 import { buildKeymap, type Keymap, keyMatches, keyText } from "./keymap.ts";
 import { LauncherAnswers } from "./launcher-answers.ts";
@@ -219,73 +218,12 @@ export class GuestRuntime {
 			notice: (text, tone) => screen.notice(text, tone),
 		});
 		this.#answers.register(this.#commands);
-		this.#commands.register({
-			id: "p2.chat.attach",
-			title: "Attach a file from this computer to the next message",
-			category: "Other",
-			slash: { name: "attach", argumentHint: "[path]" },
-			// Without a path the launcher shows its own file picker; either way it asks before anything is sent.
-			run: async (path) => {
-				const answer = await this.#request("attach", { path });
-				if (answer.ok && answer.attached) screen.attach(answer.attached);
-				else if (answer.error !== "declined") screen.notice(`Not attached: ${answer.error ?? "refused"}`, "warning");
-			},
-		});
-		this.#commands.register({
-			id: "p2.chat.detach",
-			title: "Remove the last attached file",
-			category: "Other",
-			keys: ["backspace"],
-			when: "chat && editorFocused && editorEmpty && attachments",
-			palette: false,
-			run: () => void screen.detach(),
-		});
-		this.#commands.register({
-			id: "p2.chat.download",
-			title: "Save a file sent to this session on this computer",
-			category: "Other",
-			slash: { name: "download" },
-			run: async () => {
-				const chat = this.#chat;
-				const session = this.#sessionId;
-				if (!chat || !session) return screen.notice("No session is open yet.");
-				const { files } = await chat.call("files", null);
-				if (!files.length) return screen.notice("No files were sent to this session.");
-				screen.showSelector(
-					"download",
-					new FilterSelector(this.#theme, {
-						title: "Save which file?",
-						items: files.map((f) => ({
-							value: f.id,
-							label: f.name,
-							description: `${groupDigits(f.size)} bytes`,
-						})),
-						hint: "↑↓ navigate  enter save (the launcher asks first)  escape cancel",
-						onCancel: () => screen.closeSelector(),
-						onSelect: (item) => {
-							screen.closeSelector();
-							const file = files.find((f) => f.id === item.value);
-							if (!file) return;
-							void this.#request("download", { session, id: file.id, name: file.name, size: file.size }).then(
-								(answer) => {
-									if (answer.ok) screen.notice(`Saved ${file.name} in your download folder`, "success");
-									else if (answer.error !== "declined")
-										screen.notice(`Not saved: ${answer.error ?? "refused"}`, "warning");
-								},
-							);
-						},
-					}),
-				);
-			},
-		});
-		this.#commands.register({
-			id: "p2.chat.detachAll",
-			title: "Remove every attached file",
-			category: "Other",
-			slash: { name: "detach" },
-			run: () => {
-				if (!screen.detach(true).length) screen.notice("No files are attached.");
-			},
+		registerFileCommands(this.#commands, {
+			theme: this.#theme,
+			screen,
+			chat: () => this.#chat,
+			session: () => this.#sessionId,
+			request: (...args) => this.#request(...args),
 		});
 		this.#commands.register({
 			id: "p2.signOut",
