@@ -226,6 +226,11 @@ export class ChatScreen {
 		return Boolean(this.#chat?.live || this.#chat?.compacting || this.#chat?.shell);
 	}
 
+	/** The conversation's entries this screen has: the window and the older pages loaded. */
+	get entries(): readonly ChatEntry[] {
+		return this.#history.entries;
+	}
+
 	get toolsExpanded(): boolean {
 		return this.#toolsExpanded;
 	}

@@ -21,6 +21,7 @@ import { ChatScreen, type ChatSettings, DEFAULT_CHAT_SETTINGS } from "./chat-scr
 import { CommandRegistry } from "./commands.ts";
 import { registerCoreCommands } from "./core-commands.ts";
 import { registerFileCommands } from "./file-commands.ts";
+import { registerForkCommands } from "./fork-commands.ts";
 import { hotkeysMarkdown } from "./hotkeys.ts";
 import { buildKeymap, type Keymap, keyMatches, keyText } from "./keymap.ts";
 import { LauncherAnswers } from "./launcher-answers.ts";
@@ -218,6 +219,20 @@ export class GuestRuntime {
 			notice: (text, tone) => screen.notice(text, tone),
 		});
 		this.#answers.register(this.#commands);
+		registerForkCommands(this.#commands, {
+			theme: this.#theme,
+			role: () => this.#role,
+			chat: () => this.#chat,
+			entries: () => screen.entries,
+			open: (session, draft) => {
+				this.#openSession(session);
+				screen.editor.setText(draft);
+				this.#tui.requestRender();
+			},
+			showSelector: (id, component) => screen.showSelector(id, component),
+			closeSelector: () => screen.closeSelector(),
+			notice: (text, tone) => screen.notice(text, tone),
+		});
 		registerFileCommands(this.#commands, {
 			theme: this.#theme,
 			screen,

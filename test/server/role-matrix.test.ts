@@ -60,6 +60,7 @@ const MATRIX: Row[] = [
 			compact: { may: PARTICIPANT, args: () => ({}) },
 			shell: { may: PARTICIPANT, args: () => ({ command: "true", includeInContext: false }) },
 			newContext: { may: OWNER, args: () => ({}) },
+			fork: { may: OWNER, args: () => ({ beforeSeq: 999_999 }) },
 			approve: { may: OWNER, args: () => ({ id: "nothing" }) },
 			reject: { may: OWNER, args: () => ({ id: "nothing" }) },
 			files: { may: EVERYONE, args: () => null },

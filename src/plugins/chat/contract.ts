@@ -211,6 +211,8 @@ export const AckReturnedArgs = lazy(() => type({ id: "string" }));
 export const CompactArgs = lazy(() => type({ "instructions?": "string <= 8000" }));
 export const CompactResult = lazy(() => type({ tokensBefore: "number", aborted: "boolean" }));
 export const NewContextArgs = lazy(() => type({ "handoff?": `string <= ${MAX_TEXT}` }));
+export const ForkArgs = lazy(() => type({ "beforeSeq?": "number.integer" }));
+export const ForkResult = lazy(() => type({ session: "string" }));
 export const ShellArgs = lazy(() => type({ command: "0 < string <= 8192", includeInContext: "boolean" }));
 export const ShellResult = lazy(() => type({ exitCode: "number | null", cancelled: "boolean" }));
 export const SessionFile = lazy(() =>
@@ -230,7 +232,7 @@ const participantMethods = [
 	"compact",
 	"shell",
 ] as const;
-const ownerMethods = [...participantMethods, "configure", "approve", "reject", "newContext"] as const;
+const ownerMethods = [...participantMethods, "configure", "approve", "reject", "newContext", "fork"] as const;
 
 export const chatContract = defineContract({
 	name: "chat",
@@ -253,6 +255,11 @@ export const chatContract = defineContract({
 		compact: method(CompactArgs, CompactResult),
 		/** pi's `!cmd` (`includeInContext`) and `!!cmd`: a command in the session's directory; Escape (stop) cancels it. */
 		shell: method(ShellArgs, ShellResult),
+		/**
+		 * pi's /fork and /clone: a new session (its child) with this conversation's entries before `beforeSeq`, a
+		 * user message (all of them without it). The new session's catalog row is published as for any session.
+		 */
+		fork: method(ForkArgs, ForkResult),
 		/** A fresh context for the model from here on (the transcript stays), with an optional handoff note. */
 		newContext: method(NewContextArgs, type("null")),
 	},

@@ -2,6 +2,7 @@ import { ProtocolError } from "../../protocol/codes.ts";
 import { json, problem, readBoundedBytes } from "../../server/http-util.ts";
 import { maySeeSession } from "../../server/objects/principal.ts";
 import type { RouteRequest, ServerContext, ServerPlugin } from "../../server/plugin.ts";
+import type { StoredEntry } from "../../server/store/session-store.ts";
 import {
 	type AckReturnedArgs,
 	type ChatInput,
@@ -9,6 +10,7 @@ import {
 	type ConfigureArgs,
 	chatContract,
 	type DequeueArgs,
+	type ForkArgs,
 	type NewContextArgs,
 	type PageArgs,
 	type SendArgs,
@@ -58,6 +60,49 @@ class Conversations {
 		}
 		slot.holders++;
 		return slot;
+	}
+
+	/** A child session holding this conversation's entries before `beforeSeq` (a user message), or all of them. */
+	fork(input: ChatInput, beforeSeq: number | undefined): { session: string } {
+		const { catalog, stores, bus } = this.#ctx;
+		const record = catalog.get(input.session);
+		if (!record) throw new ProtocolError("not_found", `no session ${input.session}`);
+		const source = stores.hold(input.session);
+		try {
+			const rows: StoredEntry[] = [];
+			for (let after = 0; ; ) {
+				const page = source.store.since(input.conversation, after, 1000);
+				rows.push(...page.entries);
+				const last = page.entries.at(-1);
+				if (!page.more || !last) break;
+				after = last.seq;
+			}
+			if (beforeSeq !== undefined && !rows.some((r) => r.seq === beforeSeq && r.kind === "user")) {
+				throw new ProtocolError("not_found", "no message of yours to fork from there");
+			}
+			const kept = beforeSeq === undefined ? rows : rows.filter((r) => r.seq < beforeSeq);
+			const created = catalog.create({
+				cwd: record.cwd,
+				env: record.env,
+				title: record.title,
+				model: record.model,
+				thinkingLevel: record.thinkingLevel,
+				parent: record.id,
+			});
+			const target = stores.hold(created.id);
+			try {
+				target.store.appendMany(
+					input.conversation,
+					kept.map((r) => ({ kind: r.kind, data: r.data, author: r.author })),
+				);
+			} finally {
+				target.release();
+			}
+			bus.emit({ type: "session.activity", session: created.id });
+			return { session: created.id };
+		} finally {
+			source.release();
+		}
 	}
 
 	releaseOne(input: ChatInput, slot: Slot): void {
@@ -181,6 +226,8 @@ export function chatPlugin(): ServerPlugin {
 									const a = args as typeof ShellArgs.infer;
 									return c.shell(a.command, a.includeInContext, who);
 								}
+								case "fork":
+									return conversations.fork(input, (args as typeof ForkArgs.infer).beforeSeq);
 								case "newContext":
 									return c.newContext((args as typeof NewContextArgs.infer).handoff);
 								case "ackReturned":

@@ -1,0 +1,137 @@
+/**
+ * pi's /fork and /clone: a new session from an earlier message of this one (the message goes back into the
+ * editor), or a copy of it as it stands. The server makes the child session; the screen then opens it.
+ */
+import { type Component, getKeybindings, truncateToWidth } from "@earendil-works/pi-tui";
+import type { ChatEntry, chatContract } from "../plugins/chat/contract.ts";
+import type { ObjectRef } from "../protocol/object-client.ts";
+import { isOwnerRole, type Role } from "../protocol/roles.ts";
+import { visibleText } from "../ui/text.ts";
+import type { ThemeRef } from "../ui/theme/theme-ref.ts";
+import type { StatusLineData } from "../ui/transcript/status-line.ts";
+import type { CommandRegistry } from "./commands.ts";
+
+const MAX_VISIBLE = 10;
+
+export interface ForkCommandsContext {
+	readonly theme: ThemeRef;
+	role(): Role | undefined;
+	chat(): ObjectRef<typeof chatContract> | undefined;
+	/** The conversation's entries the screen has (the window and any older pages loaded). */
+	entries(): readonly ChatEntry[];
+	/** Opens a session on the screen, with this text in its editor. */
+	open(session: string, draft: string): void;
+	showSelector(id: string, component: Component): void;
+	closeSelector(): void;
+	notice(text: string, tone?: StatusLineData["tone"]): void;
+}
+
+type UserEntry = Extract<ChatEntry, { kind: "user" }>;
+
+/** pi's "Fork from Message": the user messages, two lines each, the latest selected. */
+export class ForkSelector implements Component {
+	readonly capturesViewportInput = true;
+	readonly #theme: ThemeRef;
+	readonly #messages: readonly UserEntry[];
+	readonly #choose: (entry: UserEntry) => void;
+	readonly #cancel: () => void;
+	#selected: number;
+
+	constructor(theme: ThemeRef, messages: readonly UserEntry[], choose: (e: UserEntry) => void, cancel: () => void) {
+		this.#theme = theme;
+		this.#messages = messages;
+		this.#choose = choose;
+		this.#cancel = cancel;
+		this.#selected = Math.max(0, messages.length - 1);
+	}
+
+	invalidate(): void {}
+
+	render(width: number): string[] {
+		const t = this.#theme.current;
+		const lines = [
+			"",
+			` ${t.bold("Fork from Message")}`,
+			` ${t.fg("muted", "Select a user message to copy the conversation up to that point into a new session")}`,
+			"",
+			t.rule(width),
+			"",
+		];
+		const n = this.#messages.length;
+		const start = Math.max(0, Math.min(this.#selected - Math.floor(MAX_VISIBLE / 2), n - MAX_VISIBLE));
+		const end = Math.min(start + MAX_VISIBLE, n);
+		for (let i = start; i < end; i++) {
+			const selected = i === this.#selected;
+			const text = truncateToWidth(visibleText(this.#messages[i]!.text, false).trim(), Math.max(1, width - 2));
+			lines.push(`${selected ? t.fg("accent", "› ") : "  "}${selected ? t.bold(text) : text}`);
+			lines.push(t.fg("muted", `  Message ${i + 1} of ${n}`), "");
+		}
+		if (start > 0 || end < n) lines.push(t.fg("muted", `  (${this.#selected + 1}/${n})`));
+		lines.push("", t.rule(width));
+		return lines.map((l) => truncateToWidth(l, width, ""));
+	}
+
+	handleInput(data: string): void {
+		const kb = getKeybindings();
+		const n = this.#messages.length;
+		if (kb.matches(data, "tui.select.up")) this.#selected = this.#selected === 0 ? n - 1 : this.#selected - 1;
+		else if (kb.matches(data, "tui.select.down")) this.#selected = this.#selected === n - 1 ? 0 : this.#selected + 1;
+		else if (kb.matches(data, "tui.select.confirm")) {
+			const entry = this.#messages[this.#selected];
+			if (entry) this.#choose(entry);
+		} else if (kb.matches(data, "tui.select.cancel")) this.#cancel();
+	}
+}
+
+export function registerForkCommands(commands: CommandRegistry, ctx: ForkCommandsContext): void {
+	const fork = async (beforeSeq: number | undefined, draft: string, done: string) => {
+		const chat = ctx.chat();
+		if (!chat) return ctx.notice("No session is open yet.");
+		const { session } = await chat.call("fork", beforeSeq === undefined ? {} : { beforeSeq });
+		ctx.open(session, draft);
+		ctx.notice(done);
+	};
+	const ownerOnly = () => {
+		if (isOwnerRole(ctx.role())) return false;
+		ctx.notice("Only the owner can start sessions; you were given this one.");
+		return true;
+	};
+	commands.register({
+		id: "app.session.fork",
+		title: "Create a new fork from a previous user message",
+		category: "Sessions",
+		when: "chat && owner",
+		slash: { name: "fork" },
+		run: () => {
+			if (ownerOnly()) return;
+			const messages = ctx.entries().filter((e): e is UserEntry => e.kind === "user");
+			if (!messages.length) return ctx.notice("No messages to fork from");
+			ctx.showSelector(
+				"fork",
+				new ForkSelector(
+					ctx.theme,
+					messages,
+					(entry) => {
+						ctx.closeSelector();
+						fork(entry.seq, entry.text, "Forked to new session").catch((error: unknown) =>
+							ctx.notice(`Error: ${error instanceof Error ? error.message : String(error)}`, "error"),
+						);
+					},
+					() => ctx.closeSelector(),
+				),
+			);
+		},
+	});
+	commands.register({
+		id: "p2.session.clone",
+		title: "Duplicate the current session at the current position",
+		category: "Sessions",
+		when: "chat && owner",
+		slash: { name: "clone" },
+		run: async () => {
+			if (ownerOnly()) return;
+			if (!ctx.entries().length) return ctx.notice("Nothing to clone yet");
+			await fork(undefined, "", "Cloned to new session");
+		},
+	});
+}

@@ -1,0 +1,39 @@
+import { afterAll, beforeAll, describe, test } from "bun:test";
+import { type FakeHome, fakeHome, MAIN } from "../support/fake-home.ts";
+import { runInPty } from "../support/pty.ts";
+
+let h: FakeHome;
+beforeAll(async () => {
+	h = await fakeHome("p2-fork-e2e-");
+});
+afterAll(() => h.remove());
+
+describe("/fork end to end", () => {
+	test("pi's message selector; the fork opens with the chosen message in the editor, without it in the transcript", async () => {
+		const run = runInPty([process.execPath, MAIN], { env: h.env, cwd: h.home, cols: 100, rows: 40 });
+		try {
+			await run.waitFor((s) => s.includes("fake-model"), "the chat");
+			h.fake.enqueue({ text: "Answer one." }, { text: "Answer two." });
+			run.type("question one\r");
+			await run.waitFor((s) => s.includes("Answer one."), "the first answer");
+			run.type("question two\r");
+			await run.waitFor((s) => s.includes("Answer two."), "the second answer");
+			run.type("/fork");
+			await Bun.sleep(200);
+			run.type("\r");
+			await run.waitFor(
+				(s) => s.includes("Fork from Message") && s.includes("› question two") && s.includes("Message 2 of 2"),
+				"pi's selector on the latest message",
+			);
+			run.type("\r");
+			await run.waitFor((s) => s.includes("Forked to new session"), "the notice");
+			await run.waitFor(
+				(s) => s.includes("Answer one.") && !s.includes("Answer two.") && /^question two\s*$/m.test(s),
+				"the fork: what came before, and the message back in the editor",
+			);
+		} finally {
+			run.kill();
+			await run.exited;
+		}
+	}, 40_000);
+});
