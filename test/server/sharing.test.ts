@@ -275,6 +275,34 @@ describe("authors and approval", () => {
 		expect(await bundleStatus(server.server.origin, cookie)).toBe(401);
 	});
 
+	test("a guest's uploads to a session are capped in all; the owner's are not", async () => {
+		const { server, session, cookie } = await fullGuest();
+		const { readdirSync, readFileSync, writeFileSync } = await import("node:fs");
+		const { join } = await import("node:path");
+		const { GUEST_UPLOAD_QUOTA } = await import("../../src/plugins/chat/uploads.ts");
+		const origin = server.server.origin;
+		const upload = (headers: Record<string, string>) =>
+			fetch(`${origin}/upload?session=${session}&name=a.txt`, {
+				method: "POST",
+				headers: { origin, ...headers },
+				body: "hello",
+			});
+		const guest = { cookie: `${GUEST_COOKIE}=${cookie}` };
+		expect((await upload(guest)).status).toBe(200);
+		// What the guest has sent, as the server recorded it, brought close to the cap.
+		const dir = join(server.dataDir, "uploads", session);
+		const first = readdirSync(dir).find((n) => n.endsWith(".json"))!;
+		const sent = JSON.parse(readFileSync(join(dir, first), "utf8"));
+		const id = crypto.randomUUID();
+		writeFileSync(join(dir, `${id}.bin`), "");
+		writeFileSync(join(dir, `${id}.json`), JSON.stringify({ ...sent, id, size: GUEST_UPLOAD_QUOTA - 2 }));
+		const refused = await upload(guest);
+		expect(refused.status).toBe(413);
+		expect(await refused.text()).toContain("a guest may send at most 100 MiB");
+		const { DEVICE_TOKEN_HEADER } = await import("../../src/protocol/server-info.ts");
+		expect((await upload({ [DEVICE_TOKEN_HEADER]: server.server.deviceToken })).status).toBe(200);
+	});
+
 	test("the owner's dequeue of a guest's message sends it back to the guest, not to the owner", async () => {
 		const { server, guestChat, ownerChat } = await fullGuest();
 		server.fake.enqueue({ hang: true });

@@ -1,6 +1,6 @@
 import { ProtocolError } from "../../protocol/codes.ts";
 import { json, problem, readBoundedBytes } from "../../server/http-util.ts";
-import { maySeeSession } from "../../server/objects/principal.ts";
+import { isOwner, maySeeSession } from "../../server/objects/principal.ts";
 import type { RouteRequest, ServerContext, ServerPlugin } from "../../server/plugin.ts";
 import type { StoredEntry } from "../../server/store/session-store.ts";
 import {
@@ -17,7 +17,7 @@ import {
 	type ShellArgs,
 } from "./contract.ts";
 import { Conversation } from "./conversation.ts";
-import { MAX_UPLOAD_BYTES, Uploads } from "./uploads.ts";
+import { GUEST_UPLOAD_QUOTA, MAX_UPLOAD_BYTES, Uploads } from "./uploads.ts";
 
 interface Slot {
 	readonly conversation: Conversation;
@@ -147,6 +147,9 @@ async function upload(req: Request, ctx: ServerContext, request: RouteRequest, u
 	if (!name || name.length > 255) return problem(400, "a file name of 1 to 255 characters is needed");
 	const bytes = await readBoundedBytes(req, MAX_UPLOAD_BYTES);
 	if (bytes === null) return problem(413, `files are limited to ${MAX_UPLOAD_BYTES / 1024 / 1024} MiB`);
+	if (!isOwner(principal) && uploads.bytesBy(session, principal.id) + bytes.byteLength > GUEST_UPLOAD_QUOTA) {
+		return problem(413, `a guest may send at most ${GUEST_UPLOAD_QUOTA / 1024 / 1024} MiB of files to a session`);
+	}
 	const meta = uploads.save(session, name, bytes, principal.id);
 	return json({ id: meta.id, name: meta.name, size: meta.size, mimeType: meta.mimeType });
 }

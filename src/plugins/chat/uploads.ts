@@ -3,6 +3,8 @@ import { join } from "node:path";
 
 /** What one upload may be, as the launcher checks before sending (seed 3.4). */
 export const MAX_UPLOAD_BYTES = 25 * 1024 * 1024;
+/** What one guest may send to one session in all: a shared session's disk is the owner's. */
+export const GUEST_UPLOAD_QUOTA = 100 * 1024 * 1024;
 const IMAGE_TYPES = ["image/png", "image/jpeg", "image/gif", "image/webp"] as const;
 export type ImageType = (typeof IMAGE_TYPES)[number];
 
@@ -107,6 +109,13 @@ export class Uploads {
 		} catch {
 			return undefined;
 		}
+	}
+
+	/** How many bytes this person has sent to the session so far. */
+	bytesBy(session: string, by: string): number {
+		return this.list(session)
+			.filter((m) => m.by === by)
+			.reduce((sum, m) => sum + m.size, 0);
 	}
 
 	/** An upload of this session by this person (what a message may attach); undefined for anyone else's. */
