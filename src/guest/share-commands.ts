@@ -73,10 +73,26 @@ export class ShareCommands {
 		if (!session) return;
 		const ref = this.#ctx.client.open(sharingContract, { session });
 		this.#ref = ref;
+		let here: Map<string, string> | undefined;
 		ref.onChange((state) => {
 			if (this.#ref !== ref) return;
 			this.#ctx.setPresence(presenceText(state));
 			if (this.#ctx.selector() === "share") this.#ctx.requestRender();
+			// Who comes and goes, in the transcript (not for those already here when the session opened).
+			const now = new Map(
+				(state?.guests ?? [])
+					.filter((g) => g.connected > 0 && !g.blocked)
+					.map((g) => [g.id, `${guestName(g.name) || "guest"} (unverified)`]),
+			);
+			if (here) {
+				for (const [id, name] of now) {
+					const guest = state?.guests.find((g) => g.id === id);
+					if (!here.has(id))
+						this.#ctx.notice(`${name} joined · ${guest?.access === "full" ? "full access" : "view only"}`);
+				}
+				for (const [id, name] of here) if (!now.has(id)) this.#ctx.notice(`${name} left`);
+			}
+			here = now;
 		});
 	}
 

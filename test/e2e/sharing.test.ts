@@ -62,6 +62,7 @@ describe("sharing end to end: an owner and a --join guest, each with their own l
 			await g.waitFor((s) => s.includes("guest · Ana (unverified) · view only"), "the guest header");
 			await g.waitFor((s) => s.includes("Joined as Ana (unverified) · read-only"), "the read-only bar");
 			await own.waitFor((s) => s.includes("guest here: Ana (view)"), "presence in the owner's footer");
+			await own.waitFor((s) => s.includes("Ana (unverified) joined · view only"), "the owner told who joined");
 
 			// The owner's answer streams to the guest as it is written.
 			owner.fake.enqueue({ text: "Streaming to everyone who watches this session", chunks: 8, chunkDelayMs: 150 });
