@@ -356,6 +356,7 @@ export class GuestRuntime {
 						args: {
 							continue: start.args.continue || start.args.resume,
 							...(start.args.session ? { session: start.args.session } : {}),
+							...(start.args.fork ? { fork: start.args.fork } : {}),
 							...(start.args.lastSession ? { lastSession: start.args.lastSession } : {}),
 						},
 						...(start.local ? { local: { cwd: start.local.cwd } } : {}),
@@ -363,6 +364,7 @@ export class GuestRuntime {
 			let id: string;
 			if (choice.kind === "none") return this.#screen.notice(choice.reason, "warning");
 			if (choice.kind === "create") id = (await sessions.call("create", { cwd: choice.cwd })).id;
+			else if (choice.kind === "fork") id = await this.#forkAtStart(choice.id);
 			else id = choice.id;
 			sessions.onChange(() => this.#showRow());
 			this.#openSession(id, this.#restored?.anchor);
@@ -384,6 +386,20 @@ export class GuestRuntime {
 			this.#screen.notice(`Error: ${error instanceof Error ? error.message : String(error)}`, "error");
 		} finally {
 			this.#choosing = false;
+		}
+	}
+
+	/** pi's `--fork <id>`: a new fork of that session, in the directory p2 started in when the server is this device's. */
+	async #forkAtStart(source: string): Promise<string> {
+		const chat = this.#client.open(chatContract, { session: source, conversation: MAIN_CONVERSATION });
+		try {
+			await chat.ready;
+			const cwd = this.#host.start.local?.cwd;
+			const { session } = await chat.call("fork", cwd ? { cwd } : {});
+			this.#screen.notice("Forked to new session");
+			return session;
+		} finally {
+			chat.close();
 		}
 	}
 

@@ -3,6 +3,8 @@ import type { Role } from "../protocol/roles.ts";
 
 export type SessionChoice =
 	| { readonly kind: "open"; readonly id: string }
+	/** `--fork`: a new fork of this session opens. */
+	| { readonly kind: "fork"; readonly id: string }
 	| { readonly kind: "create"; readonly cwd: string }
 	| { readonly kind: "none"; readonly reason: string };
 
@@ -11,7 +13,12 @@ export interface SessionChoiceInput {
 	/** The session a guest was admitted to. */
 	readonly guestSession: string | null;
 	readonly sessions: readonly SessionRow[];
-	readonly args: { readonly session?: string; readonly continue: boolean; readonly lastSession?: string };
+	readonly args: {
+		readonly session?: string;
+		readonly fork?: string;
+		readonly continue: boolean;
+		readonly lastSession?: string;
+	};
 	/** This device's server: the directory p2 started in. */
 	readonly local?: { readonly cwd: string };
 }
@@ -29,12 +36,13 @@ export function chooseSession(input: SessionChoiceInput): SessionChoice {
 			: { kind: "none", reason: "This share has no session." };
 	}
 	const live = input.sessions.filter((s) => !s.archived);
-	const wanted = input.args.session;
+	const wanted = input.args.session ?? input.args.fork;
 	if (wanted) {
+		const kind = input.args.session ? "open" : "fork";
 		const exact = input.sessions.find((s) => s.id === wanted);
-		if (exact) return { kind: "open", id: exact.id };
+		if (exact) return { kind, id: exact.id };
 		const matches = input.sessions.filter((s) => s.id.startsWith(wanted));
-		if (matches.length === 1) return { kind: "open", id: matches[0]!.id };
+		if (matches.length === 1) return { kind, id: matches[0]!.id };
 		return {
 			kind: "none",
 			reason: matches.length ? `Session id ${wanted} is ambiguous.` : `No session ${wanted} on this server.`,

@@ -13,6 +13,8 @@ export interface LaunchArgs {
 	continue: boolean;
 	resume: boolean;
 	session?: string;
+	/** `--fork <id>`: open a new fork of that session (a unique prefix will do), here. */
+	fork?: string;
 	model?: string;
 	provider?: string;
 	thinking?: ThinkingLevel;
@@ -32,7 +34,6 @@ const UNSUPPORTED: Record<string, string> = {
 	"--tui-mode": "p2 always uses the fullscreen renderer",
 	"--session-dir": "sessions live on the p2 server",
 	"--no-session": "sessions live on the p2 server",
-	"--fork": "forking sessions is not available yet",
 	"--models": "the scoped models are the server's enabledModels setting",
 	"--tools": "the tool loadout is the server's configuration",
 	"-t": "the tool loadout is the server's configuration",
@@ -127,6 +128,10 @@ export function parseLaunchArgs(argv: readonly string[]): LaunchArgs {
 				out.session = value(i++, arg);
 				if (!/^[0-9a-f-]{36}$/.test(out.session)) throw new ArgsError(`${arg}: "${out.session}" is not a session id`);
 				continue;
+			case "--fork":
+				out.fork = value(i++, arg);
+				if (!/^[0-9a-f-]{1,36}$/.test(out.fork)) throw new ArgsError(`--fork: "${out.fork}" is not a session id`);
+				continue;
 			case "--model":
 				out.model = value(i++, arg);
 				continue;
@@ -163,6 +168,9 @@ export function parseLaunchArgs(argv: readonly string[]): LaunchArgs {
 	if (out.session !== undefined && (out.continue || out.resume)) {
 		throw new ArgsError("--session excludes --continue and --resume");
 	}
+	if (out.fork !== undefined && (out.session !== undefined || out.continue || out.resume)) {
+		throw new ArgsError("--fork excludes --session, --continue and --resume");
+	}
 	out.draft = words.join(" ");
 	return out;
 }
@@ -177,6 +185,7 @@ Opens this device's p2 sessions (starting its server when none runs), or a remot
   -c, --continue             continue the last session on this server
   -r, --resume               pick a session to resume
   --session <id>             open a session (alias --session-id)
+  --fork <id>                open a new fork of a session, in this directory (owner)
   --name, -n <title>         rename the session that opens (owner)
   --model <provider/id>      use this model for the session that opens (owner)
   --provider <name>          the provider for --model

@@ -163,6 +163,7 @@ export async function runLauncher(options: LauncherOptions): Promise<LauncherRes
 			verbose: options.args.verbose,
 			draft: options.args.draft,
 			...(options.args.session ? { session: options.args.session } : {}),
+			...(options.args.fork ? { fork: options.args.fork } : {}),
 			continue: options.args.continue,
 			resume: options.args.resume,
 			...(options.lastSession ? { lastSession: options.lastSession } : {}),

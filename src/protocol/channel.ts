@@ -69,6 +69,7 @@ export const StartData = lazy(() =>
 			verbose: "boolean",
 			draft: "string <= 65536",
 			"session?": "string <= 256",
+			"fork?": "string <= 64",
 			continue: "boolean",
 			resume: "boolean",
 			/** The session this person last had open on this server (a remote one), remembered by the launcher. */

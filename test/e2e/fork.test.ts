@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { type FakeHome, fakeHome, MAIN } from "../support/fake-home.ts";
 import { runInPty } from "../support/pty.ts";
 
@@ -35,5 +35,32 @@ describe("/fork end to end", () => {
 			run.kill();
 			await run.exited;
 		}
+	}, 40_000);
+
+	test("p2 --fork <prefix> opens a new fork of that session here", async () => {
+		const { Catalog } = await import("../../src/server/store/catalog.ts");
+		const catalog = Catalog.open(h.data);
+		// The session the test above made.
+		const source = catalog.list({}).find((r) => r.parent === null && r.title !== "");
+		const before = catalog.list({}).filter((r) => r.parent === source?.id).length;
+		catalog.close();
+		expect(source).toBeDefined();
+		const run = runInPty([process.execPath, MAIN, "--fork", source!.id.slice(0, 8)], {
+			env: h.env,
+			cwd: h.home,
+			cols: 100,
+			rows: 40,
+		});
+		try {
+			await run.waitFor((s) => s.includes("Forked to new session") && s.includes("Answer one."), "the fork");
+		} finally {
+			run.kill();
+			await run.exited;
+		}
+		const after = Catalog.open(h.data);
+		const forks = after.list({}).filter((r) => r.parent === source!.id);
+		after.close();
+		expect(forks.length).toBe(before + 1);
+		expect(forks.every((r) => r.cwd === h.home)).toBe(true);
 	}, 40_000);
 });

@@ -191,6 +191,11 @@ describe("session choice", () => {
 		});
 	});
 
+	test("--fork: a new fork of the session named by an id or a unique prefix", () => {
+		expect(chooseSession({ ...base, args: { continue: false, fork: "bbbb" } })).toEqual({ kind: "fork", id: B });
+		expect(chooseSession({ ...base, args: { continue: false, fork: "aaaa" } })).toMatchObject({ kind: "none" });
+	});
+
 	test("a remote server: the session this person had open last there (remembered by the launcher), else the latest", () => {
 		const remote = { role: "owner" as const, guestSession: null, sessions };
 		expect(chooseSession({ ...remote, args: { continue: false, lastSession: A } })).toEqual({ kind: "open", id: A });

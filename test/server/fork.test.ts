@@ -39,5 +39,11 @@ describe("/fork and /clone", () => {
 		const copy = await owner.open(chatContract, { session: clone, conversation: "main" });
 		expect(copy.state!.entries.filter((e) => e.kind === "user")).toHaveLength(2);
 		await expect(chat.call("fork", { beforeSeq: 999_999 })).rejects.toMatchObject({ code: "not_found" });
+		// pi's --fork: the fork lives in another directory.
+		const elsewhere = fixture.workDir("p2-fork-here-");
+		const { session: moved } = await chat.call("fork", { cwd: elsewhere });
+		const listed = await waitForState(sessions, (s) => s.sessions.some((r) => r.id === moved));
+		expect(listed.sessions.find((r) => r.id === moved)?.cwd).toBe(elsewhere);
+		await expect(chat.call("fork", { cwd: "/no/such/dir" })).rejects.toMatchObject({ code: "bad_args" });
 	});
 });

@@ -211,7 +211,7 @@ export const AckReturnedArgs = lazy(() => type({ id: "string" }));
 export const CompactArgs = lazy(() => type({ "instructions?": "string <= 8000" }));
 export const CompactResult = lazy(() => type({ tokensBefore: "number", aborted: "boolean" }));
 export const NewContextArgs = lazy(() => type({ "handoff?": `string <= ${MAX_TEXT}` }));
-export const ForkArgs = lazy(() => type({ "beforeSeq?": "number.integer" }));
+export const ForkArgs = lazy(() => type({ "beforeSeq?": "number.integer", "cwd?": "0 < string <= 4096" }));
 export const ForkResult = lazy(() => type({ session: "string" }));
 export const ShellArgs = lazy(() => type({ command: "0 < string <= 8192", includeInContext: "boolean" }));
 export const ShellResult = lazy(() => type({ exitCode: "number | null", cancelled: "boolean" }));

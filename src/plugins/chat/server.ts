@@ -1,3 +1,5 @@
+import { statSync } from "node:fs";
+import { isAbsolute } from "node:path";
 import { ProtocolError } from "../../protocol/codes.ts";
 import { json, problem, readBoundedBytes } from "../../server/http-util.ts";
 import { isOwner, maySeeSession } from "../../server/objects/principal.ts";
@@ -63,7 +65,7 @@ class Conversations {
 	}
 
 	/** A child session holding this conversation's entries before `beforeSeq` (a user message), or all of them. */
-	fork(input: ChatInput, beforeSeq: number | undefined): { session: string } {
+	fork(input: ChatInput, beforeSeq: number | undefined, cwd: string | undefined): { session: string } {
 		const { catalog, stores, bus } = this.#ctx;
 		const record = catalog.get(input.session);
 		if (!record) throw new ProtocolError("not_found", `no session ${input.session}`);
@@ -81,8 +83,10 @@ class Conversations {
 				throw new ProtocolError("not_found", "no message of yours to fork from there");
 			}
 			const kept = beforeSeq === undefined ? rows : rows.filter((r) => r.seq < beforeSeq);
+			if (cwd !== undefined && !isDirectory(cwd))
+				throw new ProtocolError("bad_args", `${cwd} is not a directory on the server`);
 			const created = catalog.create({
-				cwd: record.cwd,
+				cwd: cwd ?? record.cwd,
 				env: record.env,
 				title: record.title,
 				model: record.model,
@@ -129,6 +133,14 @@ class Conversations {
 		}
 		this.#slots.clear();
 		for (const session of sessions) this.#ctx.bus.emit({ type: "session.watched", session, watched: false });
+	}
+}
+
+function isDirectory(path: string): boolean {
+	try {
+		return isAbsolute(path) && statSync(path).isDirectory();
+	} catch {
+		return false;
 	}
 }
 
@@ -229,8 +241,10 @@ export function chatPlugin(): ServerPlugin {
 									const a = args as typeof ShellArgs.infer;
 									return c.shell(a.command, a.includeInContext, who);
 								}
-								case "fork":
-									return conversations.fork(input, (args as typeof ForkArgs.infer).beforeSeq);
+								case "fork": {
+									const a = args as typeof ForkArgs.infer;
+									return conversations.fork(input, a.beforeSeq, a.cwd);
+								}
 								case "newContext":
 									return c.newContext((args as typeof NewContextArgs.infer).handoff);
 								case "ackReturned":
