@@ -3,7 +3,8 @@
  * ones stay as they are. The request is a plain-text transcript, so tool calls need no pairing and large tool
  * outputs are cut.
  */
-import type { AssistantMessage, Context } from "@earendil-works/pi-ai";
+import type { StreamFn } from "@earendil-works/pi-agent-core";
+import { type Api, type AssistantMessage, type Context, type Model, normalizeContext } from "@earendil-works/pi-ai";
 import type { StoredData, StoredRow } from "./view.ts";
 import { textOf } from "./view.ts";
 
@@ -99,4 +100,22 @@ export function contextTokens(lead: string | null, rows: readonly StoredRow[]): 
 		if (u && u.input + u.output > 0) return u.input + u.cacheRead + u.cacheWrite + u.output;
 	}
 	return estimateTokens([lead ?? "", ...rows.map((r) => entryText(r) ?? "")].join("\n"));
+}
+
+/** Asks the model for the summary: the text, or why there is none; `aborted` when the signal ended it. */
+export async function summarize(options: {
+	streamFn: StreamFn;
+	model: Model<Api>;
+	lead: string | null;
+	rows: readonly StoredRow[];
+	instructions?: string;
+	signal: AbortSignal;
+}): Promise<{ aborted: true } | { aborted: false; summary: string } | { aborted: false; error: string }> {
+	const request = normalizeContext(summaryRequest(options.lead, options.rows, options.instructions));
+	const stream = await options.streamFn(options.model, request, { signal: options.signal });
+	const message = await stream.result();
+	if (options.signal.aborted || message.stopReason === "aborted") return { aborted: true };
+	if (message.stopReason === "error") return { aborted: false, error: message.errorMessage ?? "the model refused" };
+	const summary = textOf(message.content.filter((c) => c.type === "text")).trim();
+	return summary ? { aborted: false, summary } : { aborted: false, error: "the model wrote no summary." };
 }

@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import type { Api, AssistantMessage, ImageContent, Model, UserMessage } from "@earendil-works/pi-ai";
-import { clampThinkingLevel, getSupportedThinkingLevels, normalizeContext } from "@earendil-works/pi-ai";
+import { clampThinkingLevel, getSupportedThinkingLevels } from "@earendil-works/pi-ai";
 import { ProtocolError } from "../../protocol/codes.ts";
 import { type Author, THINKING_LEVELS, type ThinkingLevel } from "../../protocol/common.ts";
 import type { PatchOp } from "../../protocol/patch.ts";
@@ -14,7 +14,7 @@ import { isOwner } from "../../server/objects/principal.ts";
 import type { ServerContext } from "../../server/plugin.ts";
 import { DuplicateRequestError } from "../../server/store/errors.ts";
 import type { QueuedRow, SessionStore, StoredEntry } from "../../server/store/session-store.ts";
-import { contextTokens, firstKeptSeq, summaryRequest } from "./compaction.ts";
+import { contextTokens, firstKeptSeq, summarize } from "./compaction.ts";
 import type {
 	ChatEntry,
 	ChatState,
@@ -25,7 +25,7 @@ import type {
 } from "./contract.ts";
 import { contextRows, toAgentHistory } from "./history.ts";
 import { isImage, type Uploads } from "./uploads.ts";
-import { fitWindow, type StoredData, textOf, toView } from "./view.ts";
+import { fitWindow, type StoredData, toView } from "./view.ts";
 
 /** What pi says when nothing can answer; p2 never invents an answer instead. */
 export const NO_MODELS_TEXT =
@@ -328,15 +328,17 @@ export class Conversation {
 		this.#update([{ op: "set", path: ["compacting"], value: { startedAt: Date.now(), reason } }]);
 		this.#ctx.bus.emit({ type: "session.busy", session: this.session, busy: true });
 		try {
-			const request = normalizeContext(summaryRequest(lead?.text ?? null, older, instructions));
-			const stream = await this.#ctx.models.streamFn(model, request, { signal: compaction.abort.signal });
-			const message = await stream.result();
-			if (compaction.abort.signal.aborted || message.stopReason === "aborted") return { tokensBefore, aborted: true };
-			if (message.stopReason === "error") {
-				throw new ProtocolError("unavailable", `Compaction failed: ${message.errorMessage ?? "the model refused"}`);
-			}
-			const summary = textOf(message.content.filter((c) => c.type === "text")).trim();
-			if (!summary) throw new ProtocolError("unavailable", "Compaction failed: the model wrote no summary.");
+			const written = await summarize({
+				streamFn: this.#ctx.models.streamFn,
+				model,
+				lead: lead?.text ?? null,
+				rows: older,
+				...(instructions ? { instructions } : {}),
+				signal: compaction.abort.signal,
+			});
+			if (written.aborted) return { tokensBefore, aborted: true };
+			if ("error" in written) throw new ProtocolError("unavailable", `Compaction failed: ${written.error}`);
+			const { summary } = written;
 			const entry = this.#store.append(this.id, {
 				kind: "compaction",
 				data: { kind: "compaction", summary, tokensBefore, firstKeptSeq: keep } satisfies StoredData,
