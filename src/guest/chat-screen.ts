@@ -685,7 +685,11 @@ export class ChatScreen {
 		const live = chat?.live;
 		const interrupt = this.#options.keyText("app.interrupt");
 		if (chat?.compacting) {
-			const what = chat.compacting.reason === "threshold" ? "Auto-compacting..." : "Compacting context...";
+			const reason = chat.compacting.reason;
+			const what =
+				reason === "manual"
+					? "Compacting context..."
+					: `${reason === "overflow" ? "Context overflow detected, " : ""}Auto-compacting...`;
 			this.editor.setIndicator({ text: `${what}${interrupt ? ` (${interrupt} to cancel)` : ""}`, tone: "border" });
 		} else if (live?.retry) {
 			const secs = Math.max(0, Math.ceil((live.retry.until - Date.now()) / 1000));

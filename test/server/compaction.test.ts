@@ -112,6 +112,38 @@ describe("automatic compaction", () => {
 		expect(server.fake.requests).toHaveLength(3);
 	});
 
+	test("a context overflow is compacted and the run goes on from the summary, once", async () => {
+		const { server, chat } = await openChat();
+		const reasons: string[] = [];
+		chat.onChange((s) => {
+			if (s?.compacting) reasons.push(s.compacting.reason);
+		});
+		server.fake.enqueue(
+			{ text: "An earlier answer.", usage: { prompt: 1000, completion: 10 } },
+			{
+				status: 400,
+				error:
+					"This model's maximum context length is 128000 tokens. However, your messages resulted in 130512 tokens.",
+			},
+			{ text: "## Summary\n- an earlier answer" },
+			{ text: "The answer after all." },
+		);
+		await chat.call("send", { text: "first", mode: "steer", requestId: rid() });
+		await waitForState(chat, (s) => s.live === null && s.entries.at(-1)?.kind === "assistant");
+		await chat.call("send", { text: "the big one", mode: "steer", requestId: rid() });
+		const state = await waitForState(chat, (s) =>
+			s.entries.some((e) => e.kind === "assistant" && e.parts.some((p) => p.text === "The answer after all.")),
+		);
+		expect(reasons).toContain("overflow");
+		expect(state.entries.some((e) => e.kind === "compaction")).toBe(true);
+		// The continuation sent the summary and the person's message once, with no new message of its own.
+		const continued = JSON.stringify(server.fake.requests[3]);
+		expect(continued).toContain("<summary>");
+		expect(continued.split("the big one").length - 1).toBe(1);
+		await waitForState(chat, (s) => s.live === null && s.compacting === null);
+		expect(server.fake.requests).toHaveLength(4);
+	});
+
 	test("an answer well within the window is not followed by a compaction", async () => {
 		const { server, chat } = await openChat();
 		server.fake.enqueue({ text: "fine", usage: { prompt: 50_000, completion: 500 } });

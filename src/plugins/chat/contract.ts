@@ -165,8 +165,8 @@ export const ChatState = lazy(() =>
 		returned: Returned.array(),
 		model: ModelState,
 		thinkingLevel: ThinkingLevel,
-		/** A compaction in progress (`threshold`: automatic, the context is nearly full); null otherwise. */
-		compacting: type({ startedAt: "number", reason: "'manual' | 'threshold'" }).or("null"),
+		/** A compaction in progress (`threshold`: the context is nearly full; `overflow`: it overflowed); null otherwise. */
+		compacting: type({ startedAt: "number", reason: "'manual' | 'threshold' | 'overflow'" }).or("null"),
 		/** A person's `!` command while it runs; its output grows by appends. */
 		shell: type({
 			id: "string",

@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import type { Api, AssistantMessage, ImageContent, Model, UserMessage } from "@earendil-works/pi-ai";
-import { clampThinkingLevel, getSupportedThinkingLevels } from "@earendil-works/pi-ai";
+import { clampThinkingLevel, getSupportedThinkingLevels, isContextOverflow } from "@earendil-works/pi-ai";
 import { ProtocolError } from "../../protocol/codes.ts";
 import { type Author, THINKING_LEVELS, type ThinkingLevel } from "../../protocol/common.ts";
 import type { PatchOp } from "../../protocol/patch.ts";
@@ -96,7 +96,11 @@ export class Conversation {
 	#store: SessionStore;
 	readonly #uploads: Uploads | undefined;
 	#engine: ConversationEngine | null = null;
-	#run: { id: string; input: UserMessage; authorId: string } | null = null;
+	#run: { id: string; input: UserMessage | null; authorId: string } | null = null;
+	/** The latest committed answer of the run (an overflow error is recognized from it). */
+	#lastAnswer: AssistantMessage | null = null;
+	/** A run that overflowed the context is compacted and continued once, not again and again. */
+	#overflowRecovered = false;
 	/** A /compact in progress, and who asked for it (they, or an owner, may cancel it). */
 	#compaction: { abort: AbortController; by: string } | null = null;
 	/** A person's `!` command while it runs, and who ran it. */
@@ -308,7 +312,7 @@ export class Conversation {
 	async #compact(
 		instructions: string | undefined,
 		by: string,
-		reason: "manual" | "threshold",
+		reason: "manual" | "threshold" | "overflow",
 	): Promise<{ tokensBefore: number; aborted: boolean }> {
 		if (this.#run || this.#shell) {
 			throw new ProtocolError("conflict", "The agent is working: stop it (Escape) or wait, then compact.");
@@ -320,7 +324,10 @@ export class Conversation {
 		if (!rows.some((r) => r.kind === "user" || r.kind === "assistant")) {
 			throw new ProtocolError("conflict", "Nothing to compact yet.");
 		}
-		const keep = firstKeptSeq(rows);
+		// After an overflow the person's latest message stays word for word: the run goes on to answer it.
+		const lastUser = rows.findLast((r) => r.kind === "user")?.seq;
+		const keep =
+			reason === "overflow" && lastUser !== undefined ? Math.min(firstKeptSeq(rows), lastUser) : firstKeptSeq(rows);
 		const older = rows.filter((r) => r.seq < keep);
 		const tokensBefore = contextTokens(lead?.text ?? null, rows);
 		const compaction = { abort: new AbortController(), by };
@@ -548,17 +555,28 @@ export class Conversation {
 	// --- runs ---
 
 	#startRun(engine: ConversationEngine, input: UserMessage, entry: StoredEntry): void {
+		this.#overflowRecovered = false;
+		this.#update([{ op: "push", path: ["entries"], items: [toView(entry)] }]);
+		this.#beginRun(input, (entry.author as Author | null)?.id ?? "", () => engine.run(input));
+	}
+
+	/** A run with no new message: the agent goes on from its history (after an overflow was compacted). */
+	#continueRun(engine: ConversationEngine, authorId: string): void {
+		this.#beginRun(null, authorId, () => engine.continueRun());
+	}
+
+	#beginRun(input: UserMessage | null, authorId: string, start: () => Promise<RunOutcome>): void {
 		const runId = crypto.randomUUID();
 		this.#store.beginRun(this.id, runId);
-		this.#run = { id: runId, input, authorId: (entry.author as Author | null)?.id ?? "" };
+		this.#run = { id: runId, input, authorId };
+		this.#lastAnswer = null;
 		this.#update([
-			{ op: "push", path: ["entries"], items: [toView(entry)] },
 			{ op: "set", path: ["live"], value: { runId, startedAt: Date.now(), message: null, tools: [], retry: null } },
 		]);
 		this.#trimWindow();
 		this.#ctx.catalog.touch(this.session);
 		this.#ctx.bus.emit({ type: "session.busy", session: this.session, busy: true });
-		this.#runDone = engine.run(input).then(
+		this.#runDone = start().then(
 			(outcome) => this.#endRun(runId, outcome),
 			(error) => {
 				console.error("run failed:", error);
@@ -573,6 +591,14 @@ export class Conversation {
 		this.#run = null;
 		this.#update([{ op: "set", path: ["live"], value: null }]);
 		this.#ctx.bus.emit({ type: "session.busy", session: this.session, busy: false });
+		// pi: a context overflow is compacted and the run goes on, once.
+		const window = this.live.state.model?.contextWindow ?? 0;
+		const answer = this.#lastAnswer;
+		if (outcome === "error" && answer && !this.#overflowRecovered && isContextOverflow(answer, window || undefined)) {
+			this.#overflowRecovered = true;
+			void this.#recoverFromOverflow(authorId);
+			return;
+		}
 		// pi keeps going while anything is queued (e.g. the run ended on an error before a follow-up was taken).
 		if (outcome === "aborted" || !this.#engine) return;
 		const first = [...this.#queue.values()].find((q) => !q.waiting);
@@ -588,6 +614,19 @@ export class Conversation {
 		this.#compact(undefined, authorId, "threshold").catch((error) => {
 			if (!(error instanceof ProtocolError)) console.error("automatic compaction failed:", error);
 		});
+	}
+
+	async #recoverFromOverflow(authorId: string): Promise<void> {
+		const result = await this.#compact(undefined, authorId, "overflow").catch((error) => {
+			if (!(error instanceof ProtocolError)) console.error("compaction after an overflow failed:", error);
+			return null;
+		});
+		const model = this.#resolveModel();
+		if (!result || result.aborted || !model || this.#run) return;
+		const engine = this.#ensureEngine(model);
+		// What was queued during the overflowing run goes to the new agent.
+		this.#requeue();
+		this.#continueRun(engine, authorId);
 	}
 
 	#contextReset(): void {
@@ -684,6 +723,7 @@ export class Conversation {
 					this.#update([{ op: "set", path: ["live", "message"], value: null }]);
 					return;
 				}
+				this.#lastAnswer = event.message;
 				this.#commit({ kind: "assistant", message: event.message }, run.id, [
 					{ op: "set", path: ["live", "message"], value: null },
 				]);

@@ -8,6 +8,7 @@ import {
 import {
 	type Api,
 	type AssistantMessage,
+	isContextOverflow,
 	isRetryableAssistantError,
 	type Model,
 	type RetryPolicy,
@@ -109,13 +110,24 @@ export class ConversationEngine {
 	}
 
 	/** Runs the conversation from `input` until the agent stops, retrying transient errors; never throws. */
-	async run(input: UserMessage): Promise<RunOutcome> {
+	run(input: UserMessage): Promise<RunOutcome> {
+		return this.#drive(() => this.#agent.prompt(input));
+	}
+
+	/** Goes on from the history as it stands (its last message is the person's), e.g. after a compaction. */
+	continueRun(): Promise<RunOutcome> {
+		return this.#drive(() => this.#agent.continue());
+	}
+
+	async #drive(start: () => Promise<void>): Promise<RunOutcome> {
 		if (this.#running) throw new Error("a run is already in progress");
 		this.#running = true;
 		this.#aborted = false;
 		this.#attempt = 0;
+		// Typed wide on purpose: the agent's events set it while `start` runs.
+		this.#lastAssistant = null as AssistantMessage | null;
 		try {
-			await this.#agent.prompt(input);
+			await start();
 			for (;;) {
 				if (this.#aborted) return "aborted";
 				if (!this.#pendingRetry) break;
@@ -194,6 +206,8 @@ export class ConversationEngine {
 		const policy = this.#options.retry;
 		if (!policy.enabled || this.#aborted) return false;
 		if (message.stopReason !== "error" || !isRetryableAssistantError(message)) return false;
+		// An overflow is not transient: trying the same context again cannot help (the conversation compacts).
+		if (isContextOverflow(message, this.#agent.state.model.contextWindow || undefined)) return false;
 		if (this.#attempt >= policy.maxRetries) return false;
 		this.#attempt++;
 		return true;
