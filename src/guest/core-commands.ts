@@ -135,6 +135,16 @@ export function registerCoreCommands(commands: CommandRegistry, actions: CoreAct
 		run: (path) => actions.newSession(path),
 	});
 	add({
+		id: "p2.chat.leaveBashMode",
+		title: "Leave bash mode (clears a `!` command not yet run)",
+		category: "Other",
+		keys: ["escape"],
+		// pi: Esc in bash mode clears the editor; while something runs, Esc stops it instead.
+		when: "chat && editorFocused && bashMode && !busy && !autocomplete",
+		palette: false,
+		run: () => actions.clearEditor(),
+	});
+	add({
 		id: "p2.chat.compact",
 		title: "Manually compact the session context",
 		category: "Sessions",

@@ -543,7 +543,9 @@ export class GuestRuntime {
 		if (selector) contexts.add("overlay").add(`overlay:${selector}`);
 		else if (this.#tui.hasOverlay()) contexts.add("overlay").add("searching");
 		else contexts.add("editorFocused");
-		if (screen.editor.getText() === "") contexts.add("editorEmpty");
+		const text = screen.editor.getText();
+		if (text === "") contexts.add("editorEmpty");
+		if (text.startsWith("!")) contexts.add("bashMode");
 		if (screen.editor.isShowingAutocomplete()) contexts.add("autocomplete");
 		if (screen.busy) contexts.add("busy");
 		const role = this.#role;

@@ -13,6 +13,11 @@ describe("! commands end to end", () => {
 		const run = runInPty([process.execPath, MAIN], { env: h.env, cwd: h.home, cols: 100, rows: 40 });
 		try {
 			await run.waitFor((s) => s.includes("/ commands · ! bash") && s.includes("fake-model"), "pi's hint line");
+			// pi: Esc in bash mode clears the command not yet run.
+			run.type("!not-this");
+			await run.waitFor((s) => /^!not-this\s*$/m.test(s), "bash mode in the editor");
+			run.type("\x1b");
+			await run.waitFor((s) => !s.includes("!not-this"), "the editor cleared");
 			run.type("!echo hello-from-bash\r");
 			await run.waitFor((s) => s.includes("$ echo hello-from-bash") && s.includes(" hello-from-bash"), "the block");
 			run.type("!!echo kept-private\r");
