@@ -26,6 +26,7 @@ import { UserMessage, type UserMessageData } from "../ui/transcript/user-message
 import { type CommandRegistry, parseSlash, SlashAutocomplete } from "./commands.ts";
 import { CustomEntry, type CustomEntryData } from "./custom-entry.ts";
 import { authorLabel, type DisplayItem, displayItems, sameItem, shownFrom } from "./display-items.ts";
+import { EditorCompletion, type FileSource } from "./editor-completion.ts";
 import { EntryHistory } from "./entry-history.ts";
 import { EntryRenderers, MarkdownTransformers, Slots, ToolRenderers } from "./registries.ts";
 import type { ReadingAnchor } from "./snapshot.ts";
@@ -42,6 +43,8 @@ export interface ChatScreenOptions {
 	loadOlder(beforeSeq: number): Promise<{ entries: ChatEntry[]; more: boolean }>;
 	/** Sends a message (with attached files' ids); resolves when the server took it (or refused it, with the reason). */
 	send(text: string, mode: QueueMode, attachments: string[]): Promise<void>;
+	/** The session directory's files for `@` and Tab (from the server). */
+	readonly files?: FileSource;
 	/** pi's `!cmd` (with `includeInContext`) and `!!cmd`. */
 	shell(command: string, includeInContext: boolean): Promise<void>;
 	/** What `/` lists and runs. */
@@ -186,7 +189,9 @@ export class ChatScreen {
 		});
 		this.editor.setText(options.draft);
 		this.editor.onSubmit = (text) => this.submit(text, "steer");
-		this.editor.setAutocompleteProvider(new SlashAutocomplete(options.commands));
+		this.editor.setAutocompleteProvider(
+			new EditorCompletion(new SlashAutocomplete(options.commands), options.files ?? (() => undefined)),
+		);
 		this.#footer = new Footer(theme, this.#footerData());
 		this.#document.addChild(this.#header);
 		this.#document.addChild(this.slots.container("header"));

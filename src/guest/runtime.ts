@@ -1,6 +1,7 @@
 import { isKeyRelease, setKeybindings, TuiAltScreen } from "@earendil-works/pi-tui";
 import { type AccessState, accessContract } from "../plugins/access/contract.ts";
 import { type ChatState, chatContract, MAIN_CONVERSATION, type QueueMode } from "../plugins/chat/contract.ts";
+import { filesContract } from "../plugins/files/contract.ts";
 import { loginContract } from "../plugins/login/contract.ts";
 import { modelsContract } from "../plugins/models/contract.ts";
 import { searchContract } from "../plugins/search/contract.ts";
@@ -70,6 +71,8 @@ export class GuestRuntime {
 	/** The id the server stamps on this person's messages. */
 	#viewer: string | undefined;
 	#share: ShareCommands | undefined;
+	/** The session directory's files, opened on the first completion. */
+	#files: ObjectRef<typeof filesContract> | undefined;
 	/** Returned texts already put into the editor (the ack may still be on its way). */
 	readonly #acked = new Set<string>();
 	#chat: ObjectRef<typeof chatContract> | undefined;
@@ -143,6 +146,16 @@ export class GuestRuntime {
 			commands: this.#commands,
 			keyText: (id) => keyText(this.#keymap.keys(id)),
 			send: (text, mode, attachments) => this.#send(text, mode, attachments),
+			files: (prefix, mode) => {
+				const session = this.#sessionId;
+				if (!session || (this.#role && !this.#participates())) return undefined;
+				if (this.#files?.input.session !== session) {
+					this.#files?.close();
+					this.#files = this.#client.open(filesContract, { session });
+				}
+				const files = this.#files;
+				return files.ready.then(() => files.call("complete", { prefix, mode })).then((r) => r.items);
+			},
 			shell: async (command, includeInContext) => {
 				if (this.#role && !this.#participates())
 					throw new Error("Only the owner and guests with full access can run commands.");

@@ -1,5 +1,6 @@
 import { accessPlugin } from "../plugins/access/server.ts";
 import { chatPlugin } from "../plugins/chat/server.ts";
+import { filesPlugin } from "../plugins/files/server.ts";
 import { loginPlugin } from "../plugins/login/server.ts";
 import { modelsPlugin } from "../plugins/models/server.ts";
 import { searchPlugin } from "../plugins/search/server.ts";
@@ -21,5 +22,6 @@ export function defaultPlugins(): ServerPlugin[] {
 		searchPlugin,
 		loginPlugin,
 		sharingPlugin(),
+		filesPlugin,
 	];
 }

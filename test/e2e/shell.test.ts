@@ -8,6 +8,33 @@ beforeAll(async () => {
 });
 afterAll(() => h.remove());
 
+describe("@ files and Tab paths end to end", () => {
+	test("@ finds a file of the session's directory; Tab completes a path; the file is named in the message", async () => {
+		const { mkdirSync, writeFileSync } = await import("node:fs");
+		const { join } = await import("node:path");
+		mkdirSync(join(h.home, "proj", "src"), { recursive: true });
+		writeFileSync(join(h.home, "proj", "src", "parser.ts"), "export {};\n");
+		writeFileSync(join(h.home, "proj", "notes.md"), "notes\n");
+		const run = runInPty([process.execPath, MAIN], { env: h.env, cwd: join(h.home, "proj"), cols: 100, rows: 30 });
+		try {
+			await run.waitFor((s) => s.includes("fake-model"), "the chat");
+			run.type("look at @pars");
+			await run.waitFor((s) => s.includes("src/parser.ts"), "the @ suggestion");
+			run.type("\t");
+			await run.waitFor((s) => /look at @src\/parser\.ts\s*$/m.test(s), "the @ path in the editor");
+			run.type("\x15");
+			run.type("cat no");
+			await Bun.sleep(100);
+			run.type("\t");
+			await run.waitFor((s) => /^cat notes\.md\s*$/m.test(s), "Tab completed the path");
+			run.type("\x15");
+		} finally {
+			run.kill();
+			await run.exited;
+		}
+	}, 40_000);
+});
+
 describe("! commands end to end", () => {
 	test("!cmd shows pi's block with the output; Escape cancels a long one; the model reads the first, not !!", async () => {
 		const run = runInPty([process.execPath, MAIN], { env: h.env, cwd: h.home, cols: 100, rows: 40 });

@@ -92,6 +92,12 @@ const MATRIX: Row[] = [
 		},
 	},
 	{
+		object: "files",
+		input: (s) => ({ session: s }),
+		open: PARTICIPANT,
+		calls: { complete: { may: PARTICIPANT, args: () => ({ prefix: "", mode: "path" }) } },
+	},
+	{
 		object: "search",
 		input: () => ({}),
 		open: OWNER,

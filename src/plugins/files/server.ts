@@ -1,0 +1,81 @@
+import { type Dirent, readdirSync } from "node:fs";
+import { homedir } from "node:os";
+import { join, relative, resolve } from "node:path";
+import { fuzzyFilter } from "@earendil-works/pi-tui/dist/fuzzy.js";
+import { ProtocolError } from "../../protocol/codes.ts";
+import { LiveState } from "../../server/objects/live-state.ts";
+import { maySeeSession } from "../../server/objects/principal.ts";
+import type { ServerPlugin } from "../../server/plugin.ts";
+import { type CompleteArgs, type FileSuggestion, filesContract, MAX_SUGGESTIONS } from "./contract.ts";
+
+/** The `@` search looks at this many entries at most, and never into these. */
+const MAX_WALK = 20_000;
+const SKIPPED = new Set([".git", "node_modules", ".hg", ".svn", "dist", "build", ".next", "target", ".venv"]);
+
+function entries(dir: string): Dirent[] {
+	try {
+		return readdirSync(dir, { withFileTypes: true });
+	} catch {
+		return [];
+	}
+}
+
+/** Tab: the entries of the typed directory that start with the typed name, directories first. */
+export function completePath(cwd: string, prefix: string): { items: FileSuggestion[]; truncated: boolean } {
+	const slash = prefix.lastIndexOf("/");
+	// What was typed up to the last slash stays as typed (`src/`, `~/`, `/etc/`, `./`).
+	const typedDir = slash >= 0 ? prefix.slice(0, slash + 1) : "";
+	const base = prefix.slice(slash + 1);
+	const onDisk = typedDir.startsWith("~/") ? join(homedir(), typedDir.slice(2)) : typedDir;
+	const found = entries(onDisk ? resolve(cwd, onDisk) : cwd)
+		.filter((e) => e.name.startsWith(base) && (base.startsWith(".") || !e.name.startsWith(".")))
+		.map((e) => ({ path: `${typedDir}${e.name}${e.isDirectory() ? "/" : ""}`, dir: e.isDirectory() }))
+		.sort((a, b) => Number(b.dir) - Number(a.dir) || a.path.localeCompare(b.path));
+	return { items: found.slice(0, MAX_SUGGESTIONS), truncated: found.length > MAX_SUGGESTIONS };
+}
+
+/** `@`: files and folders under the session's directory whose relative path matches the query fuzzily. */
+export function findFiles(cwd: string, query: string): { items: FileSuggestion[]; truncated: boolean } {
+	const all: FileSuggestion[] = [];
+	const queue = [cwd];
+	let seen = 0;
+	while (queue.length && seen < MAX_WALK) {
+		const dir = queue.shift()!;
+		for (const e of entries(dir)) {
+			if (++seen > MAX_WALK) break;
+			if (e.name.startsWith(".") && !query.startsWith(".")) continue;
+			const full = join(dir, e.name);
+			const path = relative(cwd, full);
+			if (e.isDirectory()) {
+				if (SKIPPED.has(e.name)) continue;
+				queue.push(full);
+				all.push({ path: `${path}/`, dir: true });
+			} else all.push({ path, dir: false });
+		}
+	}
+	const matched = query ? fuzzyFilter(all, query, (f) => f.path) : all;
+	return { items: matched.slice(0, MAX_SUGGESTIONS), truncated: matched.length > MAX_SUGGESTIONS || seen > MAX_WALK };
+}
+
+export const filesPlugin: ServerPlugin = {
+	name: "files",
+	register(ctx) {
+		ctx.host.serve(filesContract, {
+			open(raw, { principal }) {
+				const { session } = raw as { session: string };
+				if (!maySeeSession(principal, session))
+					throw new ProtocolError("forbidden", "this session is not shared with you");
+				const record = ctx.catalog.get(session);
+				if (!record) throw new ProtocolError("not_found", `no session ${session}`);
+				return {
+					state: new LiveState({ cwd: record.cwd }),
+					call(_method, args) {
+						const a = args as typeof CompleteArgs.infer;
+						const cwd = ctx.catalog.get(session)?.cwd ?? record.cwd;
+						return a.mode === "path" ? completePath(cwd, a.prefix) : findFiles(cwd, a.prefix);
+					},
+				};
+			},
+		});
+	},
+};
