@@ -123,3 +123,10 @@ export function applyPatch<T>(state: T, ops: readonly PatchOp[]): T {
 export function onlyAppends(ops: readonly PatchOp[]): boolean {
 	return ops.every((op) => op.op === "append");
 }
+
+/** The op that turns text `before` at `path` into `after`: an append when it only grew (streamed output), else a set. */
+export function textPatch(path: Path, before: string, after: string): PatchOp {
+	return after.startsWith(before)
+		? { op: "append", path, text: after.slice(before.length) }
+		: { op: "set", path, value: after };
+}

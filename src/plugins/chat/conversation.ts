@@ -3,7 +3,7 @@ import type { Api, AssistantMessage, ImageContent, Model, UserMessage } from "@e
 import { clampThinkingLevel, getSupportedThinkingLevels, isContextOverflow } from "@earendil-works/pi-ai";
 import { ProtocolError } from "../../protocol/codes.ts";
 import { type Author, THINKING_LEVELS, type ThinkingLevel } from "../../protocol/common.ts";
-import type { PatchOp } from "../../protocol/patch.ts";
+import { type PatchOp, textPatch } from "../../protocol/patch.ts";
 import { ConversationEngine, type EngineEvent, type RunOutcome } from "../../server/agent/conversation-engine.ts";
 import { buildSystemPrompt } from "../../server/agent/system-prompt.ts";
 import { runCommand } from "../../server/agent/tools/bash.ts";
@@ -396,14 +396,7 @@ export class Conversation {
 				spillDir: join(this.#ctx.dataDir, "spill", this.session),
 				spillName: `shell-${id}.log`,
 				signal: shell.abort.signal,
-				onOutput: (tail) => {
-					const shown = this.live.state.shell?.output ?? "";
-					this.#update([
-						tail.startsWith(shown)
-							? { op: "append", path: ["shell", "output"], text: tail.slice(shown.length) }
-							: { op: "set", path: ["shell", "output"], value: tail },
-					]);
-				},
+				onOutput: (tail) => this.#update([textPatch(["shell", "output"], this.live.state.shell?.output ?? "", tail)]),
 			});
 			const cancelled = run.ended !== "exit";
 			const entry = this.#store.append(this.id, {
@@ -766,10 +759,7 @@ export class Conversation {
 				const index = tools.findIndex((t) => t.id === event.id);
 				const tool = tools[index];
 				if (!tool || tool.output === event.output) return;
-				const op: PatchOp = event.output.startsWith(tool.output)
-					? { op: "append", path: ["live", "tools", index, "output"], text: event.output.slice(tool.output.length) }
-					: { op: "set", path: ["live", "tools", index, "output"], value: event.output };
-				this.#update([op]);
+				this.#update([textPatch(["live", "tools", index, "output"], tool.output, event.output)]);
 				return;
 			}
 			case "tool_end": {
