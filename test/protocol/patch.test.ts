@@ -53,3 +53,11 @@ describe("applyPatch", () => {
 		expect(onlyAppends([{ op: "set", path: ["a"], value: "" }])).toBe(false);
 	});
 });
+
+describe("textPatch", () => {
+	test("an append when the text only grew, a set otherwise (a tail that dropped its start)", async () => {
+		const { textPatch } = await import("../../src/protocol/patch.ts");
+		expect(textPatch(["out"], "ab", "abc")).toEqual({ op: "append", path: ["out"], text: "c" });
+		expect(textPatch(["out"], "abc", "bcd")).toEqual({ op: "set", path: ["out"], value: "bcd" });
+	});
+});
