@@ -333,7 +333,17 @@ export class GuestRuntime {
 		defaults.onChange((state) => this.#applyPreferences(this.#preferences, state));
 		const access = this.#client.open(accessContract, {});
 		access.onChange((state) => {
+			const before = this.#role;
 			this.#role = state.role;
+			// The owner changed this guest's access while they are here: say so where they look.
+			if (before && before !== state.role && (state.role === "full" || state.role === "view")) {
+				this.#screen.notice(
+					state.role === "full"
+						? "The owner gave you full access: you can send messages and run commands."
+						: "The owner made your access view only.",
+					state.role === "full" ? "success" : "warning",
+				);
+			}
 			this.#viewer = state.id;
 			this.#screen.setPlace(`${hostOf(this.#host.start.origin)} · ${roleLabel(state)}`);
 			this.#screen.setViewer(state.id, isOwnerRole(state.role));

@@ -79,6 +79,7 @@ describe("sharing end to end: an owner and a --join guest, each with their own l
 			await openShare(own, 3);
 			own.type("\t");
 			await g.waitFor((s) => s.includes("guest · Ana (unverified) · full access"), "full access on the guest");
+			await g.waitFor((s) => s.includes("The owner gave you full access"), "the guest told");
 			await closeShare(own);
 			await g.waitFor((s) => !s.includes("read-only"), "the editor back");
 			owner.fake.enqueue({ text: "Hello Ana" });
