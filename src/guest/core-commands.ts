@@ -22,6 +22,8 @@ export interface CoreActions {
 	settings(): void;
 	keybindings(): void;
 	notice(text: string): void;
+	/** pi's double Escape on an empty editor: the session tree, a fork, or nothing (`doubleEscapeAction`). */
+	doubleEscape(): void;
 }
 
 /** pi's rule: the first Ctrl+C clears the editor, a second within this time quits. */
@@ -133,6 +135,22 @@ export function registerCoreCommands(commands: CommandRegistry, actions: CoreAct
 		when: "chat && owner",
 		slash: { name: "new", argumentHint: "[path]" },
 		run: (path) => actions.newSession(path),
+	});
+	let lastEscape = 0;
+	add({
+		id: "p2.chat.doubleEscape",
+		title: "Escape twice on an empty editor: the session tree or a fork (doubleEscapeAction)",
+		category: "Other",
+		keys: ["escape"],
+		when: "chat && editorFocused && editorEmpty && !busy && !autocomplete",
+		palette: false,
+		run: () => {
+			const now = Date.now();
+			if (now - lastEscape <= DOUBLE_PRESS_MS) {
+				lastEscape = 0;
+				actions.doubleEscape();
+			} else lastEscape = now;
+		},
 	});
 	add({
 		id: "p2.chat.leaveBashMode",

@@ -28,6 +28,8 @@ import { canOverlap, parseWhen, type When } from "./when.ts";
 export const EXCLUSIVE_CONTEXTS: readonly (readonly string[])[] = [
 	["chat", "sessions", "models"],
 	["owner", "guest"],
+	// Bash mode is a `!` in the editor: never an empty one.
+	["editorEmpty", "bashMode"],
 ];
 
 /** pi-tui's transcript keys that it handles before any command sees them (the search ones only in search). */

@@ -220,6 +220,12 @@ export class GuestRuntime {
 			palette: () => preferences.openPalette(),
 			settings: () => preferences.openSettings(),
 			keybindings: () => preferences.openKeybindings(),
+			// pi's /tree walks a session's branches; p2's branches are forks, shown as a tree in the session picker.
+			doubleEscape: () => {
+				const action = this.#effective.settings.doubleEscapeAction ?? DISPLAY_DEFAULTS.doubleEscapeAction;
+				if (action === "none") return;
+				this.#commands.get(action === "fork" ? "app.session.fork" : "app.session.resume")?.run("");
+			},
 		});
 		registerModelCommands(this.#commands, {
 			theme: this.#theme,

@@ -92,6 +92,14 @@ const ROWS: readonly Row[] = [
 		parse: (v) => v,
 	},
 	{
+		id: "double-escape-action",
+		path: "doubleEscapeAction",
+		label: "Double-escape action",
+		description: "Action when pressing Escape twice with empty editor",
+		values: ["tree", "fork", "none"],
+		parse: (v) => v,
+	},
+	{
 		id: "quiet-startup",
 		path: "quietStartup",
 		label: "Quiet startup",

@@ -31,6 +31,13 @@ describe("/fork end to end", () => {
 				(s) => s.includes("Answer one.") && !s.includes("Answer two.") && /^question two\s*$/m.test(s),
 				"the fork: what came before, and the message back in the editor",
 			);
+			// pi's double Escape on an empty editor: the session tree (doubleEscapeAction "tree"), the fork under its session.
+			run.type("\x15");
+			await Bun.sleep(100);
+			run.type("\x1b");
+			await Bun.sleep(120);
+			run.type("\x1b");
+			await run.waitFor((s) => s.includes("Resume Session") && s.includes("└─"), "the session tree");
 		} finally {
 			run.kill();
 			await run.exited;

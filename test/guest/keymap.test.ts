@@ -117,3 +117,34 @@ describe("keymap", () => {
 		expect(md).toContain("- ctrl+z: the launcher's action and tui.editor.undo share it");
 	});
 });
+
+describe("the default keymap", () => {
+	test("the core commands' own keys leave nothing to report (no overlaps, no lost keys)", async () => {
+		const { CommandRegistry } = await import("../../src/guest/commands.ts");
+		const { registerCoreCommands } = await import("../../src/guest/core-commands.ts");
+		const registry = new CommandRegistry();
+		const nothing = () => {};
+		registerCoreCommands(registry, {
+			exit: nothing,
+			clearEditor: nothing,
+			reload: nothing,
+			rename: async () => {},
+			newSession: async () => {},
+			compact: async () => {},
+			newContext: async () => {},
+			stop: nothing,
+			followUp: nothing,
+			dequeue: nothing,
+			toggleTools: nothing,
+			toggleThinking: nothing,
+			hotkeys: nothing,
+			palette: nothing,
+			settings: nothing,
+			keybindings: nothing,
+			notice: nothing,
+			doubleEscape: nothing,
+		});
+		const map = buildKeymap({ platform: "linux", windowsKeys: false }, registry.all(), {});
+		expect(map.problems).toEqual([]);
+	});
+});
