@@ -1,12 +1,8 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { type FakeHome, fakeHome, MAIN } from "../support/fake-home.ts";
+import { describe, expect, test } from "bun:test";
+import { fakeHomeForFile, MAIN } from "../support/fake-home.ts";
 import { runInPty } from "../support/pty.ts";
 
-let h: FakeHome;
-beforeAll(async () => {
-	h = await fakeHome("p2-compact-e2e-");
-});
-afterAll(() => h.remove());
+const h = fakeHomeForFile("p2-compact-e2e-");
 
 describe("/compact and /new-context end to end", () => {
 	test("pi's compaction block replaces what it summarized, Ctrl+O shows the summary, and a fresh context is marked", async () => {

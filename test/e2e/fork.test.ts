@@ -1,12 +1,8 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { type FakeHome, fakeHome, MAIN } from "../support/fake-home.ts";
+import { describe, expect, test } from "bun:test";
+import { fakeHomeForFile, MAIN } from "../support/fake-home.ts";
 import { runInPty } from "../support/pty.ts";
 
-let h: FakeHome;
-beforeAll(async () => {
-	h = await fakeHome("p2-fork-e2e-");
-});
-afterAll(() => h.remove());
+const h = fakeHomeForFile("p2-fork-e2e-");
 
 describe("/fork end to end", () => {
 	test("pi's message selector; the fork opens with the chosen message in the editor, without it in the transcript", async () => {

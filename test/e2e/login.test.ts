@@ -1,14 +1,10 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { type FakeHome, fakeHome, MAIN } from "../support/fake-home.ts";
+import { fakeHomeForFile, MAIN } from "../support/fake-home.ts";
 import { runInPty } from "../support/pty.ts";
 
-let h: FakeHome;
-beforeAll(async () => {
-	h = await fakeHome("p2-login-e2e-");
-});
-afterAll(() => h.remove());
+const h = fakeHomeForFile("p2-login-e2e-");
 
 const SECRET = "sk-ant-e2e-never-shown-0123";
 

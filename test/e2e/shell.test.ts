@@ -1,12 +1,8 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { type FakeHome, fakeHome, MAIN } from "../support/fake-home.ts";
+import { describe, expect, test } from "bun:test";
+import { fakeHomeForFile, MAIN } from "../support/fake-home.ts";
 import { runInPty } from "../support/pty.ts";
 
-let h: FakeHome;
-beforeAll(async () => {
-	h = await fakeHome("p2-shell-e2e-");
-});
-afterAll(() => h.remove());
+const h = fakeHomeForFile("p2-shell-e2e-");
 
 describe("@ files and Tab paths end to end", () => {
 	test("@ finds a file of the session's directory; Tab completes a path; the file is named in the message", async () => {

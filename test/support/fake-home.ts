@@ -1,3 +1,4 @@
+import { afterAll, beforeAll } from "bun:test";
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -30,6 +31,36 @@ export async function fakeHome(prefix: string): Promise<FakeHome> {
 		async remove() {
 			await fake.stop();
 			rmSync(home, { recursive: true, force: true });
+		},
+	};
+}
+
+/**
+ * One fake home for the tests of a file: made before the first, removed after the last. Call at the top of
+ * the file; its fields are there once the tests run.
+ */
+export function fakeHomeForFile(prefix: string): Omit<FakeHome, "remove"> {
+	let home: FakeHome | undefined;
+	beforeAll(async () => {
+		home = await fakeHome(prefix);
+	});
+	afterAll(() => home?.remove());
+	const current = () => {
+		if (!home) throw new Error("the fake home is made before the tests run");
+		return home;
+	};
+	return {
+		get home() {
+			return current().home;
+		},
+		get data() {
+			return current().data;
+		},
+		get fake() {
+			return current().fake;
+		},
+		get env() {
+			return current().env;
 		},
 	};
 }
