@@ -1,6 +1,6 @@
 import { isKeyRelease, setKeybindings, TuiAltScreen } from "@earendil-works/pi-tui";
 import { type AccessState, accessContract } from "../plugins/access/contract.ts";
-import { type ChatState, chatContract, MAIN_CONVERSATION, type QueueMode } from "../plugins/chat/contract.ts";
+import { chatContract, MAIN_CONVERSATION } from "../plugins/chat/contract.ts";
 import { filesContract } from "../plugins/files/contract.ts";
 import { loginContract } from "../plugins/login/contract.ts";
 import { modelsContract } from "../plugins/models/contract.ts";
@@ -11,13 +11,14 @@ import { type TuiDefaultsState, tuiDefaultsContract } from "../plugins/tui-defau
 import type { GuestHost, LauncherMessage, WorkerMessage } from "../protocol/channel.ts";
 import { MAX_COPY_CHARS } from "../protocol/channel-kinds.ts";
 import { isPrivilegedId } from "../protocol/keybindings.ts";
-import { ConnectionLost, ObjectClient, type ObjectRef } from "../protocol/object-client.ts";
+import { ObjectClient, type ObjectRef } from "../protocol/object-client.ts";
 import { DISPLAY_DEFAULTS, type Preferences, type PrefsPatch } from "../protocol/preferences.ts";
 import { isOwnerRole, type Role } from "../protocol/roles.ts";
 import { guestName } from "../protocol/share-link.ts";
 import type { TerminalFacts } from "../ui/theme/builtin.ts";
 import { ThemeRef } from "../ui/theme/theme-ref.ts";
 import { BridgeTerminal } from "./bridge-terminal.ts";
+import { ChatActions } from "./chat-actions.ts";
 import { ChatScreen, type ChatSettings, DEFAULT_CHAT_SETTINGS } from "./chat-screen.ts";
 import { CommandRegistry } from "./commands.ts";
 import { registerCoreCommands } from "./core-commands.ts";
@@ -71,10 +72,9 @@ export class GuestRuntime {
 	/** The id the server stamps on this person's messages. */
 	#viewer: string | undefined;
 	#share: ShareCommands | undefined;
+	readonly #actions: ChatActions;
 	/** The session directory's files, opened on the first completion. */
 	#files: ObjectRef<typeof filesContract> | undefined;
-	/** Returned texts already put into the editor (the ack may still be on its way). */
-	readonly #acked = new Set<string>();
 	#chat: ObjectRef<typeof chatContract> | undefined;
 	#sessionId: string | undefined;
 	#sessions: ObjectRef<typeof sessionsContract> | undefined;
@@ -145,7 +145,7 @@ export class GuestRuntime {
 			verbose: start.args.verbose,
 			commands: this.#commands,
 			keyText: (id) => keyText(this.#keymap.keys(id)),
-			send: (text, mode, attachments) => this.#send(text, mode, attachments),
+			send: (text, mode, attachments) => this.#actions.send(text, mode, attachments),
 			files: (prefix, mode) => {
 				const session = this.#sessionId;
 				if (!session || (this.#role && !this.#participates())) return undefined;
@@ -156,16 +156,19 @@ export class GuestRuntime {
 				const files = this.#files;
 				return files.ready.then(() => files.call("complete", { prefix, mode })).then((r) => r.items);
 			},
-			shell: async (command, includeInContext) => {
-				if (this.#role && !this.#participates())
-					throw new Error("Only the owner and guests with full access can run commands.");
-				if (!this.#chat) throw new Error("No session is open yet.");
-				await this.#chat.call("shell", { command, includeInContext });
-			},
+			shell: (command, includeInContext) => this.#actions.shell(command, includeInContext),
 			loadOlder: async (beforeSeq) => {
 				if (!this.#chat) return { entries: [], more: false };
 				return this.#chat.call("page", { beforeSeq, limit: 100 });
 			},
+		});
+		this.#actions = new ChatActions({
+			screen: this.#screen,
+			chat: () => this.#chat,
+			role: () => this.#role,
+			viewer: () => this.#viewer,
+			requestRender: () => this.#tui.requestRender(),
+			newRequestId,
 		});
 	}
 
@@ -196,24 +199,11 @@ export class GuestRuntime {
 			},
 			notice: (text) => screen.notice(text),
 			newSession: (path) => this.#newSession(path),
-			compact: async (instructions) => {
-				if (this.#role && !this.#participates())
-					throw new Error("Only the owner and guests with full access can compact.");
-				const chat = this.#chat;
-				if (!chat) throw new Error("No session is open yet.");
-				const result = await chat.call("compact", instructions.trim() ? { instructions: instructions.trim() } : {});
-				// pi's words for a cancelled compaction.
-				if (result.aborted) screen.notice("Compaction cancelled", "error");
-			},
-			newContext: async (handoff) => {
-				if (!isOwnerRole(this.#role)) throw new Error("Only the owner can start a fresh context.");
-				const chat = this.#chat;
-				if (!chat) throw new Error("No session is open yet.");
-				await chat.call("newContext", handoff.trim() ? { handoff: handoff.trim() } : {});
-			},
-			stop: () => void this.#stop(),
+			compact: (instructions) => this.#actions.compact(instructions),
+			newContext: (handoff) => this.#actions.newContext(handoff),
+			stop: () => void this.#actions.stop(),
 			followUp: () => screen.submit(screen.editor.getText(), "followUp"),
-			dequeue: () => void this.#restoreQueued(),
+			dequeue: () => void this.#actions.restoreQueued(),
 			toggleTools: () => screen.toggleToolsExpanded(),
 			toggleThinking: () => screen.toggleThinking(),
 			hotkeys: () => screen.block("Keyboard Shortcuts", hotkeysMarkdown(this.#keymap, this.#commands)),
@@ -493,7 +483,7 @@ export class GuestRuntime {
 		let pending = anchor;
 		chat.onChange((state) => {
 			if (this.#chat !== chat) return;
-			this.#takeReturned(chat, state);
+			this.#actions.takeReturned(chat, state);
 			this.#screen.setChat(state);
 			this.#showProgress();
 			if (pending && this.#screen.restorePosition(pending)) pending = undefined;
@@ -525,22 +515,6 @@ export class GuestRuntime {
 	 * Sends with one request id: while the connection is down the send waits and is retried with the same id,
 	 * so it runs once. Other refusals reject, and the screen puts the text back into the editor.
 	 */
-	async #send(text: string, mode: QueueMode, attachments: string[]): Promise<void> {
-		const chat = this.#chat;
-		if (!chat) throw new Error("No session is open yet.");
-		const requestId = newRequestId();
-		for (;;) {
-			try {
-				await chat.ready;
-				await chat.call("send", { text, mode, requestId, ...(attachments.length ? { attachments } : {}) });
-				return;
-			} catch (error) {
-				// Only a lost connection is waited out; a refusal (no model, say) goes back to the person.
-				if (!(error instanceof ConnectionLost)) throw error;
-			}
-		}
-	}
-
 	/**
 	 * Keys reach the commands after pi-tui's transcript keys, and before the focused component: the most
 	 * specific command whose context holds and whose keys match runs. While a selector or pi-tui's search
@@ -672,55 +646,8 @@ export class GuestRuntime {
 		});
 	}
 
-	async #stop(): Promise<void> {
-		try {
-			const result = await this.#chat?.call("stop", null);
-			if (result?.texts.length) this.#restore(result.texts);
-			if (result && !result.stopped && this.#chat?.state?.live && !isOwnerRole(this.#role)) {
-				this.#screen.notice("Only the owner, or whoever started this run, can stop it.");
-			}
-		} catch (error) {
-			this.#screen.notice(`Error: ${error instanceof Error ? error.message : String(error)}`, "error");
-		}
-	}
-
-	async #restoreQueued(): Promise<void> {
-		try {
-			const result = await this.#chat?.call("dequeueOwn", null);
-			if (!result?.restored.length) return;
-			this.#restore(result.restored);
-			const n = result.restored.length;
-			this.#screen.notice(`Restored ${n} queued message${n === 1 ? "" : "s"} to editor`);
-		} catch (error) {
-			this.#screen.notice(`Error: ${error instanceof Error ? error.message : String(error)}`, "error");
-		}
-	}
-
-	/**
-	 * Someone else's stop, an owner's dequeue or a rejected approval sent this person's queued texts back: they
-	 * go into the editor (nothing typed is lost), then the server is told they arrived.
-	 */
-	#takeReturned(chat: ObjectRef<typeof chatContract>, state: ChatState | undefined): void {
-		if (!state || !this.#viewer || this.#role === "view") return;
-		for (const item of state.returned) {
-			if (item.authorId !== this.#viewer || this.#acked.has(item.id)) continue;
-			this.#acked.add(item.id);
-			this.#restore(item.texts);
-			this.#screen.notice("Your queued message came back to the editor");
-			chat.call("ackReturned", { id: item.id }).catch(() => this.#acked.delete(item.id));
-		}
-	}
-
 	#participates(): boolean {
 		return isOwnerRole(this.#role) || this.#role === "full";
-	}
-
-	/** Texts taken back from the queue go into the editor, before what is there. */
-	#restore(texts: string[]): void {
-		const editor = this.#screen.editor;
-		const now = editor.getText();
-		editor.setText([...texts, ...(now ? [now] : [])].join("\n"));
-		this.#tui.requestRender();
 	}
 
 	/** `--theme` for this run, else the person's setting, else pi's `system` theme. */
