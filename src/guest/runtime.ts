@@ -6,6 +6,7 @@ import { loginContract } from "../plugins/login/contract.ts";
 import { modelsContract } from "../plugins/models/contract.ts";
 import { searchContract } from "../plugins/search/contract.ts";
 import { sessionsContract } from "../plugins/sessions/contract.ts";
+import { ShareCommands } from "../plugins/sharing/tui.ts";
 import { statusContract } from "../plugins/status/contract.ts";
 import { type TuiDefaultsState, tuiDefaultsContract } from "../plugins/tui-defaults/contract.ts";
 import type { GuestHost, LauncherMessage, WorkerMessage } from "../protocol/channel.ts";
@@ -35,7 +36,6 @@ import { configureProcess } from "./process-shim.ts";
 import { chooseSession } from "./session-choice.ts";
 import { registerSessionCommands } from "./session-commands.ts";
 import type { SessionSelector } from "./session-selector.ts";
-import { ShareCommands } from "./share-commands.ts";
 import { parseSnapshot, type ReadingAnchor, type ReloadSnapshot, serializeSnapshot } from "./snapshot.ts";
 import { applyStartFlags } from "./start-flags.ts";
 import { type CustomThemes, customThemes, resolveThemeName, themeFor } from "./theme-setting.ts";
@@ -286,7 +286,9 @@ export class GuestRuntime {
 			origin: this.#host.start.origin,
 			role: () => this.#role,
 			session: () => this.#sessionId,
-			chat: () => this.#chat,
+			waiting: () => this.#chat?.state?.queue.filter((q) => q.waiting) ?? [],
+			approve: async (id) => this.#chat?.call("approve", { id }),
+			reject: async (id) => this.#chat?.call("reject", { id }),
 			showSelector: (id, component) => screen.showSelector(id, component),
 			closeSelector: () => screen.closeSelector(),
 			selector: () => screen.selector,

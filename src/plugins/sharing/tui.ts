@@ -3,15 +3,14 @@
  * sharing object of the open session is held while an owner has it open; guests never ask for it.
  */
 import type { Component } from "@earendil-works/pi-tui";
-import type { ChatState, chatContract } from "../plugins/chat/contract.ts";
-import { type ShareAccess, type SharingState, sharingContract } from "../plugins/sharing/contract.ts";
-import type { ObjectClient, ObjectRef } from "../protocol/object-client.ts";
-import { isOwnerRole, type Role } from "../protocol/roles.ts";
-import { guestName } from "../protocol/share-link.ts";
-import type { ThemeRef } from "../ui/theme/theme-ref.ts";
-import type { StatusLineData } from "../ui/transcript/status-line.ts";
-import type { CommandRegistry } from "./commands.ts";
-import { SharePanel } from "./share-panel.ts";
+import type { CommandRegistry } from "../../guest/commands.ts";
+import type { ObjectClient, ObjectRef } from "../../protocol/object-client.ts";
+import { isOwnerRole, type Role } from "../../protocol/roles.ts";
+import { guestName } from "../../protocol/share-link.ts";
+import type { ThemeRef } from "../../ui/theme/theme-ref.ts";
+import type { StatusLineData } from "../../ui/transcript/status-line.ts";
+import { type ShareAccess, type SharingState, sharingContract } from "./contract.ts";
+import { SharePanel, type WaitingMessage } from "./tui-panel.ts";
 
 export interface ShareContext {
 	readonly theme: ThemeRef;
@@ -20,7 +19,10 @@ export interface ShareContext {
 	readonly origin: string;
 	role(): Role | undefined;
 	session(): string | undefined;
-	chat(): ObjectRef<typeof chatContract> | undefined;
+	/** Guests' messages waiting for approval in the open conversation, and the owner's answers to them. */
+	waiting(): readonly WaitingMessage[];
+	approve(id: string): Promise<unknown>;
+	reject(id: string): Promise<unknown>;
 	showSelector(id: string, component: Component): void;
 	closeSelector(): void;
 	selector(): string | undefined;
@@ -39,10 +41,6 @@ export function presenceText(state: SharingState | undefined): string | undefine
 	if (!here.length) return undefined;
 	const names = here.map((g) => `${guestName(g.name) || "guest"} (${g.access === "full" ? "full" : "view"})`);
 	return `${here.length === 1 ? "guest" : "guests"} here: ${names.join(", ")}`;
-}
-
-export function waitingMessages(chat: ChatState | undefined) {
-	return chat?.queue.filter((q) => q.waiting) ?? [];
 }
 
 export class ShareCommands {
@@ -111,20 +109,19 @@ export class ShareCommands {
 			if (!answer.ok && answer.error !== "declined")
 				this.#ctx.notice(`Not copied: ${answer.error ?? "refused"}`, "warning");
 		};
-		const chat = () => this.#ctx.chat();
 		this.#ctx.showSelector(
 			"share",
 			new SharePanel(this.#ctx.theme, {
 				state: () => ref.state,
-				waiting: () => waitingMessages(chat()?.state),
+				waiting: () => this.#ctx.waiting(),
 				// The link is only ever shown on the launcher's own screen, when it asks before copying.
 				copyLink: (access) => act(async () => copy((await ref.call("link", { access, confirm: true })).path, access)),
 				resetLink: (access) => act(async () => copy((await ref.call("reset", { access })).path, access)),
 				setAccess: (guest, access) => act(() => ref.call("setAccess", { guest, access })),
 				remove: (guest, block) => act(() => ref.call("remove", { guest, block })),
 				setApproval: (on) => act(() => ref.call("setApproval", { on })),
-				approve: (id) => act(async () => chat()?.call("approve", { id })),
-				reject: (id) => act(async () => chat()?.call("reject", { id })),
+				approve: (id) => act(() => this.#ctx.approve(id)),
+				reject: (id) => act(() => this.#ctx.reject(id)),
 				close: () => this.#ctx.closeSelector(),
 			}),
 		);

@@ -3,16 +3,22 @@
  * them), approval mode, the guests with their access and presence, and guests' messages waiting for approval.
  */
 import { type Component, getKeybindings, matchesKey, truncateToWidth, visibleWidth } from "@earendil-works/pi-tui";
-import type { QueuedInput } from "../plugins/chat/contract.ts";
-import type { ShareAccess, SharedGuest, SharingState } from "../plugins/sharing/contract.ts";
-import { guestName } from "../protocol/share-link.ts";
-import { visibleText } from "../ui/text.ts";
-import type { ThemeRef } from "../ui/theme/theme-ref.ts";
+import { guestName } from "../../protocol/share-link.ts";
+import { visibleText } from "../../ui/text.ts";
+import type { ThemeRef } from "../../ui/theme/theme-ref.ts";
+import type { ShareAccess, SharedGuest, SharingState } from "./contract.ts";
+
+/** A guest's message waiting for the owner's approval (the chat's queue, as this panel needs it). */
+export interface WaitingMessage {
+	readonly id: string;
+	readonly text: string;
+	readonly author: { readonly name: string };
+}
 
 export interface SharePanelOptions {
 	state(): SharingState | undefined;
 	/** Guests' messages waiting for approval in the open conversation. */
-	waiting(): readonly QueuedInput[];
+	waiting(): readonly WaitingMessage[];
 	copyLink(access: ShareAccess): void;
 	resetLink(access: ShareAccess): void;
 	setAccess(guest: string, access: ShareAccess): void;
@@ -27,7 +33,7 @@ type Row =
 	| { kind: "link"; access: ShareAccess }
 	| { kind: "approval" }
 	| { kind: "guest"; guest: SharedGuest }
-	| { kind: "waiting"; item: QueuedInput };
+	| { kind: "waiting"; item: WaitingMessage };
 
 const ACCESS_WORDS: Record<ShareAccess, string> = { view: "view only", full: "full access" };
 
