@@ -3,6 +3,7 @@ import { type AccessState, accessContract } from "../plugins/access/contract.ts"
 import { chatContract, MAIN_CONVERSATION } from "../plugins/chat/contract.ts";
 import { filesContract } from "../plugins/files/contract.ts";
 import { loginContract } from "../plugins/login/contract.ts";
+import { registerLoginCommands } from "../plugins/login/tui.ts";
 import { modelsContract } from "../plugins/models/contract.ts";
 import { searchContract } from "../plugins/search/contract.ts";
 import { sessionsContract } from "../plugins/sessions/contract.ts";
@@ -28,7 +29,6 @@ import { registerForkCommands } from "./fork-commands.ts";
 import { hotkeysMarkdown } from "./hotkeys.ts";
 import { buildKeymap, type Keymap, keyMatches, keyText } from "./keymap.ts";
 import { LauncherAnswers } from "./launcher-answers.ts";
-import { registerLoginCommands } from "./login-commands.ts";
 import { registerModelCommands } from "./model-commands.ts";
 import { PreferenceScreens } from "./preference-screens.ts";
 import { type EffectivePreferences, effectivePreferences } from "./preferences.ts";

@@ -1,8 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import { setKeybindings } from "@earendil-works/pi-tui";
 import { buildKeymap } from "../../src/guest/keymap.ts";
-import { LoginDialog } from "../../src/guest/login-dialog.ts";
 import type { LoginFlow } from "../../src/plugins/login/contract.ts";
+import { LoginDialog } from "../../src/plugins/login/tui-dialog.ts";
 import { Theme } from "../../src/ui/theme/theme.ts";
 import { ThemeRef } from "../../src/ui/theme/theme-ref.ts";
 

@@ -4,10 +4,10 @@
  * masks a secret and never shows an answer back. Esc cancels the flow on the server.
  */
 import { type Component, getKeybindings, Input, truncateToWidth, wrapTextWithAnsi } from "@earendil-works/pi-tui";
-import type { LoginFlow, LoginPrompt } from "../plugins/login/contract.ts";
-import { SecretInput } from "../ui/secret-input.ts";
-import type { ThemeRef } from "../ui/theme/theme-ref.ts";
-import { keyText, matchesId } from "./keymap.ts";
+import { keyText, matchesId } from "../../guest/keymap.ts";
+import { SecretInput } from "../../ui/secret-input.ts";
+import type { ThemeRef } from "../../ui/theme/theme-ref.ts";
+import type { LoginFlow, LoginPrompt } from "./contract.ts";
 
 export interface LoginDialogOptions {
 	readonly theme: ThemeRef;

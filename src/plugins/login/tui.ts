@@ -3,14 +3,14 @@
  * login dialog following the server's flow. Owners only; a guest is told who signs the server in.
  */
 import type { Component } from "@earendil-works/pi-tui";
-import type { AuthMethod, LoginProvider, loginContract } from "../plugins/login/contract.ts";
-import type { ObjectRef } from "../protocol/object-client.ts";
-import { isOwnerRole, type Role } from "../protocol/roles.ts";
-import { FilterSelector } from "../ui/selector.ts";
-import type { ThemeRef } from "../ui/theme/theme-ref.ts";
-import type { StatusLineData } from "../ui/transcript/status-line.ts";
-import type { CommandRegistry } from "./commands.ts";
-import { LoginDialog } from "./login-dialog.ts";
+import type { CommandRegistry } from "../../guest/commands.ts";
+import type { ObjectRef } from "../../protocol/object-client.ts";
+import { isOwnerRole, type Role } from "../../protocol/roles.ts";
+import { FilterSelector } from "../../ui/selector.ts";
+import type { ThemeRef } from "../../ui/theme/theme-ref.ts";
+import type { StatusLineData } from "../../ui/transcript/status-line.ts";
+import type { AuthMethod, LoginProvider, loginContract } from "./contract.ts";
+import { LoginDialog } from "./tui-dialog.ts";
 
 export interface LoginCommandsContext {
 	readonly theme: ThemeRef;
