@@ -15,15 +15,9 @@ import type { ServerContext } from "../../server/plugin.ts";
 import { DuplicateRequestError } from "../../server/store/errors.ts";
 import type { QueuedRow, SessionStore, StoredEntry } from "../../server/store/session-store.ts";
 import { contextTokens, firstKeptSeq, summarize } from "./compaction.ts";
-import type {
-	ChatEntry,
-	ChatState,
-	ModelState,
-	QueuedInput,
-	QueueMode,
-	ConfigureArgs as TConfigureArgs,
-} from "./contract.ts";
+import type { ChatEntry, ChatState, ModelState, QueueMode, ConfigureArgs as TConfigureArgs } from "./contract.ts";
 import { contextRows, toAgentHistory } from "./history.ts";
+import { asQueuedInput, authorIdOf, PendingInputs, type Queued } from "./pending-inputs.ts";
 import { isImage, type Uploads } from "./uploads.ts";
 import { fitWindow, type StoredData, toView } from "./view.ts";
 
@@ -43,13 +37,6 @@ const HISTORY_PAGE = 1000;
 const RESERVE_TOKENS = 16_384;
 
 type ConfigureArgs = typeof TConfigureArgs.infer;
-
-interface Queued {
-	readonly row: QueuedRow;
-	readonly message: UserMessage;
-	/** Held for the owner's approval: not given to the agent until accepted. */
-	waiting: boolean;
-}
 
 export function authorOf(principal: Principal): Author {
 	return { id: principal.id, name: principal.name, role: principal.role };
@@ -78,12 +65,6 @@ export function modelState(model: Model<Api> | undefined): ModelState {
 	};
 }
 
-function asQueuedInput({ row, waiting }: Queued): QueuedInput {
-	return { id: row.id, mode: row.mode, text: row.text, author: row.author as Author, at: row.at, waiting };
-}
-
-const authorIdOf = (q: Queued) => (q.row.author as Author).id;
-
 /**
  * One conversation on the server: its committed entries (in the session store), the live run, the queue and
  * the replicated state every client of it shares. Keys arrive as method calls; state leaves as patches.
@@ -106,8 +87,7 @@ export class Conversation {
 	/** A person's `!` command while it runs, and who ran it. */
 	#shell: { abort: AbortController; by: string } | null = null;
 	#runDone: Promise<void> = Promise.resolve();
-	#queue = new Map<string, Queued>();
-	#byMessage = new Map<UserMessage, string>();
+	readonly #queue = new PendingInputs();
 	/** The context's size after the latest answer (null: unknown, e.g. right after a compaction). */
 	#contextTokens: number | null = null;
 	/** contentIndex of the streaming message → index in live.message.parts. */
@@ -175,9 +155,7 @@ export class Conversation {
 				throw error;
 			}
 			const message: UserMessage = { role: "user", content: args.text, timestamp: row.at };
-			const queued: Queued = { row, message, waiting: hold };
-			this.#queue.set(id, queued);
-			this.#byMessage.set(message, id);
+			const queued = this.#queue.add(row, message, hold);
 			if (!hold) this.#deliverLater(queued);
 			this.#update([{ op: "push", path: ["queue"], items: [asQueuedInput(queued)] }]);
 			return "queued";
@@ -258,7 +236,7 @@ export class Conversation {
 	stop(principal: Principal): { stopped: boolean; texts: string[] } {
 		const mine: string[] = [];
 		const theirs: string[] = [];
-		for (const [id, q] of this.#queue) (authorIdOf(q) === principal.id ? mine : theirs).push(id);
+		for (const q of this.#queue.all()) (authorIdOf(q) === principal.id ? mine : theirs).push(q.row.id);
 		const texts = this.#store.withdraw(mine).map((row) => row.text);
 		const cancellable = this.#compaction ?? this.#shell;
 		if (cancellable && (isOwner(principal) || cancellable.by === principal.id)) {
@@ -275,7 +253,6 @@ export class Conversation {
 			return q ? [this.#returnedOf(q)] : [];
 		});
 		this.#queue.clear();
-		this.#byMessage.clear();
 		const ops: PatchOp[] = [{ op: "set", path: ["queue"], value: [] }];
 		for (const r of returned) ops.push({ op: "push", path: ["returned"], items: [r] });
 		this.#update(ops);
@@ -475,7 +452,7 @@ export class Conversation {
 
 	/** Approval mode was turned off: what waits is accepted, in the order it was sent. */
 	releaseWaiting(): void {
-		for (const q of [...this.#queue.values()]) if (q.waiting && this.#queue.has(q.row.id)) this.approve(q.row.id);
+		for (const q of this.#queue.all()) if (q.waiting && this.#queue.has(q.row.id)) this.approve(q.row.id);
 	}
 
 	#returnedOf(q: Queued) {
@@ -495,7 +472,7 @@ export class Conversation {
 
 	/** pi's Alt+Up: the caller's queued messages back into their editor; others' stay queued. */
 	dequeueOwn(principal: Principal): { restored: string[]; skipped: number } {
-		const mine = [...this.#queue.values()].filter((q) => authorIdOf(q) === principal.id);
+		const mine = this.#queue.byAuthor(principal.id);
 		const rows = this.#store.withdraw(mine.map((q) => q.row.id));
 		this.#forget(mine.map((q) => q.row.id));
 		return { restored: rows.map((r) => r.text), skipped: this.#queue.size };
@@ -594,7 +571,7 @@ export class Conversation {
 		}
 		// pi keeps going while anything is queued (e.g. the run ended on an error before a follow-up was taken).
 		if (outcome === "aborted" || !this.#engine) return;
-		const first = [...this.#queue.values()].find((q) => !q.waiting);
+		const first = this.#queue.ready()[0];
 		if (first) return this.#runQueued(this.#engine, first);
 		if (outcome === "done") this.#maybeAutoCompact(authorId);
 	}
@@ -630,8 +607,7 @@ export class Conversation {
 	/** A queued message becomes the next run's input; the rest stay queued for the agent. */
 	#runQueued(engine: ConversationEngine, q: Queued): void {
 		const index = this.live.state.queue.findIndex((item) => item.id === q.row.id);
-		this.#queue.delete(q.row.id);
-		this.#byMessage.delete(q.message);
+		this.#queue.take(q.row.id);
 		this.#store.markDelivered(q.row.id);
 		const entry = this.#store.append(this.id, {
 			kind: "user",
@@ -646,7 +622,7 @@ export class Conversation {
 
 	/** Tells the agent what is queued now, in order; waiting messages are not the agent's until approved. */
 	#requeue(): void {
-		const ready = [...this.#queue.values()].filter((q) => !q.waiting);
+		const ready = this.#queue.ready();
 		this.#engine?.requeue(
 			ready.filter((q) => q.row.mode === "steer").map((q) => q.message),
 			ready.filter((q) => q.row.mode === "followUp").map((q) => q.message),
@@ -724,11 +700,9 @@ export class Conversation {
 				return;
 			case "user_delivered": {
 				if (event.message === run.input) return;
-				const id = this.#byMessage.get(event.message);
-				const q = id === undefined ? undefined : this.#queue.get(id);
-				if (!q || id === undefined) return;
-				this.#queue.delete(id);
-				this.#byMessage.delete(event.message);
+				const q = this.#queue.takeDelivered(event.message);
+				if (!q) return;
+				const id = q.row.id;
 				this.#store.markDelivered(id);
 				const index = this.live.state.queue.findIndex((item) => item.id === id);
 				const entry = this.#store.append(this.id, {
@@ -831,15 +805,8 @@ export class Conversation {
 	}
 
 	#forget(ids: readonly string[]): void {
-		const ops: PatchOp[] = [];
-		for (const id of ids) {
-			const q = this.#queue.get(id);
-			if (!q) continue;
-			this.#queue.delete(id);
-			this.#byMessage.delete(q.message);
-		}
-		ops.push({ op: "set", path: ["queue"], value: [...this.#queue.values()].map(asQueuedInput) });
-		this.#update(ops);
+		for (const id of ids) this.#queue.take(id);
+		this.#update([{ op: "set", path: ["queue"], value: this.#queue.shown() }]);
 		this.#requeue();
 	}
 

@@ -1,0 +1,86 @@
+import type { UserMessage } from "@earendil-works/pi-ai";
+import type { Author } from "../../protocol/common.ts";
+import type { QueuedRow } from "../../server/store/session-store.ts";
+import type { QueuedInput } from "./contract.ts";
+
+/** A message sent while the agent works (or held for approval): stored, shown in the queue, not yet an entry. */
+export interface Queued {
+	readonly row: QueuedRow;
+	readonly message: UserMessage;
+	/** Held for the owner's approval: not given to the agent until accepted. */
+	waiting: boolean;
+}
+
+export const authorIdOf = (q: Queued) => (q.row.author as Author).id;
+
+export function asQueuedInput({ row, waiting }: Queued): QueuedInput {
+	return { id: row.id, mode: row.mode, text: row.text, author: row.author as Author, at: row.at, waiting };
+}
+
+/**
+ * The queued inputs of one conversation, in the order they were sent, found by id or by the agent's message
+ * (when the agent takes one). Only bookkeeping: storing, showing and the agent's own queue are the
+ * conversation's.
+ */
+export class PendingInputs {
+	readonly #byId = new Map<string, Queued>();
+	readonly #byMessage = new Map<UserMessage, string>();
+
+	add(row: QueuedRow, message: UserMessage, waiting: boolean): Queued {
+		const queued: Queued = { row, message, waiting };
+		this.#byId.set(row.id, queued);
+		this.#byMessage.set(message, row.id);
+		return queued;
+	}
+
+	get(id: string): Queued | undefined {
+		return this.#byId.get(id);
+	}
+
+	has(id: string): boolean {
+		return this.#byId.has(id);
+	}
+
+	get size(): number {
+		return this.#byId.size;
+	}
+
+	/** In the order sent. */
+	all(): Queued[] {
+		return [...this.#byId.values()];
+	}
+
+	/** What the agent may have: everything not waiting for approval. */
+	ready(): Queued[] {
+		return this.all().filter((q) => !q.waiting);
+	}
+
+	byAuthor(id: string): Queued[] {
+		return this.all().filter((q) => authorIdOf(q) === id);
+	}
+
+	/** Takes one out (the agent delivered it, it was withdrawn, or it went back to its author). */
+	take(id: string): Queued | undefined {
+		const q = this.#byId.get(id);
+		if (!q) return undefined;
+		this.#byId.delete(id);
+		this.#byMessage.delete(q.message);
+		return q;
+	}
+
+	/** The input the agent just delivered, taken out; undefined for the run's own first message. */
+	takeDelivered(message: UserMessage): Queued | undefined {
+		const id = this.#byMessage.get(message);
+		return id === undefined ? undefined : this.take(id);
+	}
+
+	clear(): void {
+		this.#byId.clear();
+		this.#byMessage.clear();
+	}
+
+	/** What clients see as `queue`. */
+	shown(): QueuedInput[] {
+		return this.all().map(asQueuedInput);
+	}
+}
