@@ -287,7 +287,9 @@ describe("hostile bundles", () => {
 			{ outputCharsPerSecond: 1_000_000 },
 		);
 		const chars = r.messages.reduce((n, m) => n + (m.kind === "output" ? m.data.length : 0), 0);
-		expect(chars).toBeLessThanOrEqual(1_000_000);
+		// The budget is per one-second window; a 20 MB flood that straddles a window's end gets two budgets.
+		expect(chars).toBeGreaterThan(0);
+		expect(chars).toBeLessThanOrEqual(2 * 1_000_000);
 		expect(r.problems).toContain("output over the rate limit was dropped");
 	});
 
