@@ -16,14 +16,16 @@ describe("the consent screen", () => {
 	});
 
 	test("an answer in time is the person's, and its expiry does not reach the next question", async () => {
-		const screen = new ConsentScreen(() => {}, size, { expiresAfterMs: CONFIRM_AFTER_MS + 300 });
+		const expiresAfterMs = 2000;
+		const screen = new ConsentScreen(() => {}, size, { expiresAfterMs });
 		const answer = screen.confirm(request);
-		await Bun.sleep(CONFIRM_AFTER_MS + 20);
+		await Bun.sleep(Math.max(CONFIRM_AFTER_MS + 100, 1000));
 		screen.input("y");
 		expect(await answer).toBe("yes");
-		// The next question has its own time: the answered one's expiry must not withdraw it.
+		// The next question has its own time: the answered one's expiry (due about 1 s from now) must not
+		// withdraw it, and its own is not due for 2 s; looking halfway between leaves half a second either way.
 		void screen.confirm(request);
-		await Bun.sleep(400);
+		await Bun.sleep(1500);
 		expect(screen.active).toBe(true);
 		screen.cancel();
 	});
