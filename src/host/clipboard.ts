@@ -108,16 +108,20 @@ export function asBracketedPaste(text: string): string {
 
 const IMAGE_TYPES = ["image/png", "image/jpeg", "image/webp", "image/gif"];
 
-/**
- * An image on the clipboard (Wayland or X11), as pi pastes one; undefined when there is none or no tool can
- * say. The size is bounded like an upload.
- */
-export async function readClipboardImage(options: {
+type Reader = (argv: string[]) => Promise<Uint8Array | undefined>;
+
+/** What the clipboard holds (Wayland or X11): its types, and how to read one of them. */
+export interface ClipboardListing {
+	readonly types: readonly string[];
+	get(type: string): string[];
+}
+
+/** The first clipboard tool that answers, with the types it lists; undefined when none can say. */
+export async function listClipboard(options: {
 	readonly env: Env;
 	readonly platform: string;
-	readonly maxBytes: number;
-	read?(argv: string[]): Promise<Uint8Array | undefined>;
-}): Promise<{ bytes: Uint8Array; mimeType: string } | undefined> {
+	read?: Reader;
+}): Promise<ClipboardListing | undefined> {
 	if (options.platform !== "linux") return undefined;
 	const reader = options.read ?? ((argv: string[]) => runTool(argv, options.env));
 	const tools: { list: string[]; get: (type: string) => string[] }[] = [];
@@ -131,16 +135,30 @@ export async function readClipboardImage(options: {
 	}
 	for (const tool of tools) {
 		const listed = await reader(tool.list);
-		if (!listed) continue;
-		const types = new TextDecoder().decode(listed).split(/\s+/);
-		const type = IMAGE_TYPES.find((t) => types.includes(t));
-		if (!type) return undefined;
-		const bytes = await reader(tool.get(type));
-		if (!bytes?.length) return undefined;
-		if (bytes.length > options.maxBytes) throw new Error("the clipboard's image is larger than 25 MiB");
-		return { bytes, mimeType: type };
+		if (listed) return { types: new TextDecoder().decode(listed).split(/\s+/), get: tool.get };
 	}
 	return undefined;
+}
+
+/**
+ * An image on the clipboard (Wayland or X11), as pi pastes one; undefined when there is none or no tool can
+ * say. The size is bounded like an upload. `listed`: the listing already made for this paste.
+ */
+export async function readClipboardImage(options: {
+	readonly env: Env;
+	readonly platform: string;
+	readonly maxBytes: number;
+	read?: Reader;
+	listed?: ClipboardListing;
+}): Promise<{ bytes: Uint8Array; mimeType: string } | undefined> {
+	const reader = options.read ?? ((argv: string[]) => runTool(argv, options.env));
+	const listing = options.listed ?? (await listClipboard(options));
+	const type = IMAGE_TYPES.find((t) => listing?.types.includes(t));
+	if (!listing || !type) return undefined;
+	const bytes = await reader(listing.get(type));
+	if (!bytes?.length) return undefined;
+	if (bytes.length > options.maxBytes) throw new Error("the clipboard's image is larger than 25 MiB");
+	return { bytes, mimeType: type };
 }
 
 /** At most this many copied files are offered from one paste. */
@@ -170,7 +188,8 @@ export function filePathsOf(uriList: string): string[] {
 export async function readClipboardFiles(options: {
 	readonly env: Env;
 	readonly platform: string;
-	read?(argv: string[]): Promise<Uint8Array | undefined>;
+	read?: Reader;
+	listed?: ClipboardListing;
 }): Promise<string[]> {
 	const reader = options.read ?? ((argv: string[]) => runTool(argv, options.env));
 	const text = async (argv: string[]) => {
@@ -181,21 +200,7 @@ export async function readClipboardFiles(options: {
 		const path = await text(["osascript", "-e", "POSIX path of (the clipboard as «class furl»)"]);
 		return path?.trim().startsWith("/") ? [path.trim()] : [];
 	}
-	if (options.platform !== "linux") return [];
-	const tools: { list: string[]; get: string[] }[] = [];
-	if (options.env.WAYLAND_DISPLAY)
-		tools.push({ list: ["wl-paste", "--list-types"], get: ["wl-paste", "--type", "text/uri-list"] });
-	if (options.env.DISPLAY) {
-		tools.push({
-			list: ["xclip", "-selection", "clipboard", "-t", "TARGETS", "-o"],
-			get: ["xclip", "-selection", "clipboard", "-t", "text/uri-list", "-o"],
-		});
-	}
-	for (const tool of tools) {
-		const listed = await text(tool.list);
-		if (listed === undefined) continue;
-		if (!listed.split(/\s+/).includes("text/uri-list")) return [];
-		return filePathsOf((await text(tool.get)) ?? "");
-	}
-	return [];
+	const listing = options.listed ?? (await listClipboard(options));
+	if (!listing?.types.includes("text/uri-list")) return [];
+	return filePathsOf((await text(listing.get("text/uri-list"))) ?? "");
 }

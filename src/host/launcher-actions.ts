@@ -12,6 +12,7 @@ import { LAUNCHER_KEY_ACTIONS } from "../protocol/keybindings.ts";
 import {
 	asBracketedPaste,
 	copyToClipboard,
+	listClipboard,
 	readClipboardFiles,
 	readClipboardImage,
 	readClipboardText,
@@ -313,7 +314,13 @@ export function createLauncherActions<W>(host: ActionsHost<W>) {
 			if (action === "app.clipboard.pasteImage") {
 				// Copied files first (each named on the launcher's screen before it is sent), then pi's order: an
 				// image (sent as a file, after a question), else the clipboard's text.
-				const files = await readClipboardFiles({ env: host.env, platform: host.platform });
+				// One listing of the clipboard for the whole paste: files, then an image, then text.
+				const listed = await listClipboard({ env: host.env, platform: host.platform });
+				const files = await readClipboardFiles({
+					env: host.env,
+					platform: host.platform,
+					...(listed ? { listed } : {}),
+				});
 				if (files.length) {
 					for (const path of files) {
 						if (!host.current(worker)) return;
@@ -329,6 +336,7 @@ export function createLauncherActions<W>(host: ActionsHost<W>) {
 						env: host.env,
 						platform: host.platform,
 						maxBytes: MAX_ATTACH_BYTES,
+						...(listed ? { listed } : {}),
 					});
 					if (image) return await pasteImage(worker, image);
 				} catch (error) {
