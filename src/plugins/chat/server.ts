@@ -1,9 +1,8 @@
-import { statSync } from "node:fs";
-import { isAbsolute } from "node:path";
 import { ProtocolError } from "../../protocol/codes.ts";
 import { json, problem, readBoundedBytes } from "../../server/http-util.ts";
 import { isOwner, maySeeSession } from "../../server/objects/principal.ts";
 import type { RouteRequest, ServerContext, ServerPlugin } from "../../server/plugin.ts";
+import { checkDirectory } from "../../server/session-directory.ts";
 import type { StoredEntry } from "../../server/store/session-store.ts";
 import {
 	type AckReturnedArgs,
@@ -83,8 +82,7 @@ class Conversations {
 				throw new ProtocolError("not_found", "no message of yours to fork from there");
 			}
 			const kept = beforeSeq === undefined ? rows : rows.filter((r) => r.seq < beforeSeq);
-			if (cwd !== undefined && !isDirectory(cwd))
-				throw new ProtocolError("bad_args", `${cwd} is not a directory on the server`);
+			if (cwd !== undefined) checkDirectory(cwd);
 			const created = catalog.create({
 				cwd: cwd ?? record.cwd,
 				env: record.env,
@@ -133,14 +131,6 @@ class Conversations {
 		}
 		this.#slots.clear();
 		for (const session of sessions) this.#ctx.bus.emit({ type: "session.watched", session, watched: false });
-	}
-}
-
-function isDirectory(path: string): boolean {
-	try {
-		return isAbsolute(path) && statSync(path).isDirectory();
-	} catch {
-		return false;
 	}
 }
 

@@ -1,9 +1,9 @@
-import { type FSWatcher, statSync, watch } from "node:fs";
-import { isAbsolute } from "node:path";
+import { type FSWatcher, watch } from "node:fs";
 import { ProtocolError } from "../../protocol/codes.ts";
 import { LiveState } from "../../server/objects/live-state.ts";
 import { isOwner, type Principal } from "../../server/objects/principal.ts";
 import type { ServerContext, ServerPlugin } from "../../server/plugin.ts";
+import { checkDirectory } from "../../server/session-directory.ts";
 import type { SessionRecord } from "../../server/store/catalog.ts";
 import {
 	type CreateArgs,
@@ -15,17 +15,6 @@ import {
 	sessionsContract,
 } from "./contract.ts";
 import { findGitDir, gitBranch } from "./git-branch.ts";
-
-function checkDirectory(cwd: string): void {
-	if (!isAbsolute(cwd)) throw new ProtocolError("bad_args", "cwd must be an absolute path on the server");
-	let isDir = false;
-	try {
-		isDir = statSync(cwd).isDirectory();
-	} catch {
-		isDir = false;
-	}
-	if (!isDir) throw new ProtocolError("bad_args", `no such directory on the server: ${cwd}`);
-}
 
 /** Serves the session catalog: one replica for owners, one per guest-visible session. */
 class SessionsObject {
