@@ -5,7 +5,7 @@
  */
 import type { ChatState, chatContract, QueueMode } from "../plugins/chat/contract.ts";
 import { ConnectionLost, type ObjectRef } from "../protocol/object-client.ts";
-import { isOwnerRole, type Role } from "../protocol/roles.ts";
+import { isOwnerRole, isParticipantRole, type Role } from "../protocol/roles.ts";
 import type { ChatScreen } from "./chat-screen.ts";
 
 export interface ChatActionsContext {
@@ -38,8 +38,7 @@ export class ChatActions {
 	/** Until the role is known the server decides; then the owner and full guests. */
 	#mayAct(what: string): void {
 		const role = this.#ctx.role();
-		if (role && !isOwnerRole(role) && role !== "full")
-			throw new Error(`Only the owner and guests with full access can ${what}.`);
+		if (role && !isParticipantRole(role)) throw new Error(`Only the owner and guests with full access can ${what}.`);
 	}
 
 	/** The same request id across reconnects: the server runs it once. A refusal goes back to the person. */

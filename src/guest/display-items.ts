@@ -3,7 +3,7 @@
  * unchanged item keeps its component and only changed items rebuild.
  */
 import type { Author, ChatEntry, ChatState, LiveTool, ToolResult } from "../plugins/chat/contract.ts";
-import { guestName } from "../protocol/share-link.ts";
+import { guestLabel } from "../protocol/share-link.ts";
 import type { ToolCardData } from "../ui/tools/tool-card.ts";
 import type { AssistantMessageData } from "../ui/transcript/assistant-message.ts";
 import type { CompactionSummaryData } from "../ui/transcript/compaction-summary.ts";
@@ -49,7 +49,7 @@ export interface ViewOptions {
 
 /** A message's author as others see it: a guest's own name is not verified by anyone. */
 export function authorLabel(author: Author): string {
-	if (author.role === "full" || author.role === "view") return `${guestName(author.name) || "guest"} (unverified)`;
+	if (author.role === "full" || author.role === "view") return guestLabel(author.name);
 	return "owner";
 }
 
@@ -68,11 +68,10 @@ export function shownFrom(entries: readonly ChatEntry[]): number {
 export function displayItems(state: ChatState, view: ViewOptions): DisplayItem[] {
 	const items: DisplayItem[] = [];
 	const from = shownFrom(state.entries);
-	const compaction = state.entries.findLast((e) => e.kind === "compaction");
 	const liveToolIds = new Set(state.live?.tools.map((t) => t.id) ?? []);
 	const shownWith = `${view.viewerId}|${view.toolsExpanded}|${view.hideThinking}|${view.home}|${view.expandKey}|${view.interruptKey}`;
 	for (const entry of state.entries) {
-		if (entry.seq < from && compaction && entry.seq < compaction.seq) continue;
+		if (entry.seq < from) continue;
 		items.push({ ...entryItem(entry, view), committed: true, seq: entry.seq, source: { entry, view: shownWith } });
 	}
 	const live = state.live;

@@ -15,8 +15,8 @@ import { MAX_COPY_CHARS } from "../protocol/channel-kinds.ts";
 import { isPrivilegedId } from "../protocol/keybindings.ts";
 import { ObjectClient, type ObjectRef } from "../protocol/object-client.ts";
 import { DISPLAY_DEFAULTS, type Preferences, type PrefsPatch } from "../protocol/preferences.ts";
-import { isOwnerRole, type Role } from "../protocol/roles.ts";
-import { guestName } from "../protocol/share-link.ts";
+import { isOwnerRole, isParticipantRole, type Role } from "../protocol/roles.ts";
+import { guestLabel } from "../protocol/share-link.ts";
 import type { TerminalFacts } from "../ui/theme/builtin.ts";
 import { ThemeRef } from "../ui/theme/theme-ref.ts";
 import { BridgeTerminal } from "./bridge-terminal.ts";
@@ -148,7 +148,7 @@ export class GuestRuntime {
 			send: (text, mode, attachments) => this.#actions.send(text, mode, attachments),
 			files: (prefix, mode) => {
 				const session = this.#sessionId;
-				if (!session || (this.#role && !this.#participates())) return undefined;
+				if (!session || (this.#role && !isParticipantRole(this.#role))) return undefined;
 				if (this.#files?.input.session !== session) {
 					this.#files?.close();
 					this.#files = this.#client.open(filesContract, { session });
@@ -346,9 +346,7 @@ export class GuestRuntime {
 			this.#screen.setPlace(`${hostOf(this.#host.start.origin)} · ${roleLabel(state)}`);
 			this.#screen.setViewer(state.id, isOwnerRole(state.role));
 			// A view-only guest gets the read-only bar where the editor would be; a demotion takes the editor away live.
-			this.#screen.setReadOnly(
-				state.role === "view" ? `Joined as ${guestName(state.name) || "guest"} (unverified) · read-only` : undefined,
-			);
+			this.#screen.setReadOnly(state.role === "view" ? `Joined as ${guestLabel(state.name)} · read-only` : undefined);
 			this.#share?.follow();
 			void this.#chooseSession(state.session);
 		});
@@ -554,9 +552,9 @@ export class GuestRuntime {
 		if (screen.editor.isShowingAutocomplete()) contexts.add("autocomplete");
 		if (screen.busy) contexts.add("busy");
 		const role = this.#role;
-		if (isOwnerRole(role)) contexts.add("owner").add("participant");
+		if (isOwnerRole(role)) contexts.add("owner");
 		else if (role) contexts.add("guest");
-		if (role === "full") contexts.add("participant");
+		if (isParticipantRole(role)) contexts.add("participant");
 		if (this.#connected) contexts.add("connected");
 		if (screen.attachments.length) contexts.add("attachments");
 		return contexts;
@@ -646,10 +644,6 @@ export class GuestRuntime {
 			// The union above is the UI's typed view of the channel's request messages; the launcher checks each.
 			this.#host.post({ kind: "request", id, action, payload } as Extract<WorkerMessage, { kind: "request" }>);
 		});
-	}
-
-	#participates(): boolean {
-		return isOwnerRole(this.#role) || this.#role === "full";
 	}
 
 	/** `--theme` for this run, else the person's setting, else pi's `system` theme. */
@@ -748,7 +742,7 @@ export type LauncherRequest =
 function roleLabel(state: AccessState): string {
 	if (state.role !== "full" && state.role !== "view") return ROLE_LABELS[state.role];
 	const access = state.role === "full" ? "full access" : "view only";
-	return `guest · ${guestName(state.name) || "guest"} (unverified) · ${access}`;
+	return `guest · ${guestLabel(state.name)} · ${access}`;
 }
 
 function hostOf(origin: string): string {

@@ -14,3 +14,8 @@ export const PARTICIPANT_ROLES: readonly Role[] = ["deviceOwner", "owner", "full
 export function isOwnerRole(role: Role | undefined): boolean {
 	return role === "deviceOwner" || role === "owner";
 }
+
+/** Owners and full guests: those who may send, run commands and compact. */
+export function isParticipantRole(role: Role | undefined): boolean {
+	return role !== undefined && PARTICIPANT_ROLES.includes(role);
+}

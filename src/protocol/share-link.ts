@@ -6,6 +6,11 @@ export const JOIN_PATH = /^\/join\/([A-Za-z0-9_-]{43})$/;
 /** At most this many characters of a guest's display name, after control characters are removed. */
 export const MAX_GUEST_NAME = 40;
 
+/** A guest's name as others see it: their own claim, cleaned, and said to be unverified. */
+export function guestLabel(name: string): string {
+	return `${guestName(name) || "guest"} (unverified)`;
+}
+
 /** One line, no control or format characters, at most MAX_GUEST_NAME characters; empty when nothing is left. */
 export function guestName(raw: string): string {
 	return [

@@ -3,7 +3,7 @@
  * them), approval mode, the guests with their access and presence, and guests' messages waiting for approval.
  */
 import { type Component, getKeybindings, matchesKey, truncateToWidth, visibleWidth } from "@earendil-works/pi-tui";
-import { guestName } from "../../protocol/share-link.ts";
+import { guestLabel, guestName } from "../../protocol/share-link.ts";
 import { visibleText } from "../../ui/text.ts";
 import type { ThemeRef } from "../../ui/theme/theme-ref.ts";
 import type { ShareAccess, SharedGuest, SharingState } from "./contract.ts";
@@ -113,7 +113,7 @@ export class SharePanel implements Component {
 				break;
 			case "guest": {
 				const g = row.guest;
-				left = `${guestName(g.name) || "guest"} (unverified) · ${g.blocked ? "blocked" : ACCESS_WORDS[g.access]}`;
+				left = `${guestLabel(g.name)} · ${g.blocked ? "blocked" : ACCESS_WORDS[g.access]}`;
 				right = `${g.blocked ? "" : g.connected > 0 ? "here now · " : "away · "}joined ${age(Date.now() - g.since)}`;
 				break;
 			}

@@ -6,7 +6,7 @@ import type { Component } from "@earendil-works/pi-tui";
 import type { CommandRegistry } from "../../guest/commands.ts";
 import type { ObjectClient, ObjectRef } from "../../protocol/object-client.ts";
 import { isOwnerRole, type Role } from "../../protocol/roles.ts";
-import { guestName } from "../../protocol/share-link.ts";
+import { guestLabel, guestName } from "../../protocol/share-link.ts";
 import type { ThemeRef } from "../../ui/theme/theme-ref.ts";
 import type { StatusLineData } from "../../ui/transcript/status-line.ts";
 import { type ShareAccess, type SharingState, sharingContract } from "./contract.ts";
@@ -78,9 +78,7 @@ export class ShareCommands {
 			if (this.#ctx.selector() === "share") this.#ctx.requestRender();
 			// Who comes and goes, in the transcript (not for those already here when the session opened).
 			const now = new Map(
-				(state?.guests ?? [])
-					.filter((g) => g.connected > 0 && !g.blocked)
-					.map((g) => [g.id, `${guestName(g.name) || "guest"} (unverified)`]),
+				(state?.guests ?? []).filter((g) => g.connected > 0 && !g.blocked).map((g) => [g.id, guestLabel(g.name)]),
 			);
 			if (here) {
 				for (const [id, name] of now) {
