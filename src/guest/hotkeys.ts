@@ -2,7 +2,7 @@
  * /hotkeys, generated: pi's Navigation and Editing tables from the keymap, then every command by category,
  * the launcher's keys, and what does not work and why (conflicts, dropped defaults, preference problems).
  */
-import { isPrivilegedId, LAUNCHER_KEY_ACTIONS } from "../protocol/keybindings.ts";
+import { isLauncherKeyAction, isPrivilegedId } from "../protocol/keybindings.ts";
 import type { CommandRegistry, RegisteredCommand } from "./commands.ts";
 import { type Keymap, keyText } from "./keymap.ts";
 import type { When } from "./when.ts";
@@ -112,7 +112,7 @@ export function hotkeysMarkdown(keymap: Keymap, commands: CommandRegistry): stri
 		const entry = byId.get(id);
 		if (entry) commandRow(entry);
 		else if (isPrivilegedId(id)) {
-			const ready = LAUNCHER_KEY_ACTIONS.includes(id);
+			const ready = isLauncherKeyAction(id);
 			row("Other", shown([id]), `${LAUNCHER_TITLES[id]} (the launcher's key${ready ? "" : "; not available yet"})`);
 		}
 	}

@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { type } from "arktype";
+import { forbiddenKeyIn } from "../protocol/own-keys.ts";
 import { writePrivateJson } from "./private-file.ts";
 
 const OriginConfig = type({
@@ -37,7 +38,10 @@ export class LauncherConfig {
 		const empty: ConfigFile = { version: 1, origins: {} };
 		if (!existsSync(path)) return { data: empty };
 		try {
-			const parsed = ConfigFile(JSON.parse(readFileSync(path, "utf8")));
+			const raw: unknown = JSON.parse(readFileSync(path, "utf8"));
+			const forbidden = forbiddenKeyIn(raw);
+			if (forbidden) return { data: empty, problem: `config.json ignored: the key ${forbidden} is not allowed` };
+			const parsed = ConfigFile(raw);
 			if (parsed instanceof type.errors) return { data: empty, problem: `config.json ignored: ${parsed.summary}` };
 			return { data: parsed };
 		} catch {
@@ -46,12 +50,16 @@ export class LauncherConfig {
 	}
 
 	get(origin: string): OriginConfig {
-		return this.#data.origins[origin] ?? {};
+		const origins = this.#data.origins;
+		return Object.hasOwn(origins, origin) ? (origins[origin] ?? {}) : {};
 	}
 
 	update(origin: string, change: (current: OriginConfig) => OriginConfig): void {
 		const next = change({ ...this.get(origin) });
-		this.#data = { ...this.#data, origins: { ...this.#data.origins, [origin]: next } };
+		const origins: Record<string, OriginConfig> = Object.create(null);
+		Object.assign(origins, this.#data.origins);
+		origins[origin] = next;
+		this.#data = { ...this.#data, origins };
 		this.#save();
 	}
 

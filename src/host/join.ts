@@ -1,3 +1,4 @@
+import { own } from "../protocol/own-keys.ts";
 import { BUNDLE_PATH, GUEST_COOKIE } from "../protocol/server-info.ts";
 import { guestName, JOIN_PATH } from "../protocol/share-link.ts";
 import type { LauncherConfig } from "./config.ts";
@@ -56,14 +57,16 @@ export async function redeemJoinLink(
 	const cookie = new RegExp(`(?:^|[;,]\\s*)${GUEST_COOKIE}=([A-Za-z0-9_-]{20,200})`).exec(
 		response.headers.get("set-cookie") ?? "",
 	)?.[1];
-	let answer: { session?: unknown; role?: unknown } = {};
+	let answer: unknown;
 	try {
 		answer = JSON.parse(response.body);
 	} catch {}
-	const session = typeof answer.session === "string" && /^[0-9a-f-]{36}$/.test(answer.session) ? answer.session : "";
-	if (!cookie || !session) throw new SignInError("Joining failed: the server's answer was not understood.");
+	const session = own(answer, "session");
+	if (!cookie || typeof session !== "string" || !/^[0-9a-f-]{36}$/.test(session)) {
+		throw new SignInError("Joining failed: the server's answer was not understood.");
+	}
 	config.update(origin, (c) => ({ ...c, guest: { cookie, session } }));
-	return { origin, session, role: answer.role === "full" ? "full" : "view" };
+	return { origin, session, role: own(answer, "role") === "full" ? "full" : "view" };
 }
 
 /** Is the stored guest cookie still admitted? HEAD on the bundle route, which every admitted principal may fetch. */

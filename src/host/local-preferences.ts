@@ -18,6 +18,7 @@ import {
 import { homedir } from "node:os";
 import { dirname, join } from "node:path";
 import { readKeybindings } from "../protocol/keybindings.ts";
+import { FORBIDDEN_KEYS, forbiddenKeyIn, isRecord, own } from "../protocol/own-keys.ts";
 import {
 	type DisplaySettings,
 	MAX_THEMES,
@@ -47,7 +48,10 @@ export function preferencePaths(env: Record<string, string | undefined>): Prefer
 	};
 }
 
-export type ReadResult = { text: string } | { missing: true } | { problem: string };
+export type ReadResult =
+	| { readonly kind: "text"; readonly text: string }
+	| { readonly kind: "missing" }
+	| { readonly kind: "problem"; readonly problem: string };
 
 /**
  * A small regular file, read through the descriptor it was opened with: a FIFO does not block the open, a
@@ -59,28 +63,31 @@ export function readBounded(path: string, limit = MAX_PREFS_FILE_BYTES): ReadRes
 		fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
 	} catch (error) {
 		const code = (error as NodeJS.ErrnoException).code;
-		return code === "ENOENT" || code === "ENOTDIR" ? { missing: true } : { problem: "cannot be read" };
+		return code === "ENOENT" || code === "ENOTDIR"
+			? { kind: "missing" }
+			: { kind: "problem", problem: "cannot be read" };
 	}
 	try {
 		const stat = fstatSync(fd);
-		if (!stat.isFile()) return { problem: "is not a regular file" };
-		if (stat.size > limit) return { problem: `is larger than ${limit / 1024} KiB` };
+		if (!stat.isFile()) return { kind: "problem", problem: "is not a regular file" };
+		if (stat.size > limit) return { kind: "problem", problem: `is larger than ${limit / 1024} KiB` };
 		const buffer = Buffer.alloc(limit + 1);
 		let length = 0;
 		for (;;) {
 			const n = readSync(fd, buffer, length, buffer.length - length, null);
 			if (n === 0) break;
 			length += n;
-			if (length > limit) return { problem: `is larger than ${limit / 1024} KiB` };
+			if (length > limit) return { kind: "problem", problem: `is larger than ${limit / 1024} KiB` };
 		}
 		return {
+			kind: "text",
 			text: buffer
 				.subarray(0, length)
 				.toString("utf8")
 				.replace(/^\uFEFF/, ""),
 		};
 	} catch {
-		return { problem: "cannot be read" };
+		return { kind: "problem", problem: "cannot be read" };
 	} finally {
 		closeSync(fd);
 	}
@@ -88,8 +95,8 @@ export function readBounded(path: string, limit = MAX_PREFS_FILE_BYTES): ReadRes
 
 function readJson(path: string, label: string, problems: string[], limit?: number): unknown {
 	const read = readBounded(path, limit);
-	if ("missing" in read) return undefined;
-	if ("problem" in read) {
+	if (read.kind === "missing") return undefined;
+	if (read.kind === "problem") {
 		problems.push(`${label} ${read.problem}`);
 		return undefined;
 	}
@@ -99,6 +106,14 @@ function readJson(path: string, label: string, problems: string[], limit?: numbe
 		problems.push(`${label} is not valid JSON`);
 		return undefined;
 	}
+}
+
+/** A `theme` setting as read from a file: a bounded name (or `light/dark` pair), else a problem. */
+function themeSetting(value: unknown, label: string, problems: string[]): string | undefined {
+	if (value === undefined) return undefined;
+	if (typeof value === "string" && value.length <= 130) return value;
+	problems.push(`${label}: invalid theme`);
+	return undefined;
 }
 
 /** What `prefs.json` holds that the worker may see (launcher-only keys stay here). */
@@ -111,19 +126,17 @@ export interface SavedPrefs {
 function readPrefsFile(p2Dir: string, problems: string[]): SavedPrefs {
 	const raw = readJson(join(p2Dir, "prefs.json"), "prefs.json", problems);
 	if (raw === undefined) return { keybindings: {}, settings: {} };
-	if (typeof raw !== "object" || raw === null || Array.isArray(raw)) {
+	if (!isRecord(raw)) {
 		problems.push("prefs.json: not an object");
 		return { keybindings: {}, settings: {} };
 	}
-	const doc = raw as Record<string, unknown>;
-	const keys =
-		doc.keybindings === undefined ? { bindings: {}, problems: [] } : readKeybindings(doc.keybindings, "prefs.json");
+	const rawKeys = own(raw, "keybindings");
+	const rawSettings = own(raw, "settings");
+	const keys = rawKeys === undefined ? { bindings: {}, problems: [] } : readKeybindings(rawKeys, "prefs.json");
 	const settings =
-		doc.settings === undefined ? { settings: {}, problems: [] } : readDisplaySettings(doc.settings, "prefs.json");
+		rawSettings === undefined ? { settings: {}, problems: [] } : readDisplaySettings(rawSettings, "prefs.json");
 	problems.push(...keys.problems, ...settings.problems);
-	let theme: string | undefined;
-	if (typeof doc.theme === "string" && doc.theme.length <= 130) theme = doc.theme;
-	else if (doc.theme !== undefined) problems.push("prefs.json: invalid theme");
+	const theme = themeSetting(own(raw, "theme"), "prefs.json", problems);
 	return { keybindings: keys.bindings, ...(theme ? { theme } : {}), settings: settings.settings };
 }
 
@@ -143,8 +156,8 @@ function readThemes(agentDir: string, problems: string[]): ThemeFile[] {
 	for (const file of names.slice(0, MAX_THEMES)) {
 		const label = `themes/${file.slice(0, 64)}`;
 		const read = readBounded(join(dir, file));
-		if ("missing" in read) continue;
-		if ("problem" in read) {
+		if (read.kind === "missing") continue;
+		if (read.kind === "problem") {
 			problems.push(`${label} ${read.problem}`);
 			continue;
 		}
@@ -161,8 +174,14 @@ function readThemes(agentDir: string, problems: string[]): ThemeFile[] {
 			continue;
 		}
 		// pi's schema, here as in pi: only a theme document goes on to the UI, under the name it declares.
+		const forbidden = forbiddenKeyIn(json);
+		if (forbidden) {
+			problems.push(`${label}: the key ${forbidden} is not allowed`);
+			continue;
+		}
 		try {
 			const theme = parseThemeJson(label, json);
+			if (FORBIDDEN_KEYS.has(theme.name)) throw new Error(`theme ${label}: the name ${theme.name} is not allowed`);
 			themes.push({ name: theme.name, json: theme });
 		} catch (error) {
 			problems.push((error as Error).message.slice(0, 300));
@@ -186,10 +205,7 @@ export function readPreferences(paths: PreferencePaths, options: ReadOptions = {
 	const piSettings =
 		rawSettings === undefined ? { settings: {}, problems: [] } : readDisplaySettings(rawSettings, "settings.json");
 	problems.push(...piSettings.problems);
-	let piTheme: string | undefined;
-	const themeValue = (rawSettings as Record<string, unknown> | undefined)?.theme;
-	if (typeof themeValue === "string" && themeValue.length <= 130) piTheme = themeValue;
-	else if (themeValue !== undefined) problems.push("settings.json: invalid theme");
+	const piTheme = themeSetting(own(rawSettings, "theme"), "settings.json", problems);
 	const saved = readPrefsFile(paths.p2Dir, problems);
 	const themes = options.noThemes ? [] : readThemes(paths.agentDir, problems);
 	const theme = saved.theme ?? piTheme;
@@ -206,9 +222,9 @@ export function readPreferences(paths: PreferencePaths, options: ReadOptions = {
 /** A launcher-only string key of a preferences file (`externalEditor`, `downloads`); undefined when absent. */
 function launcherKey(file: string, key: string): string | undefined {
 	const read = readBounded(file);
-	if (!("text" in read)) return undefined;
+	if (read.kind !== "text") return undefined;
 	try {
-		const value = (JSON.parse(read.text) as Record<string, unknown>)[key];
+		const value = own(JSON.parse(read.text), key);
 		return typeof value === "string" && value.trim() ? value.trim() : undefined;
 	} catch {
 		return undefined;

@@ -1,3 +1,5 @@
+import { own } from "../protocol/own-keys.ts";
+
 /**
  * Every HTTP request the launcher makes: a fixed path on the configured origin (never a server-supplied URL),
  * no redirects (credentials never follow one), a timeout, and a bounded response.
@@ -39,8 +41,7 @@ export async function trustedFetch(req: TrustedRequest): Promise<TrustedResponse
 			signal: AbortSignal.timeout(req.timeoutMs ?? 10_000),
 		});
 	} catch (error) {
-		const why = (error as Error).name === "TimeoutError" ? "timed out" : "could not connect";
-		throw new TransportError(`${req.origin}: ${why}`);
+		throw new TransportError(`${req.origin}: ${failureReason(error)}`);
 	}
 	const declared = Number(response.headers.get("content-length") ?? "0");
 	if (declared > maxBytes) {
@@ -67,6 +68,15 @@ export async function trustedFetch(req: TrustedRequest): Promise<TrustedResponse
 	return { status: response.status, headers: response.headers, body: new TextDecoder().decode(all) };
 }
 
+/** Why a request failed, in the launcher's words (the error's own text may come from the network). */
+function failureReason(error: unknown): string {
+	const name = error instanceof Error ? error.name : "";
+	const code = own(error, "code");
+	if (name === "TimeoutError") return "timed out";
+	if (code === "UnexpectedRedirect") return "answered with a redirect, which p2 never follows";
+	return "could not connect";
+}
+
 /** One plain line of a server's error text, for showing: no controls, bounded. */
 export function plainLine(text: string, max = 200): string {
 	let out = "";
@@ -81,7 +91,7 @@ export function plainLine(text: string, max = 200): string {
 /** The server's reason for an error answer (its `error` field), as one plain line, or the status. */
 export function serverReason(body: string, status: number): string {
 	try {
-		const reason = (JSON.parse(body) as { error?: unknown }).error;
+		const reason = own(JSON.parse(body), "error");
 		if (typeof reason === "string" && reason) return plainLine(reason);
 	} catch {}
 	return `HTTP ${status}`;

@@ -5,6 +5,7 @@
  */
 import { TUI_KEYBINDINGS } from "@earendil-works/pi-tui/dist/keybindings.js";
 import { Key } from "@earendil-works/pi-tui/dist/keys.js";
+import { FORBIDDEN_KEYS, isRecord, own } from "./own-keys.ts";
 
 export interface KeyDefinition {
 	readonly defaultKeys: string | readonly string[];
@@ -30,13 +31,18 @@ export const PRIVILEGED_IDS: readonly string[] = [
 ];
 
 /** The launcher ids this launcher runs today (the others are listed as the launcher's, not yet available). */
-export const LAUNCHER_KEY_ACTIONS: readonly string[] = [
+export const LAUNCHER_KEY_ACTIONS = [
 	"app.message.copy",
 	"app.editor.external",
 	"app.suspend",
 	"app.clipboard.pasteImage",
 	"p2.attach",
-];
+] as const;
+export type LauncherKeyAction = (typeof LAUNCHER_KEY_ACTIONS)[number];
+
+export function isLauncherKeyAction(id: string): id is LauncherKeyAction {
+	return (LAUNCHER_KEY_ACTIONS as readonly string[]).includes(id);
+}
 
 export function isPrivilegedId(id: string): boolean {
 	return PRIVILEGED_IDS.includes(id);
@@ -156,13 +162,15 @@ export function launcherKeys(
 	ids: readonly string[],
 ): { kept: { id: string; keys: string[] }[]; lost: { key: string; id: string; to: string }[] } {
 	const pi = piKeybindings(platform);
+	const userKeys = (id: string) => (Object.hasOwn(user, id) ? user[id] : undefined);
+	const piDefault = (id: string) => defaultKeys(Object.hasOwn(pi, id) ? pi[id] : undefined);
 	const others = [...new Set([...Object.keys(pi), ...Object.keys(user)])].filter((id) => !isPrivilegedId(id));
 	const kept: { id: string; keys: string[] }[] = [];
 	const lost: { key: string; id: string; to: string }[] = [];
 	for (const id of ids) {
 		if (!isPrivilegedId(id)) continue;
-		const keys = [...(user[id] ?? defaultKeys(pi[id]))].filter((key) => {
-			const to = others.find((other) => user[other]?.includes(key) && !defaultKeys(pi[other]).includes(key));
+		const keys = [...(userKeys(id) ?? piDefault(id))].filter((key) => {
+			const to = others.find((other) => userKeys(other)?.includes(key) && !piDefault(other).includes(key));
 			if (to) lost.push({ key, id, to });
 			return !to;
 		});
@@ -266,17 +274,21 @@ export function readKeybindings(
 ): { bindings: Record<string, string[]>; problems: string[] } {
 	const problems: string[] = [];
 	const bindings: Record<string, string[]> = {};
-	if (typeof raw !== "object" || raw === null || Array.isArray(raw)) {
-		return { bindings, problems: [`${label}: not an object of key bindings`] };
-	}
-	const entries = Object.entries(raw as Record<string, unknown>);
-	for (const [name, value] of entries.slice(0, MAX_KEYBINDINGS)) {
+	if (!isRecord(raw)) return { bindings, problems: [`${label}: not an object of key bindings`] };
+	const names = Object.keys(raw);
+	for (const name of names.slice(0, MAX_KEYBINDINGS)) {
+		const value = raw[name];
 		if (name === "$schema") continue;
+		if (FORBIDDEN_KEYS.has(name)) {
+			problems.push(`${label}: the key ${name} is not allowed`);
+			continue;
+		}
 		if (!ID_PATTERN.test(name)) {
 			problems.push(`${label}: ignored an entry whose name is not a keybinding id`);
 			continue;
 		}
-		const id = LEGACY_KEYBINDING_NAMES[name] ?? name;
+		const legacy = own(LEGACY_KEYBINDING_NAMES, name);
+		const id = typeof legacy === "string" ? legacy : name;
 		if (id !== name && Object.hasOwn(raw, id)) continue;
 		const keys = typeof value === "string" ? [value] : Array.isArray(value) ? value : undefined;
 		if (!keys || keys.length > 16 || !keys.every((k) => typeof k === "string" && isKeyId(k))) {
@@ -285,6 +297,6 @@ export function readKeybindings(
 		}
 		bindings[id] = [...new Set(keys as string[])];
 	}
-	if (entries.length > MAX_KEYBINDINGS) problems.push(`${label}: only the first ${MAX_KEYBINDINGS} entries are read`);
+	if (names.length > MAX_KEYBINDINGS) problems.push(`${label}: only the first ${MAX_KEYBINDINGS} entries are read`);
 	return { bindings, problems };
 }

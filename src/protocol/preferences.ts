@@ -1,5 +1,6 @@
 import { type } from "arktype";
 import { lazy } from "./lazy.ts";
+import { isRecord, own } from "./own-keys.ts";
 
 /**
  * The person's display preferences: the whitelisted keys of pi's `settings.json` that belong to a terminal
@@ -79,15 +80,16 @@ export type DisplayDefaults = typeof DISPLAY_DEFAULTS;
 /** The value set for a dotted setting, undefined when none is. */
 export function settingAt(settings: DisplaySettings, path: string): unknown {
 	const [head, leaf] = path.split(".") as [string, string | undefined];
-	const top = (settings as Record<string, unknown>)[head];
-	return leaf ? (top as Record<string, unknown> | undefined)?.[leaf] : top;
+	const top = own(settings, head);
+	return leaf ? own(top, leaf) : top;
 }
 
 const settingCheckers = new Map<string, (value: unknown) => boolean>();
-/** Whether a value is valid for the display setting at a dotted path. */
+/** Whether a value is valid for the display setting at a dotted path (false for a path that is not one). */
 export function checkSetting(path: string, value: unknown): boolean {
 	let check = settingCheckers.get(path);
 	if (!check) {
+		if (!Object.hasOwn(SETTING_PATHS, path)) return false;
 		const schema = type(SETTING_PATHS[path] as "string");
 		check = (v) => !(schema(v) instanceof type.errors);
 		settingCheckers.set(path, check);
@@ -98,19 +100,17 @@ export function checkSetting(path: string, value: unknown): boolean {
 /**
  * The display settings in a `settings.json` document: each known key checked on its own, so one bad value
  * costs only that setting (pi's accessors fall back to the default the same way). Reported by name only.
+ * Only the document's own keys are read.
  */
 export function readDisplaySettings(raw: unknown, label: string): { settings: DisplaySettings; problems: string[] } {
 	const problems: string[] = [];
 	const out: Record<string, unknown> = {};
-	if (typeof raw !== "object" || raw === null || Array.isArray(raw)) {
-		return { settings: {}, problems: [`${label}: not a settings object`] };
-	}
-	const doc = raw as Record<string, unknown>;
+	if (!isRecord(raw)) return { settings: {}, problems: [`${label}: not a settings object`] };
 	for (const path of Object.keys(SETTING_PATHS)) {
 		const [head, leaf] = path.split(".") as [string, string | undefined];
-		const group = leaf ? doc[head] : doc;
-		if (leaf && (typeof group !== "object" || group === null)) continue;
-		const value = (group as Record<string, unknown>)[leaf ?? head];
+		const group = leaf ? own(raw, head) : raw;
+		if (leaf && !isRecord(group)) continue;
+		const value = own(group, leaf ?? head);
 		if (value === undefined) continue;
 		if (!checkSetting(path, value)) {
 			problems.push(`${label}: invalid ${path}`);
@@ -120,7 +120,7 @@ export function readDisplaySettings(raw: unknown, label: string): { settings: Di
 			out[head] = value;
 			continue;
 		}
-		const inner = (out[head] ?? {}) as Record<string, unknown>;
+		const inner = (own(out, head) ?? {}) as Record<string, unknown>;
 		inner[leaf] = value;
 		out[head] = inner;
 	}
@@ -169,10 +169,10 @@ export interface PrefsPatch {
 
 /** Settings of a later source over an earlier one, one level into `terminal` and `markdown` (as pi merges). */
 export function mergeSettings(base: DisplaySettings, over: DisplaySettings): DisplaySettings {
-	return {
-		...base,
-		...over,
-		...(base.terminal || over.terminal ? { terminal: { ...base.terminal, ...over.terminal } } : {}),
-		...(base.markdown || over.markdown ? { markdown: { ...base.markdown, ...over.markdown } } : {}),
+	const group = (key: "terminal" | "markdown") => {
+		const a = own(base, key) as Record<string, unknown> | undefined;
+		const b = own(over, key) as Record<string, unknown> | undefined;
+		return a || b ? { [key]: { ...a, ...b } } : {};
 	};
+	return { ...base, ...over, ...group("terminal"), ...group("markdown") };
 }

@@ -87,7 +87,7 @@ describe("the person's preferences", () => {
 			"settings.json is not a regular file",
 			"themes/fifo.json is not a regular file",
 		]);
-		expect(readBounded(join(home, "missing"))).toEqual({ missing: true });
+		expect(readBounded(join(home, "missing"))).toEqual({ kind: "missing" });
 	});
 
 	test("a change on disk is posted once, and directories created later are seen", async () => {

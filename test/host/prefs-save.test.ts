@@ -61,7 +61,7 @@ describe("savePrefs", () => {
 		dir = mkdtempSync(join(tmpdir(), "p2-save-"));
 		const p2Dir = join(dir, "p2-tui");
 		const first = planPrefsSave(p2Dir, { theme: "light" });
-		if ("error" in first) throw new Error(first.error);
+		if (first.kind === "refused") throw new Error(first.error);
 		expect(first.diff).toEqual(['+ theme: "light"']);
 		first.write();
 		const path = join(p2Dir, "prefs.json");
@@ -69,16 +69,17 @@ describe("savePrefs", () => {
 		expect(statSync(path).mode & 0o777).toBe(0o600);
 		writeFileSync(path, JSON.stringify({ theme: "light", downloads: "~/dl" }));
 		const second = planPrefsSave(p2Dir, { settings: { quietStartup: true } });
-		if ("error" in second) throw new Error(second.error);
+		if (second.kind === "refused") throw new Error(second.error);
 		second.write();
 		expect(JSON.parse(readFileSync(path, "utf8"))).toEqual({
 			theme: "light",
 			downloads: "~/dl",
 			settings: { quietStartup: true },
 		});
-		expect(planPrefsSave(p2Dir, { theme: "light" })).toEqual({ error: "nothing would change" });
+		expect(planPrefsSave(p2Dir, { theme: "light" })).toEqual({ kind: "refused", error: "nothing would change" });
 		writeFileSync(path, "{ broken");
 		expect(planPrefsSave(p2Dir, { theme: "dark" })).toEqual({
+			kind: "refused",
 			error: "prefs.json is not valid JSON; fix it by hand first",
 		});
 		expect(readFileSync(path, "utf8")).toBe("{ broken");
