@@ -11,6 +11,7 @@ import { type LaunchTarget, runLauncher } from "./host/launcher.ts";
 import { findLocalServer } from "./host/local-server.ts";
 import { ENDED_PROMPT, forgetOwnerCookie, signInRemote } from "./host/remote.ts";
 import { SignInError } from "./host/sign-in.ts";
+import { terminalLine } from "./host/visible-text.ts";
 import { preloadBundle } from "./host/worker-spawn.ts";
 import { DEVICE_TOKEN_HEADER } from "./protocol/server-info.ts";
 import type { P2Server } from "./server/server.ts";
@@ -96,6 +97,17 @@ export async function launch(args: LaunchArgs): Promise<number> {
 		target = local.target;
 		stop = local.stop;
 	}
+	try {
+		return await runUntilDone(args, config, target);
+	} finally {
+		// Also when the launcher failed (a refused bundle): this process' server ends with it.
+		await stop();
+	}
+}
+
+/** Runs the launcher until the person leaves; a share that ends asks for a new link and runs again. */
+async function runUntilDone(args: LaunchArgs, config: LauncherConfig, first: LaunchTarget): Promise<number> {
+	let target = first;
 	for (;;) {
 		const result = await runLauncher({
 			args,
@@ -116,7 +128,8 @@ export async function launch(args: LaunchArgs): Promise<number> {
 					}
 				: {}),
 		});
-		if (result.code !== 0 || args.verbose) for (const p of result.problems) console.error(`p2: ${p}`);
+		// The problems hold the worker's and the server's words: shown with their controls made visible.
+		if (result.code !== 0 || args.verbose) for (const p of result.problems) console.error(`p2: ${terminalLine(p)}`);
 		// The server no longer admits our cookie: say so in the words of the kind we stored, never the worker's.
 		if (result.signedOut && target.kind !== "device") {
 			const origin = target.origin();
@@ -132,10 +145,8 @@ export async function launch(args: LaunchArgs): Promise<number> {
 			target = again;
 			continue;
 		}
-		await stop();
 		return result.code;
 	}
-	await stop();
 	return 1;
 }
 

@@ -1,13 +1,19 @@
 #!/usr/bin/env bun
 import pkg from "../package.json" with { type: "json" };
+import { hardenIntrinsics } from "./host/harden-intrinsics.ts";
+import { terminalLine } from "./host/visible-text.ts";
 
 const HELP = `p2 ${pkg.version} — a terminal client for a server-backed, multi-user coding agent`;
 
 async function main(argv: string[]): Promise<number> {
+	// Before any data from a server, a worker or a file is read (the embedded server runs in this process too).
+	hardenIntrinsics();
 	if (argv[0] === "serve") {
 		const { serveCommand } = await import("./server/serve-cli.ts");
 		return serveCommand(argv.slice(1));
 	}
+	const { guardLauncherProcess } = await import("./host/launcher-log.ts");
+	guardLauncherProcess();
 	const { ArgsError, LAUNCH_HELP, parseLaunchArgs } = await import("./host/args.ts");
 	let args: ReturnType<typeof parseLaunchArgs>;
 	try {
@@ -33,7 +39,9 @@ async function main(argv: string[]): Promise<number> {
 	spawn.prewarmWorker();
 	if (!args.url) spawn.preloadEmbeddedBundle();
 	const { launch } = await import("./launch.ts");
-	return launch(args);
+	const code = await launch(args);
+	// Whatever is still running (a spare worker, the embedded server's sockets) ends with the launcher.
+	process.exit(code);
 }
 
 // No top-level await: the executable is compiled to bytecode, which needs a CommonJS entry.
@@ -41,9 +49,10 @@ void main(process.argv.slice(2)).then(
 	(code) => {
 		process.exitCode = code;
 	},
-	// A refused bundle, an unreachable server, a broken data directory: one clear line, not a stack trace.
+	// A refused bundle, an unreachable server, a broken data directory: one clear line (whatever the server
+	// put in it made visible), not a stack trace, and p2 exits though a worker or a server is still up.
 	(error: unknown) => {
-		console.error(`p2: ${error instanceof Error ? error.message : String(error)}`);
-		process.exitCode = 1;
+		process.stderr.write(`p2: ${terminalLine(error instanceof Error ? error.message : String(error))}\n`);
+		process.exit(1);
 	},
 );

@@ -5,6 +5,7 @@ import { checkGuestCookie, forgetGuestCookie, guestCookieHeader, isJoinLink, red
 import type { LaunchTarget } from "./launcher.ts";
 import { checkOwnerCookie, cookieHeader, redeemOwnerLink, SignInError } from "./sign-in.ts";
 import { TransportError } from "./trusted-http.ts";
+import { terminalLine } from "./visible-text.ts";
 
 async function askLine(question: string): Promise<string | null> {
 	const rl = createInterface({ input: process.stdin, output: process.stdout, terminal: process.stdin.isTTY });
@@ -55,7 +56,7 @@ export async function signInRemote(
 	options: SignInOptions = {},
 ): Promise<LaunchTarget | null> {
 	const ask = options.ask ?? askLine;
-	const say = options.say ?? ((line: string) => console.log(line));
+	const say = options.say ?? ((line: string) => console.log(terminalLine(line)));
 	let link = options.joinLink ?? options.ownerLink;
 	if (!link && !options.skipStored) {
 		const stored = config.get(origin);
