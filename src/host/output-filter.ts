@@ -14,6 +14,8 @@ export type MousePolicy = "off" | "on" | "all";
 /** Told about every private mode the filtered output sets or resets, so the launcher can undo them. */
 export interface ModeObserver {
 	privateMode(mode: number, enabled: boolean): void;
+	/** The cursor's shape (DECSCUSR `CSI Ps SP q`), as the filter let it through. */
+	cursorStyle(style: number): void;
 }
 
 const ESC = 0x1b;
@@ -243,7 +245,9 @@ export class OutputFilter {
 		const body = s.slice(from, finalAt);
 		const final = s[finalAt]!;
 		const out = this.#finishCsi(body, final);
-		if (!(body.startsWith("?") && (final === "h" || final === "l")) && this.#decisions.size < 4096) {
+		const observed =
+			(body.startsWith("?") && (final === "h" || final === "l")) || (final === "q" && body.endsWith(" "));
+		if (!observed && this.#decisions.size < 4096) {
 			this.#decisions.set(whole, out);
 		}
 		return out;
@@ -256,10 +260,17 @@ export class OutputFilter {
 		const [, prefix, params, inter] = m as unknown as [string, string, string, string];
 		if (prefix === "?" && inter === "" && (final === "h" || final === "l")) return this.#privateModes(params, final);
 		if (prefix !== "" || (params.includes(":") && final !== "m")) return "";
-		if (inter === " " && final === "q") return `\x1b[${params} q`; // cursor style
+		if (inter === " " && final === "q") return this.#cursorStyle(params);
 		if (inter !== "") return "";
 		if (!PLAIN_FINALS.has(final)) return "";
 		return `\x1b[${params}${final}`;
+	}
+
+	/** DECSCUSR with one parameter 0–6: passed on, and told to the observer so it can be undone. */
+	#cursorStyle(params: string): string {
+		if (!/^[0-6]?$/.test(params)) return "";
+		this.#observer?.cursorStyle(Number(params || "0"));
+		return `\x1b[${params} q`;
 	}
 
 	#privateModes(params: string, final: "h" | "l"): string {

@@ -10,9 +10,15 @@ const DEFAULT_ON = new Set([7, 25]);
  */
 export class TerminalModes implements ModeObserver {
 	#changed = new Map<number, boolean>();
+	/** The cursor shape the worker set (DECSCUSR), undefined while it has set none. */
+	#cursorStyle: number | undefined;
 
 	privateMode(mode: number, enabled: boolean): void {
 		this.#changed.set(mode, enabled);
+	}
+
+	cursorStyle(style: number): void {
+		this.#cursorStyle = style === 0 ? undefined : style;
 	}
 
 	/** What the worker has set and not undone, in the order it set them. */
@@ -23,27 +29,30 @@ export class TerminalModes implements ModeObserver {
 	}
 
 	/**
-	 * Undoes the worker's modes and writes the fixed reset: mouse and focus off, autowrap on, cursor shown,
-	 * synchronized output ended, SGR and scroll region reset, alternate screen left. Forgets what it undid.
+	 * Undoes the worker's modes and writes the fixed reset: mouse and focus off, autowrap on, cursor shown in
+	 * the terminal's own shape, synchronized output ended, SGR and scroll region reset, alternate screen left.
+	 * Forgets what it undid.
 	 */
 	cleanup(): string {
-		let out = "";
-		for (const [mode, on] of [...this.active()].reverse()) out += `\x1b[?${mode}${on ? "l" : "h"}`;
+		const out = this.lend();
 		this.#changed.clear();
-		return `${out}\x1b[?2026l\x1b[?1000l\x1b[?1002l\x1b[?1003l\x1b[?1006l\x1b[?1004l\x1b[?7h\x1b[?25h\x1b[0m\x1b[r\x1b[?1049l`;
+		this.#cursorStyle = undefined;
+		return out;
 	}
 
 	/** Undoes the worker's modes for a while (the terminal is lent out) and keeps them for `restore`. */
 	lend(): string {
 		let out = "";
 		for (const [mode, on] of [...this.active()].reverse()) out += `\x1b[?${mode}${on ? "l" : "h"}`;
-		return `${out}\x1b[?2026l\x1b[?1000l\x1b[?1002l\x1b[?1003l\x1b[?1006l\x1b[?1004l\x1b[?7h\x1b[?25h\x1b[0m\x1b[r\x1b[?1049l`;
+		// The terminal's own cursor shape (DECSCUSR 0) whether or not the worker changed it.
+		return `${out}\x1b[0 q\x1b[?2026l\x1b[?1000l\x1b[?1002l\x1b[?1003l\x1b[?1006l\x1b[?1004l\x1b[?7h\x1b[?25h\x1b[0m\x1b[r\x1b[?1049l`;
 	}
 
 	/** Re-applies the worker's modes after a launcher screen drew on a reset terminal. */
 	restore(): string {
 		let out = "";
 		for (const [mode, on] of this.active()) out += `\x1b[?${mode}${on ? "h" : "l"}`;
+		if (this.#cursorStyle !== undefined) out += `\x1b[${this.#cursorStyle} q`;
 		return out;
 	}
 }

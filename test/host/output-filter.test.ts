@@ -41,6 +41,7 @@ const REMOVED: [string, string][] = [
 	["ANSI modes (insert, LNM)", `${E}[4h${E}[20h`],
 	["launcher-owned private modes", `${E}[?2004h${E}[?2031h${E}[?1h${E}[?1001h${E}[?1005h${E}[?1015h${E}[?9h`],
 	["soft reset", `${E}[!p`],
+	["cursor style out of range", `${E}[99 q${E}[1;2 q${E}[? q`],
 ];
 
 describe("output filter: families", () => {
@@ -50,6 +51,20 @@ describe("output filter: families", () => {
 	for (const [name, seq] of REMOVED) {
 		test(`removes ${name}`, () => expect(filter(`a${seq}b`)).toBe("ab"));
 	}
+
+	test("the cursor's shape passes and is told to the launcher's modes, every time, which put the terminal's own back", () => {
+		const modes = new TerminalModes();
+		const f = new OutputFilter({ mouse: "on", observer: modes });
+		expect(f.write(`${E}[5 q`)).toBe(`${E}[5 q`);
+		expect(modes.restore()).toContain(`${E}[5 q`);
+		expect(f.write(`${E}[2 q`)).toBe(`${E}[2 q`);
+		// A sequence seen before (its decision cached) still reaches the observer.
+		expect(f.write(`${E}[5 q`)).toBe(`${E}[5 q`);
+		expect(modes.restore()).toContain(`${E}[5 q`);
+		expect(modes.lend()).toContain(`${E}[0 q`);
+		expect(modes.cleanup()).toContain(`${E}[0 q`);
+		expect(modes.restore()).not.toContain(" q");
+	});
 
 	test("mouse modes follow the visitor's policy", () => {
 		const all = `${E}[?1000h${E}[?1003h${E}[?1006h`;
