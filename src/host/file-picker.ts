@@ -6,9 +6,9 @@
 import { readdirSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { matchesKey } from "@earendil-works/pi-tui/dist/keys.js";
-import { visibleControls } from "./trusted-ui.ts";
+import { visibleControls } from "./visible-text.ts";
 
-const RESET = "\x1b[?2026l\x1b[0m\x1b[r\x1b[?25h\x1b[2J\x1b[H";
+const RESET = "\x1b[?2026l\x1b[0m\x1b[r\x1b[?25h\x1b[0 q\x1b[2J\x1b[H";
 const MAX_ENTRIES = 2000;
 
 interface Entry {

@@ -6,10 +6,13 @@ import { parseOscColorResponse } from "@earendil-works/pi-tui/dist/terminal-colo
 import { type } from "arktype";
 import type { Capabilities, ConnectionState, StartData, TerminalColors, WorkerMessage } from "../protocol/channel.ts";
 import { lazy } from "../protocol/lazy.ts";
+import { errorText } from "./actions/context.ts";
 import type { LaunchArgs } from "./args.ts";
+import { type Clock, realClock } from "./clock.ts";
 import { ServerConnection } from "./connection.ts";
 import { FilePicker } from "./file-picker.ts";
 import { createLauncherActions, KEY_ACTIONS, type KeyAction, splitCommand } from "./launcher-actions.ts";
+import { takeLog } from "./launcher-log.ts";
 import { LauncherStatus } from "./launcher-status.ts";
 import {
 	downloadFolder,
@@ -52,6 +55,10 @@ export interface LauncherOptions {
 	onNavigation?(session: string): void;
 	/** Shared with the UI only when the server is this device's (see `StartData.local`). */
 	readonly local?: { readonly cwd: string; readonly home: string };
+	/** Time for the launcher's screens and limits (a test's clock). */
+	readonly clock?: Clock;
+	/** How often the launcher keeps the UI's reload snapshot (the draft, the reading position). */
+	readonly snapshotMs?: number;
 }
 
 export type LauncherResult = { code: number; signedOut?: boolean; problems: string[] };
@@ -64,6 +71,7 @@ const EMERGENCY_PRESSES = 3;
 const RESTARTS_PER_MINUTE = 3;
 const COLOR_QUERY_MS = 100;
 const BUNDLE_CHECK_MS = 60_000;
+const SNAPSHOT_MS = 2000;
 /** How long the launcher waits for the UI's answer to a question of its own (the text to copy or edit). */
 const QUESTION_MS = 2000;
 /** Built on the first upload: the launcher's start builds no schema it does not need yet. */
@@ -81,6 +89,7 @@ export function defaultMouse(env: Record<string, string | undefined>): MousePoli
  */
 export async function runLauncher(options: LauncherOptions): Promise<LauncherResult> {
 	const terminal = options.terminal ?? new ProcessTerminal();
+	const clock = options.clock ?? realClock;
 	const mouse = options.mouse ?? defaultMouse(options.env);
 	const modes = new TerminalModes();
 	const status = new LauncherStatus((data) => terminal.write(data));
@@ -88,12 +97,14 @@ export async function runLauncher(options: LauncherOptions): Promise<LauncherRes
 	const problem = (text: string) => {
 		if (problems.length < 200) problems.push(text);
 	};
+
 	const prefPaths = preferencePaths(options.env);
 	const prefOptions = { noThemes: options.args.noThemes };
 	let preferences = readPreferences(prefPaths, prefOptions);
 	const first = await options.fetchBundle();
 	if (!first) throw new Error("the server sent no UI bundle");
 	let bundle = first;
+	const releaseLog = takeLog(problem);
 
 	let finish!: (result: LauncherResult) => void;
 	const done = new Promise<LauncherResult>((resolve) => {
@@ -191,7 +202,14 @@ export async function runLauncher(options: LauncherOptions): Promise<LauncherRes
 			bundle,
 			start: startData(reason),
 			limits: options.limits,
-			onMessage: (message) => onWorkerMessage(worker, message),
+			onMessage: (message) => {
+				// A worker's message never takes the launcher down.
+				try {
+					onWorkerMessage(worker, message);
+				} catch (error) {
+					problem(`handling a worker message (${message.kind}): ${errorText(error)}`);
+				}
+			},
 			onProblem: problem,
 			onEnd: (why, detail) => onWorkerEnd(worker, why, detail),
 		});
@@ -260,6 +278,7 @@ export async function runLauncher(options: LauncherOptions): Promise<LauncherRes
 	const consent = new ConsentScreen(
 		(data) => show(data),
 		() => ({ columns: terminal.columns, rows: terminal.rows }),
+		{ clock },
 	);
 	const picker = new FilePicker(
 		(data) => show(data),
@@ -283,6 +302,7 @@ export async function runLauncher(options: LauncherOptions): Promise<LauncherRes
 		consent,
 		env: options.env,
 		platform: process.platform,
+		clock,
 		p2Dir: prefPaths.p2Dir,
 		origin: () => options.target.origin(),
 		current: (worker) => worker === active && !finished,
@@ -370,6 +390,8 @@ export async function runLauncher(options: LauncherOptions): Promise<LauncherRes
 		consentTarget = worker.session;
 		try {
 			await actions.onRequest(worker, message);
+		} catch (error) {
+			problem(`request ${message.action}: ${errorText(error)}`);
 		} finally {
 			if (consentFor === worker) consentFor = undefined;
 		}
@@ -473,6 +495,7 @@ export async function runLauncher(options: LauncherOptions): Promise<LauncherRes
 		connection.close();
 		terminal.stop();
 		process.off("exit", onProcessExit);
+		releaseLog();
 		finish(result);
 	};
 	const onProcessExit = () => {
@@ -483,8 +506,16 @@ export async function runLauncher(options: LauncherOptions): Promise<LauncherRes
 	const onInput = (data: string) => {
 		if (colorReplies && takeColorReply(data)) return;
 		if (lending) return;
+		// Three Ctrl+C within a second end p2 wherever the keys go: the UI, or a screen of the launcher's own.
+		if (data === "\x03") {
+			const now = clock.now();
+			ctrlC.push(now);
+			while (ctrlC.length && now - ctrlC[0]! > 1000) ctrlC.shift();
+			if (ctrlC.length >= EMERGENCY_PRESSES) return end({ code: 130, problems });
+		}
 		if (consent.active) return consent.input(data);
 		if (picker.active) return picker.input(data);
+		consent.noteInput();
 		if (mouse !== "off") gesture.observe(data);
 		// The launcher's own keys, from the person's own files, never reach the worker (seed 3.1, "K").
 		const action = active && !suspendPrivileged ? privileged.match(data) : undefined;
@@ -493,12 +524,6 @@ export async function runLauncher(options: LauncherOptions): Promise<LauncherRes
 			return;
 		}
 		checkCapabilities();
-		if (data === "\x03") {
-			const now = Date.now();
-			ctrlC.push(now);
-			while (ctrlC.length && now - ctrlC[0]! > 1000) ctrlC.shift();
-			if (ctrlC.length >= EMERGENCY_PRESSES) return end({ code: 130, problems });
-		}
 		active?.sandbox.post({ kind: "input", data });
 	};
 
@@ -546,7 +571,10 @@ export async function runLauncher(options: LauncherOptions): Promise<LauncherRes
 
 	active = startWorker("start", false);
 	connection.connect();
-	const snapshotTimer = setInterval(() => active?.sandbox.post({ kind: "snapshotRequest" }), 2000);
+	const snapshotTimer = setInterval(
+		() => active?.sandbox.post({ kind: "snapshotRequest" }),
+		options.snapshotMs ?? SNAPSHOT_MS,
+	);
 
 	for (const signal of ["SIGTERM", "SIGHUP"] as const) {
 		process.once(signal, () => end({ code: 128 + (signal === "SIGTERM" ? 15 : 1), problems }));
