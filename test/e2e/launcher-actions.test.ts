@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { chmodSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { CONFIRM_AFTER_MS } from "../../src/host/trusted-ui.ts";
 import { type FakeHome, fakeHome, MAIN } from "../support/fake-home.ts";
 import { type PtyRun, runInPty } from "../support/pty.ts";
 
@@ -52,7 +51,7 @@ describe("the launcher's actions end to end", () => {
 			expect(consent).toContain("Length: 19 characters");
 			expect(consent).toContain("The answer to copy.");
 			expect(copied.length).toBe(1);
-			await Bun.sleep(CONFIRM_AFTER_MS + 50);
+			await run.waitFor((s) => s.includes("Enter or y: confirm"), "the question ready to confirm");
 			run.type("\r");
 			await run.waitFor((s) => s.includes("Copied 19 characters to the clipboard"), "copied after consent");
 			expect(copied.length).toBe(2);
@@ -102,7 +101,7 @@ describe("the launcher's actions end to end", () => {
 			run.type("/attach spec.txt\r");
 			await run.waitFor((s) => s.includes("Send a file from this computer to the server"), "the launcher's question");
 			expect(run.screen().join("\n")).toContain(`File: ${join(h.home, "spec.txt")}`);
-			await Bun.sleep(CONFIRM_AFTER_MS + 50);
+			await run.waitFor((s) => s.includes("Enter or y: confirm"), "the question ready to confirm");
 			run.type("y");
 			await run.waitFor((s) => s.includes("[spec.txt 28 B]"), "the chip");
 			h.fake.enqueue({ text: "Got the spec." });
@@ -118,7 +117,7 @@ describe("the launcher's actions end to end", () => {
 			await run.waitFor((s) => s.includes("› spec.txt"), "the file found by typing");
 			run.type("\r");
 			await run.waitFor((s) => s.includes("Send a file from this computer to the server"), "the question");
-			await Bun.sleep(CONFIRM_AFTER_MS + 50);
+			await run.waitFor((s) => s.includes("Enter or y: confirm"), "the question ready to confirm");
 			run.type("y");
 			await run.waitFor((s) => s.includes("[spec.txt 28 B]"), "the chip again");
 
@@ -129,7 +128,7 @@ describe("the launcher's actions end to end", () => {
 				run.type("\r");
 				await run.waitFor((s) => s.includes("Save a file from the server on this computer"), "the question");
 				expect(run.screen().join("\n")).toContain(`Into: ${join(h.home, "Downloads", "p2")}`);
-				await Bun.sleep(CONFIRM_AFTER_MS + 50);
+				await run.waitFor((s) => s.includes("Enter or y: confirm"), "the question ready to confirm");
 				run.type("y");
 				await run.waitFor((s) => s.includes("Saved spec.txt in your download folder"), "saved");
 				expect(readFileSync(join(h.home, "Downloads", "p2", expected), "utf8")).toBe("the attached spec says hello");

@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { CONFIRM_AFTER_MS } from "../../src/host/trusted-ui.ts";
 import { type FakeHome, fakeHome, MAIN } from "../support/fake-home.ts";
 import { type PtyRun, runInPty } from "../support/pty.ts";
 
@@ -96,7 +95,7 @@ describe("pi's preference files and /settings, end to end", () => {
 			// Keys go to the launcher's screen only.
 			run.type("x");
 			// Confirmation counts once the screen has been up long enough to be read.
-			await Bun.sleep(CONFIRM_AFTER_MS + 50);
+			await run.waitFor((s) => s.includes("Enter or y: confirm"), "the question ready to confirm");
 			run.type("y");
 			await run.waitFor((s) => s.includes("Preferences saved"), "the save confirmed in the transcript");
 			expect(JSON.parse(readFileSync(join(h.home, ".pi", "p2-tui", "prefs.json"), "utf8"))).toEqual({ theme: "dark" });

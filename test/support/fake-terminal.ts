@@ -39,9 +39,14 @@ export class FakeTerminal implements Terminal {
 	setTitle(): void {}
 	setProgress(): void {}
 	setProgramStatus(): void {}
-	async until(text: string, timeoutMs = 10000): Promise<void> {
+	/** Where the output ends now: `until(text, mark)` then looks only at what came after. */
+	mark(): number {
+		return this.output.length;
+	}
+
+	async until(text: string, from = 0, timeoutMs = 10000): Promise<void> {
 		const deadline = Date.now() + timeoutMs;
-		while (!this.output.includes(text)) {
+		while (!this.output.includes(text, from)) {
 			if (Date.now() > deadline)
 				throw new Error(`timed out waiting for ${JSON.stringify(text)} in ${JSON.stringify(this.output.slice(-400))}`);
 			await Bun.sleep(20);

@@ -8,6 +8,8 @@ export interface PtyRun {
 	waitFor(predicate: (screen: string) => boolean, what: string, timeoutMs?: number): Promise<void>;
 	readonly exited: Promise<number>;
 	readonly pid: number;
+	/** Every byte the program wrote, decoded, as the terminal received it. */
+	raw(): string;
 	kill(): void;
 }
 
@@ -20,6 +22,8 @@ export function runInPty(
 	const rows = options.rows ?? 30;
 	const term = new Xterm({ cols, rows, allowProposedApi: true });
 	let pending = Promise.resolve();
+	const decoder = new TextDecoder();
+	let raw = "";
 	const proc = Bun.spawn(cmd, {
 		cwd: options.cwd,
 		env: options.env,
@@ -28,6 +32,7 @@ export function runInPty(
 			rows,
 			data(_t, data) {
 				const copy = new Uint8Array(data);
+				raw += decoder.decode(copy, { stream: true });
 				pending = pending.then(() => new Promise<void>((resolve) => term.write(copy, resolve)));
 			},
 		},
@@ -62,6 +67,7 @@ export function runInPty(
 			return code;
 		}),
 		pid: proc.pid,
+		raw: () => raw,
 		kill() {
 			proc.kill();
 		},
