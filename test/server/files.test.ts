@@ -5,8 +5,7 @@ import { join } from "node:path";
 import { filesContract } from "../../src/plugins/files/contract.ts";
 import { completePath, findFiles } from "../../src/plugins/files/server.ts";
 import { sessionsContract } from "../../src/plugins/sessions/contract.ts";
-import { sharingContract } from "../../src/plugins/sharing/contract.ts";
-import { GUEST_COOKIE, OWNER_COOKIE } from "../../src/protocol/server-info.ts";
+import { joinAsGuest, signInOwner } from "../support/guests.ts";
 import { connectClient, startTestServer, type TestClient, type TestServer } from "../support/p2-server.ts";
 
 let dir = "";
@@ -79,35 +78,14 @@ describe("completion by role: owners reach the server as pi does, guests only th
 		rmSync(outside, { recursive: true, force: true });
 	});
 
-	const origin = () => ts.server.origin;
 	async function connectWith(cookie: string): Promise<TestClient> {
 		const client = await connectClient(ts.server, { cookie });
 		clients.push(client);
 		return client;
 	}
-	async function guest(access: "full" | "view"): Promise<TestClient> {
-		const sharing = await clients[0]!.open(sharingContract, { session });
-		const { path } = await sharing.call("link", access === "full" ? { access, confirm: true } : { access });
-		const answer = await fetch(`${origin()}/join`, {
-			method: "POST",
-			headers: { origin: origin(), "content-type": "application/json" },
-			body: JSON.stringify({ token: path.slice("/join/".length), name: access }),
-		});
-		const cookie = new RegExp(`${GUEST_COOKIE}=([A-Za-z0-9_-]+)`).exec(answer.headers.get("set-cookie") ?? "")?.[1];
-		if (!cookie) throw new Error(`no guest cookie (${answer.status})`);
-		return connectWith(`${GUEST_COOKIE}=${cookie}`);
-	}
-	async function signedInOwner(): Promise<TestClient> {
-		const link = ts.server.mintOwnerLink();
-		const answer = await fetch(`${origin()}/owner/redeem`, {
-			method: "POST",
-			headers: { origin: origin(), "content-type": "application/json" },
-			body: JSON.stringify({ token: link.slice(link.indexOf("#") + 1) }),
-		});
-		const cookie = new RegExp(`${OWNER_COOKIE}=([^;]+)`).exec(answer.headers.get("set-cookie") ?? "")?.[1];
-		if (!cookie) throw new Error(`no owner cookie (${answer.status})`);
-		return connectWith(`${OWNER_COOKIE}=${cookie}`);
-	}
+	const guest = async (access: "full" | "view") =>
+		connectWith(await joinAsGuest(ts.server, clients[0]!, session, access));
+	const signedInOwner = async () => connectWith(await signInOwner(ts.server));
 	async function completer(client: TestClient) {
 		const files = await client.open(filesContract, { session });
 		return async (prefix: string, mode: "path" | "fuzzy" = "path") =>
