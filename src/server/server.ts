@@ -108,7 +108,10 @@ export async function startServer(options: ServerOptions): Promise<P2Server> {
 
 	async function handle(req: Request, srv: Server<SocketData>): Promise<Response | undefined> {
 		if (own?.acceptsHost(req.headers.get("host")) !== true) {
-			return problem(403, "this server does not answer to that host name");
+			return problem(
+				403,
+				"this server does not answer to that host name (through a tunnel or proxy, serve with --public-origin)",
+			);
 		}
 		const url = new URL(req.url);
 		const peer = srv.requestIP(req)?.address;
