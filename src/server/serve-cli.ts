@@ -12,7 +12,8 @@ Runs a p2 server on its own and prints a one-time owner link.
   --tls-cert FILE    TLS certificate (PEM)
   --tls-key FILE     TLS private key (PEM)
   --behind-proxy     plain HTTP on a non-loopback address because a TLS proxy is in front
-  --public-origin U  the origin clients use (behind a proxy), e.g. https://p2.example.com
+  --public-origin U  the origin clients use, e.g. https://p2.example.com; needed behind a proxy and
+                     on 0.0.0.0 or ::, since same-origin checks never trust a request's Host header
 Data lives in ~/.pi/p2 (P2_DATA_DIR overrides).`;
 
 export class UsageError extends Error {

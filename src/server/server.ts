@@ -3,8 +3,15 @@ import { join } from "node:path";
 import { type } from "arktype";
 import type { Server, ServerWebSocket } from "bun";
 import { BUNDLE_PATH, OWNER_COOKIE, SERVER_INFO_FILE, type ServerInfo, SOCKET_PATH } from "../protocol/server-info.ts";
+import {
+	isLoopbackHostname,
+	isWildcardHostname,
+	type OwnOrigins,
+	ownOrigins,
+	primaryOrigin,
+} from "./auth/own-origins.ts";
 import { OwnerStore } from "./auth/owner-store.ts";
-import { isLoopback, readCookie, resolvePrincipal } from "./auth/principals.ts";
+import { readCookie, resolvePrincipal } from "./auth/principals.ts";
 import { newToken, TOKEN_PATTERN } from "./auth/tokens.ts";
 import { json, problem, readBoundedText } from "./http-util.ts";
 import { type Connection, ObjectHost } from "./objects/host.ts";
@@ -25,7 +32,7 @@ export interface ServerOptions extends ServicesOptions {
 	readonly tls?: { readonly cert: string; readonly key: string };
 	/** Serve plain HTTP on a non-loopback address because a TLS proxy sits in front. */
 	readonly behindProxy?: boolean;
-	/** The origin clients use when it differs from what the Host header says (behind a proxy). */
+	/** The origin clients use when it is not the bound address's (behind a proxy, or bound to every address). */
 	readonly publicOrigin?: string;
 	readonly plugins: readonly ServerPlugin[];
 	readonly bundle?: () => Promise<GuestBundle>;
@@ -55,15 +62,17 @@ export class ServerConfigError extends Error {
 	override name = "ServerConfigError";
 }
 
-function isLoopbackHost(hostname: string): boolean {
-	return hostname === "localhost" || isLoopback(hostname) || hostname === "[::1]";
-}
-
 export async function startServer(options: ServerOptions): Promise<P2Server> {
 	const hostname = options.hostname ?? "127.0.0.1";
-	if (!isLoopbackHost(hostname) && !options.tls && !options.behindProxy) {
+	if (!isLoopbackHostname(hostname) && !options.tls && !options.behindProxy) {
 		throw new ServerConfigError(
 			`refusing to serve plain HTTP on ${hostname}: pass --tls-cert and --tls-key, or --behind-proxy when a TLS proxy is in front`,
+		);
+	}
+	// Same-origin checks need the origin clients use; it is never taken from a request's Host header.
+	if (options.publicOrigin === undefined && (options.behindProxy || isWildcardHostname(hostname))) {
+		throw new ServerConfigError(
+			`${options.behindProxy ? "behind a proxy" : `listening on every address (${hostname})`} the server cannot tell its own origin: pass --public-origin with the origin clients use`,
 		);
 	}
 	ensurePrivateDir(options.dataDir);
@@ -83,9 +92,9 @@ export async function startServer(options: ServerOptions): Promise<P2Server> {
 		return bundle;
 	};
 
-	const expectedOrigin = (req: Request): string =>
-		options.publicOrigin ?? `${scheme}://${req.headers.get("host") ?? `${hostname}:${server.port}`}`;
-	const sameOrigin = (req: Request) => req.headers.get("origin") === expectedOrigin(req);
+	// Set once the server listens (the port may be chosen then); no request arrives before.
+	let own: OwnOrigins | undefined;
+	const sameOrigin = (req: Request) => own?.isOwnOrigin(req.headers.get("origin")) === true;
 	const secureCookie = options.tls !== undefined || options.behindProxy === true;
 
 	const closeOwnerConnections = (match: (p: Principal) => boolean) => host.reprincipal(match, () => null);
@@ -98,6 +107,12 @@ export async function startServer(options: ServerOptions): Promise<P2Server> {
 	const sources = { deviceToken, owners, guest };
 
 	async function handle(req: Request, srv: Server<SocketData>): Promise<Response | undefined> {
+		if (own?.acceptsHost(req.headers.get("host")) !== true) {
+			return problem(
+				403,
+				"this server does not answer to that host name (through a tunnel or proxy, serve with --public-origin)",
+			);
+		}
 		const url = new URL(req.url);
 		const peer = srv.requestIP(req)?.address;
 		switch (url.pathname) {
@@ -105,7 +120,7 @@ export async function startServer(options: ServerOptions): Promise<P2Server> {
 				const principal = resolvePrincipal(req, peer, sources);
 				if (!principal) return problem(401, "sign in first");
 				const origin = req.headers.get("origin");
-				if (origin !== null && origin !== expectedOrigin(req)) return problem(403, "cross-origin socket refused");
+				if (origin !== null && !sameOrigin(req)) return problem(403, "cross-origin socket refused");
 				if (srv.upgrade(req, { data: { principal } })) return undefined;
 				return problem(400, "expected a WebSocket upgrade");
 			}
@@ -215,8 +230,9 @@ export async function startServer(options: ServerOptions): Promise<P2Server> {
 			},
 		},
 	});
-	const origin =
-		options.publicOrigin ?? `${scheme}://${isLoopbackHost(hostname) ? "127.0.0.1" : hostname}:${server.port}`;
+	const binding = { scheme, hostname, port: server.port ?? 0, publicOrigin: options.publicOrigin } as const;
+	own = ownOrigins(binding);
+	const origin = primaryOrigin(binding);
 	const infoPath = join(options.dataDir, SERVER_INFO_FILE);
 	if (options.advertise) {
 		const info: ServerInfo = { origin, port: server.port ?? 0, pid: process.pid, deviceToken };

@@ -55,3 +55,50 @@ test("while a session is open, a checkout shows in its row at once (its HEAD is 
 		rmSync(repo, { recursive: true, force: true });
 	}
 });
+
+test("a view guest's row carries no branch, live or after a change of access; a full guest's does", async () => {
+	const { connectClient, startTestServer, waitForState } = await import("../support/p2-server.ts");
+	const { joinAsGuest } = await import("../support/guests.ts");
+	const { sessionsContract } = await import("../../src/plugins/sessions/contract.ts");
+	const { sharingContract } = await import("../../src/plugins/sharing/contract.ts");
+	const { realpathSync } = await import("node:fs");
+	const repo = realpathSync(mkdtempSync(join(tmpdir(), "p2-view-branch-")));
+	mkdirSync(join(repo, ".git"));
+	writeFileSync(join(repo, ".git", "HEAD"), "ref: refs/heads/main\n");
+	const ts = await startTestServer();
+	try {
+		const owner = await ts.connect();
+		const catalog = await owner.open(sessionsContract, {});
+		const id = (await catalog.call("create", { cwd: repo })).id;
+		const viewer = await connectClient(ts.server, { cookie: await joinAsGuest(ts.server, owner, id, "view", "vi") });
+		const worker = await connectClient(ts.server, { cookie: await joinAsGuest(ts.server, owner, id, "full", "fu") });
+		const viewed = await viewer.open(sessionsContract, {});
+		const worked = await worker.open(sessionsContract, {});
+		expect(viewed.state?.sessions).toMatchObject([{ id, cwd: repo, branch: null }]);
+		expect(worked.state?.sessions).toMatchObject([{ id, branch: "main" }]);
+
+		// A checkout, published with the next change of the row, reaches the full guest, never the view guest.
+		const framesBefore = viewer.frames.length;
+		writeFileSync(join(repo, ".git", "HEAD"), "ref: refs/heads/feature/live\n");
+		await catalog.call("rename", { id, title: "renamed" });
+		await waitForState(worked, (s) => s.sessions[0]?.branch === "feature/live");
+		const seen = await waitForState(viewed, (s) => s.sessions[0]?.title === "renamed");
+		expect(seen.sessions[0]?.branch).toBeNull();
+		expect(viewer.frames.slice(framesBefore).join("\n")).not.toContain("feature/live");
+
+		// The owner demotes the full guest: the branch goes at once; promoted again, it is back.
+		const sharing = await owner.open(sharingContract, { session: id });
+		const fu = (await waitForState(sharing, (s) => s.guests.some((g) => g.name === "fu"))).guests.find(
+			(g) => g.name === "fu",
+		)!;
+		await sharing.call("setAccess", { guest: fu.id, access: "view" });
+		await waitForState(worked, (s) => s.sessions[0]?.branch === null);
+		await sharing.call("setAccess", { guest: fu.id, access: "full" });
+		await waitForState(worked, (s) => s.sessions[0]?.branch === "feature/live");
+		viewer.close();
+		worker.close();
+	} finally {
+		await ts.stop();
+		rmSync(repo, { recursive: true, force: true });
+	}
+});

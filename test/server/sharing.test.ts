@@ -120,7 +120,8 @@ describe("share links and /join", () => {
 		const cookie = await joinAs(origin, view.path, "ana");
 		const again = await joinAs(origin, full.path, "ana b", cookie);
 		expect(again).toBe(cookie);
-		const state = await waitForState(sharing, (s) => s.guests.length === 1);
+		// The rejoin's answer may arrive before the sharing state's patch: wait for the rejoin itself.
+		const state = await waitForState(sharing, (s) => s.guests.length === 1 && s.guests[0]!.access === "full");
 		expect(state.guests[0]).toMatchObject({ name: "ana b", access: "full" });
 	});
 

@@ -8,7 +8,10 @@ export const MAX_SUGGESTIONS = 50;
 
 export const CompleteArgs = lazy(() =>
 	type({
-		/** What is typed: a path (relative to the session's directory, `~/…` or absolute), or an `@` query. */
+		/**
+		 * What is typed: a path relative to the session's directory (owners also `~/…` and absolute paths, as
+		 * pi; a guest's completion never leaves the session's directory), or an `@` query.
+		 */
 		prefix: "string <= 1024",
 		/** `path`: the entries of the prefix's directory that start with its last part (Tab); `fuzzy`: `@` search. */
 		mode: "'path' | 'fuzzy'",

@@ -1,12 +1,13 @@
 import { type Dirent, readdirSync } from "node:fs";
 import { homedir } from "node:os";
-import { join, relative, resolve } from "node:path";
+import { isAbsolute, join, relative, resolve } from "node:path";
 import { fuzzyFilter } from "@earendil-works/pi-tui/dist/fuzzy.js";
 import { ProtocolError } from "../../protocol/codes.ts";
 import { LiveState } from "../../server/objects/live-state.ts";
-import { maySeeSession } from "../../server/objects/principal.ts";
+import { isOwner, maySeeSession } from "../../server/objects/principal.ts";
 import type { ServerPlugin } from "../../server/plugin.ts";
 import { type CompleteArgs, type FileSuggestion, filesContract, MAX_SUGGESTIONS } from "./contract.ts";
+import { realDirWithin } from "./within.ts";
 
 /** The `@` search looks at this many entries at most, and never into these. */
 const MAX_WALK = 20_000;
@@ -20,21 +21,46 @@ function entries(dir: string): Dirent[] {
 	}
 }
 
+/**
+ * How far Tab completion reaches: `server` is pi's (the server's home as `~/`, absolute paths), for owners;
+ * `session` is the session's directory only, for guests (seed 8.2).
+ */
+export type Reach = "server" | "session";
+
+/** The directory to list for what was typed up to its last slash, or null when it is out of reach. */
+function directoryFor(cwd: string, typedDir: string, reach: Reach): string | null {
+	if (reach === "server") {
+		const onDisk = typedDir.startsWith("~/") ? join(homedir(), typedDir.slice(2)) : typedDir;
+		return onDisk ? resolve(cwd, onDisk) : cwd;
+	}
+	// `~/` means the home directory to a pi user, and a guest has none here.
+	if (typedDir.startsWith("~/") || isAbsolute(typedDir)) return null;
+	return realDirWithin(cwd, resolve(cwd, typedDir));
+}
+
 /** Tab: the entries of the typed directory that start with the typed name, directories first. */
-export function completePath(cwd: string, prefix: string): { items: FileSuggestion[]; truncated: boolean } {
+export function completePath(
+	cwd: string,
+	prefix: string,
+	reach: Reach,
+): { items: FileSuggestion[]; truncated: boolean } {
 	const slash = prefix.lastIndexOf("/");
 	// What was typed up to the last slash stays as typed (`src/`, `~/`, `/etc/`, `./`).
 	const typedDir = slash >= 0 ? prefix.slice(0, slash + 1) : "";
 	const base = prefix.slice(slash + 1);
-	const onDisk = typedDir.startsWith("~/") ? join(homedir(), typedDir.slice(2)) : typedDir;
-	const found = entries(onDisk ? resolve(cwd, onDisk) : cwd)
+	const dir = directoryFor(cwd, typedDir, reach);
+	if (dir === null) return { items: [], truncated: false };
+	const found = entries(dir)
 		.filter((e) => e.name.startsWith(base) && (base.startsWith(".") || !e.name.startsWith(".")))
 		.map((e) => ({ path: `${typedDir}${e.name}${e.isDirectory() ? "/" : ""}`, dir: e.isDirectory() }))
 		.sort((a, b) => Number(b.dir) - Number(a.dir) || a.path.localeCompare(b.path));
 	return { items: found.slice(0, MAX_SUGGESTIONS), truncated: found.length > MAX_SUGGESTIONS };
 }
 
-/** `@`: files and folders under the session's directory whose relative path matches the query fuzzily. */
+/**
+ * `@`: files and folders under the session's directory whose relative path matches the query fuzzily. A
+ * symlink is listed and never followed (a Dirent of a symlink is no directory), so the walk cannot leave.
+ */
 export function findFiles(cwd: string, query: string): { items: FileSuggestion[]; truncated: boolean } {
 	const all: FileSuggestion[] = [];
 	const queue = [cwd];
@@ -69,10 +95,11 @@ export const filesPlugin: ServerPlugin = {
 				if (!record) throw new ProtocolError("not_found", `no session ${session}`);
 				return {
 					state: new LiveState({ cwd: record.cwd }),
-					call(_method, args) {
+					call(_method, args, { principal: caller }) {
 						const a = args as typeof CompleteArgs.infer;
 						const cwd = ctx.catalog.get(session)?.cwd ?? record.cwd;
-						return a.mode === "path" ? completePath(cwd, a.prefix) : findFiles(cwd, a.prefix);
+						if (a.mode === "fuzzy") return findFiles(cwd, a.prefix);
+						return completePath(cwd, a.prefix, isOwner(caller) ? "server" : "session");
 					},
 				};
 			},

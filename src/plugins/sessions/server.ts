@@ -1,5 +1,6 @@
 import { type FSWatcher, watch } from "node:fs";
 import { ProtocolError } from "../../protocol/codes.ts";
+import type { Role } from "../../protocol/roles.ts";
 import { LiveState } from "../../server/objects/live-state.ts";
 import { isOwner, type Principal } from "../../server/objects/principal.ts";
 import type { ServerContext, ServerPlugin } from "../../server/plugin.ts";
@@ -16,12 +17,23 @@ import {
 } from "./contract.ts";
 import { findGitDir, gitBranch } from "./git-branch.ts";
 
-/** Serves the session catalog: one replica for owners, one per guest-visible session. */
+/** One guest handle's copy of its session's row; the role decides what the row shows. */
+interface GuestReplica {
+	readonly live: LiveState<SessionsState>;
+	role: Role;
+}
+
+/** What a guest sees of a row: a view guest gets no git branch (seed 1.1), only those who may work there. */
+function guestRow(row: SessionRow, role: Role): SessionRow {
+	return role === "view" ? { ...row, branch: null } : row;
+}
+
+/** Serves the session catalog: one replica for owners, one per open guest handle (by session). */
 class SessionsObject {
 	#ctx: ServerContext;
 	#busy = new Set<string>();
 	#owners: LiveState<SessionsState>;
-	#guests = new Map<string, { live: LiveState<SessionsState>; holders: number }>();
+	#guests = new Map<string, Set<GuestReplica>>();
 	/** Watchers on the git directory of each open session. */
 	readonly #heads = new Map<string, FSWatcher>();
 
@@ -84,8 +96,15 @@ class SessionsObject {
 		const index = this.#owners.state.sessions.findIndex((s) => s.id === row.id);
 		if (index < 0) this.#owners.update([{ op: "splice", path: ["sessions"], start: 0, remove: 0, items: [row] }]);
 		else this.#owners.update([{ op: "set", path: ["sessions", index], value: row }]);
-		this.#guests.get(row.id)?.live.update([{ op: "set", path: ["sessions", 0], value: row }]);
+		for (const replica of this.#guests.get(row.id) ?? []) this.#showGuest(replica, row);
 		return row;
+	}
+
+	#showGuest(replica: GuestReplica, row: SessionRow): void {
+		const shown = guestRow(row, replica.role);
+		// A checkout changes nothing a view guest sees; they are not told that something changed.
+		if (JSON.stringify(replica.live.state.sessions[0]) === JSON.stringify(shown)) return;
+		replica.live.update([{ op: "set", path: ["sessions", 0], value: shown }]);
 	}
 
 	open(principal: Principal) {
@@ -93,20 +112,31 @@ class SessionsObject {
 		const session = principal.session;
 		const record = session ? this.#ctx.catalog.get(session) : undefined;
 		if (!session || !record) throw new ProtocolError("forbidden", "no session is shared with you");
-		let entry = this.#guests.get(session);
-		if (!entry) {
-			entry = { live: new LiveState({ sessions: [this.#row(record)] }), holders: 0 };
-			this.#guests.set(session, entry);
+		const replica: GuestReplica = {
+			live: new LiveState({ sessions: [guestRow(this.#row(record), principal.role)] }),
+			role: principal.role,
+		};
+		let replicas = this.#guests.get(session);
+		if (!replicas) {
+			replicas = new Set();
+			this.#guests.set(session, replicas);
 		}
-		entry.holders++;
-		const held = entry;
+		replicas.add(replica);
+		const held = replicas;
 		return {
-			state: held.live,
+			state: replica.live,
 			call: () => {
 				throw new ProtocolError("forbidden");
 			},
 			release: () => {
-				if (--held.holders === 0) this.#guests.delete(session);
+				held.delete(replica);
+				if (held.size === 0 && this.#guests.get(session) === held) this.#guests.delete(session);
+			},
+			// A guest demoted to view loses the branch at once; one promoted to full gets it.
+			principalChanged: (next: Principal) => {
+				replica.role = next.role;
+				const now = this.#ctx.catalog.get(session);
+				if (now) this.#showGuest(replica, this.#row(now));
 			},
 		};
 	}
