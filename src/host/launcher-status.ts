@@ -1,4 +1,5 @@
 import type { StatusAction } from "../protocol/channel.ts";
+import { isFormat } from "./visible-text.ts";
 
 const MAX_TITLE = 80;
 const PER_SECOND = 4;
@@ -8,14 +9,7 @@ export function sanitizeTitle(text: string): string {
 	let out = "";
 	for (const ch of text) {
 		const code = ch.codePointAt(0)!;
-		if (
-			code < 0x20 ||
-			(code >= 0x7f && code < 0xa0) ||
-			(code >= 0x2028 && code <= 0x202e) ||
-			code === 0x200e ||
-			code === 0x200f
-		)
-			continue;
+		if (code < 0x20 || (code >= 0x7f && code < 0xa0) || (code >= 0x2028 && code <= 0x202e) || isFormat(ch)) continue;
 		out += ch;
 		if ([...out].length >= MAX_TITLE) break;
 	}

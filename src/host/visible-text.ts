@@ -8,6 +8,11 @@
 const FORMAT = /[\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff\ufff9-\ufffb]/u;
 const TAGS = /[\u{e0000}-\u{e007f}]/u;
 
+/** A zero-width, bidirectional or other invisible formatting code point. */
+export function isFormat(ch: string): boolean {
+	return FORMAT.test(ch) || TAGS.test(ch);
+}
+
 /** One code point as it is shown: itself, a control picture, or `⟨U+XXXX⟩`. */
 function visibleChar(ch: string): string {
 	const code = ch.codePointAt(0)!;
