@@ -520,6 +520,14 @@ export class ChatScreen {
 	/** Scrolls back to a reading position once its item is on screen (after a reload); false until then. */
 	restorePosition(anchor: ReadingAnchor): boolean {
 		const width = this.#transcript.getContentWidth(this.#options.tui.terminal.columns);
+		// The transcript clamps to the height of its last layout, which may predate this state (or be none):
+		// measure it now, so the position is not cut short before the screen renders.
+		const transcript = this.#transcript;
+		transcript.updateLayout(
+			transcript.render(this.#options.tui.terminal.columns).length,
+			transcript.viewportHeight,
+			() => this.#options.tui.requestRender(),
+		);
 		let line = this.#header.render(width).length + this.slots.container("header").render(width).length;
 		for (const key of this.#order) {
 			const height = this.#items.get(key)!.component.render(width).length;
