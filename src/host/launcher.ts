@@ -72,6 +72,8 @@ const RESTARTS_PER_MINUTE = 3;
 const COLOR_QUERY_MS = 100;
 const BUNDLE_CHECK_MS = 60_000;
 const SNAPSHOT_MS = 2000;
+/** How long a reload waits for the UI's snapshot before it starts the new UI from the last one kept. */
+const SNAPSHOT_WAIT_MS = 1000;
 /** How long the launcher waits for the UI's answer to a question of its own (the text to copy or edit). */
 const QUESTION_MS = 2000;
 /** Built on the first upload: the launcher's start builds no schema it does not need yet. */
@@ -235,7 +237,10 @@ export async function runLauncher(options: LauncherOptions): Promise<LauncherRes
 				if (current) status.apply(message.action);
 				return;
 			case "snapshot":
-				if (current) snapshot = message.data;
+				if (current) {
+					snapshot = message.data;
+					snapshotWaiters.splice(0).forEach((resolve) => resolve());
+				}
 				return;
 			case "ready":
 				if (worker === incoming) activate(worker);
@@ -417,6 +422,8 @@ export async function runLauncher(options: LauncherOptions): Promise<LauncherRes
 		}
 		show(modes.cleanup() + status.clear());
 		suspendPrivileged = false;
+		// As for a swap: the old worker's objects must not linger on the server under handles the new one reuses.
+		connection.reconnect();
 		active = startWorker("restart", false);
 	};
 
@@ -438,6 +445,16 @@ export async function runLauncher(options: LauncherOptions): Promise<LauncherRes
 		connection.reconnect();
 	};
 
+	const snapshotWaiters: (() => void)[] = [];
+	/** Asks the UI on screen for its snapshot and waits for it (a worker that does not answer keeps the last). */
+	const freshSnapshot = () =>
+		new Promise<void>((resolve) => {
+			if (!active) return resolve();
+			snapshotWaiters.push(resolve);
+			active.sandbox.post({ kind: "snapshotRequest" });
+			clock.setTimeout(resolve, SNAPSHOT_WAIT_MS);
+		});
+
 	/** Swaps in a new worker on the server's current bundle (`/reload`), or on a newer one the server serves. */
 	const reload = async (onlyIfNewer: boolean) => {
 		if (incoming || finished) return;
@@ -449,8 +466,9 @@ export async function runLauncher(options: LauncherOptions): Promise<LauncherRes
 			if (!onlyIfNewer) problem(`reload: ${(error as Error).message}`);
 			return;
 		}
-		active?.sandbox.post({ kind: "snapshotRequest" });
-		await Bun.sleep(50);
+		// The successor starts from the person's work as it is now: the draft and the reading position.
+		await freshSnapshot();
+		if (finished || incoming) return;
 		incoming = startWorker("reload", true);
 	};
 

@@ -40,6 +40,8 @@ export interface SandboxOptions {
 	/** The worker is gone; called once. */
 	onEnd(reason: WorkerEnd, detail: string): void;
 	readonly limits?: Partial<SandboxLimits>;
+	/** Monotonic milliseconds (a test's clock); `performance.now` by default. */
+	readonly now?: () => number;
 }
 
 /** Budgets that refill every second; what is over budget is dropped and reported once per second. */
@@ -82,12 +84,20 @@ export class Sandbox {
 	readonly #rssAtStart = process.memoryUsage.rss();
 	#timer: ReturnType<typeof setInterval> | undefined;
 	#ping = 0;
-	#lastPong = performance.now();
+	readonly #now: () => number;
+	readonly #beatMs: number;
+	#lastPong: number;
+	#lastBeat: number;
+	#lastPingAt = 0;
 	#ended = false;
 
 	constructor(options: SandboxOptions) {
 		this.#options = options;
 		this.#limits = { ...DEFAULT_LIMITS, ...options.limits };
+		this.#now = options.now ?? (() => performance.now());
+		this.#lastPong = this.#now();
+		this.#lastBeat = this.#lastPong;
+		this.#beatMs = Math.min(this.#limits.heartbeatMs, 250);
 		const taken = takeWorker(options.bundle);
 		this.#worker = taken.worker;
 		this.#worker.addEventListener("message", (event) => this.#receive(event.data));
@@ -99,7 +109,7 @@ export class Sandbox {
 		this.#worker.postMessage({ kind: "init", start: options.start });
 		// What a prewarmed worker said while it loaded (a failed load, its logs) counts as said now.
 		for (const data of taken.early) this.#receive(data);
-		this.#timer = setInterval(() => this.#beat(), Math.min(this.#limits.heartbeatMs, 250));
+		this.#timer = setInterval(() => this.#beat(), this.#beatMs);
 	}
 
 	get ended(): boolean {
@@ -115,7 +125,11 @@ export class Sandbox {
 	}
 
 	#beat(): void {
-		const now = performance.now();
+		const now = this.#now();
+		// A beat this late means the launcher itself did not run (Ctrl+Z, SIGSTOP, a sleeping machine): the
+		// worker was stopped with it, so its silence meanwhile says nothing.
+		if (now - this.#lastBeat > Math.max(1000, 4 * this.#beatMs)) this.#lastPong = now;
+		this.#lastBeat = now;
 		if (now - this.#lastPong > this.#limits.heartbeatTimeoutMs) {
 			return this.#end("unresponsive", `no answer for ${Math.round((now - this.#lastPong) / 1000)} s`);
 		}
@@ -128,7 +142,6 @@ export class Sandbox {
 			this.#worker.postMessage({ kind: "ping", n: ++this.#ping });
 		}
 	}
-	#lastPingAt = 0;
 
 	#receive(data: unknown): void {
 		if (this.#ended) return;
@@ -141,7 +154,7 @@ export class Sandbox {
 		const limits = this.#limits;
 		switch (message.kind) {
 			case "pong":
-				this.#lastPong = performance.now();
+				this.#lastPong = this.#now();
 				if ((message.heapBytes ?? 0) > limits.maxHeapBytes) {
 					this.#end("memory", `the worker's heap reached ${Math.round(message.heapBytes! / 2 ** 20)} MiB`);
 				}

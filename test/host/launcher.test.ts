@@ -70,11 +70,13 @@ describe("launcher", () => {
 		expect(tail).toContain("\x1b]0;\x07");
 	}, 20000);
 
-	test("a worker that hangs is replaced, with the last snapshot (the draft) handed over", async () => {
+	test("a worker that hangs is replaced, with the last snapshot (the draft) handed over and a connection of its own", async () => {
 		const bundle = `globalThis.p2Guest = { start(host) {
 			const out = (data) => host.post({ kind: "output", data });
 			out("REASON:" + host.start.reason + ":" + (host.start.snapshot ?? "none") + ";");
 			host.onMessage((m) => {
+				if (m.kind === "connection" && m.state === "open") host.post({ kind: "frame", text: JSON.stringify({ t: "open", h: 1, object: "access", version: 1, input: {} }) });
+				if (m.kind === "frame") out("FRAME:" + host.start.reason + ":" + JSON.parse(m.text).t + ";");
 				if (m.kind === "snapshotRequest") {
 					host.post({ kind: "snapshot", data: '{"version":1,"draft":"kept"}' });
 					host.post({ kind: "output", data: "SNAPSHOT-SENT;" });
@@ -89,10 +91,14 @@ describe("launcher", () => {
 			snapshotMs: 50,
 		});
 		await terminal.until("REASON:start:none;");
+		await terminal.until("FRAME:start:snapshot;");
 		// The launcher keeps the snapshot as it arrives, before the output that follows it.
 		await terminal.until("SNAPSHOT-SENT;");
 		terminal.onInput?.("h");
 		await terminal.until('REASON:restart:{"version":1,"draft":"kept"};');
+		// The new worker opens its objects afresh: the old one's are gone from the server, not in its way.
+		await terminal.until("FRAME:restart:snapshot;");
+		expect(terminal.output).not.toContain("FRAME:restart:refused;");
 		terminal.onInput?.("q");
 		const done = await result;
 		expect(done.code).toBe(0);

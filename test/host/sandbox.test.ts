@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Sandbox, type SandboxLimits, type WorkerEnd } from "../../src/host/sandbox.ts";
 import type { StartData, WorkerMessage } from "../../src/protocol/channel.ts";
+import { waitUntil } from "../support/wait.ts";
 
 const START: StartData = {
 	origin: "http://127.0.0.1:1",
@@ -304,6 +305,40 @@ describe("hostile bundles", () => {
 		expect(r.end?.reason).toBe("unresponsive");
 		// The launcher's own timers kept running while the worker spun.
 		expect(ticks).toBeGreaterThan(10);
+	});
+
+	test("time the launcher itself was stopped (Ctrl+Z, SIGSTOP) does not count as the worker not answering", async () => {
+		let jump = 0;
+		const ticks: number[] = [];
+		let ended: WorkerEnd | undefined;
+		const sandbox = new Sandbox({
+			bundle: {
+				source: `globalThis.p2Guest = { start(host) { host.post({ kind: "ready" }); setInterval(() => host.post({ kind: "log", level: "info", text: "tick" }), 20); } };`,
+				hash: "test",
+			},
+			start: START,
+			limits: { heartbeatMs: 50, heartbeatTimeoutMs: 400 },
+			now: () => performance.now() + jump,
+			onMessage: (m) => {
+				if (m.kind === "log") ticks.push(jump);
+			},
+			onProblem: () => {},
+			onEnd: (reason) => {
+				ended = reason;
+			},
+		});
+		try {
+			await waitUntil(() => ticks.length >= 3, "the worker running");
+			// As after a minute stopped: the next beat comes a minute after the last.
+			jump = 60_000;
+			await waitUntil(
+				() => ticks.filter((t) => t === jump).length >= 30 || ended !== undefined,
+				"ticks after the stop",
+			);
+			expect(ended).toBeUndefined();
+		} finally {
+			sandbox.terminate();
+		}
 	});
 
 	test("a memory bomb is ended before it takes the machine", async () => {
