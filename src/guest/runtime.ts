@@ -30,6 +30,7 @@ import { hotkeysMarkdown } from "./hotkeys.ts";
 import { buildKeymap, type Keymap, keyMatches, keyText } from "./keymap.ts";
 import { LauncherAnswers } from "./launcher-answers.ts";
 import { registerModelCommands } from "./model-commands.ts";
+import { PreferenceNotices } from "./preference-notices.ts";
 import { PreferenceScreens } from "./preference-screens.ts";
 import { type EffectivePreferences, effectivePreferences } from "./preferences.ts";
 import { configureProcess } from "./process-shim.ts";
@@ -66,6 +67,7 @@ export class GuestRuntime {
 	#effective: EffectivePreferences = effectivePreferences(undefined, undefined);
 	#custom: CustomThemes = { themes: new Map(), problems: [] };
 	#themeProblem: string | undefined;
+	#preferenceNotices: PreferenceNotices | undefined;
 	/** What the current theme was made from (see `#refreshTheme`). */
 	#themeSource = "";
 	#role: Role | undefined;
@@ -351,6 +353,10 @@ export class GuestRuntime {
 			void this.#chooseSession(state.session);
 		});
 		if (this.#themeProblem) this.#screen.notice(this.#themeProblem, "warning");
+		this.#preferenceNotices = new PreferenceNotices((text, tone) => this.#screen.notice(text, tone), {
+			quiet: this.#host.start.reason !== "start",
+		});
+		this.#preferenceNotices.update("local", [...(this.#preferences?.problems ?? []), ...this.#custom.problems]);
 		this.#tui.start();
 		this.#terminal.setTitle(`π - p2 · ${hostOf(this.#host.start.origin)}`);
 		this.#host.post({ kind: "ready" });
@@ -583,6 +589,8 @@ export class GuestRuntime {
 		this.#serverDefaults = server;
 		this.#effective = effectivePreferences(preferences, server);
 		this.#custom = customThemes(preferences?.themes ?? []);
+		this.#preferenceNotices?.update("local", [...(preferences?.problems ?? []), ...this.#custom.problems]);
+		if (server) this.#preferenceNotices?.update("server", server.problems);
 		this.#keysChanged();
 		this.#applySettings();
 		const problem = this.#themeProblem;
