@@ -26,6 +26,7 @@ import { CommandRegistry } from "./commands.ts";
 import { registerCoreCommands } from "./core-commands.ts";
 import { registerFileCommands } from "./file-commands.ts";
 import { registerForkCommands } from "./fork-commands.ts";
+import { GoneDirectoryNotice, goneDirectoryOf } from "./gone-directory-notice.ts";
 import { hotkeysMarkdown } from "./hotkeys.ts";
 import { buildKeymap, type Keymap, keyMatches, keyText } from "./keymap.ts";
 import { LauncherAnswers } from "./launcher-answers.ts";
@@ -487,10 +488,13 @@ export class GuestRuntime {
 		const chat = this.#client.open(chatContract, input);
 		this.#chat = chat;
 		let pending = anchor;
+		const gone = new GoneDirectoryNotice();
 		chat.onChange((state) => {
 			if (this.#chat !== chat) return;
 			this.#actions.takeReturned(chat, state);
 			this.#screen.setChat(state);
+			const warning = gone.next(goneDirectoryOf(state), this.#role, this.#host.start.local?.cwd);
+			if (warning) this.#screen.notice(warning, "warning");
 			this.#showProgress();
 			if (pending && this.#screen.restorePosition(pending)) pending = undefined;
 		});
@@ -508,8 +512,11 @@ export class GuestRuntime {
 	async #newSession(path: string): Promise<void> {
 		if (!isOwnerRole(this.#role)) throw new Error("Only the owner can start sessions; you were given this one.");
 		if (!this.#sessions) throw new Error("No session catalog yet.");
+		// A session whose directory is gone starts the new one where p2 started (pi's "continue in" that one).
 		const here =
-			this.#sessions.state?.sessions.find((s) => s.id === this.#sessionId)?.cwd ?? this.#host.start.local?.cwd;
+			(goneDirectoryOf(this.#chat?.state)
+				? undefined
+				: this.#sessions.state?.sessions.find((s) => s.id === this.#sessionId)?.cwd) ?? this.#host.start.local?.cwd;
 		const cwd = !path ? here : path.startsWith("/") ? path : here ? `${here.replace(/\/$/, "")}/${path}` : undefined;
 		if (!cwd) throw new Error("Usage: /new <absolute path on the server>");
 		const row = await this.#sessions.call("create", { cwd });
