@@ -33,7 +33,11 @@ async function main(argv: string[]): Promise<number> {
 	spawn.prewarmWorker();
 	if (!args.url) spawn.preloadEmbeddedBundle();
 	const { launch } = await import("./launch.ts");
-	return launch(args);
+	try {
+		return await launch(args);
+	} finally {
+		spawn.discardSpareWorker();
+	}
 }
 
 // No top-level await: the executable is compiled to bytecode, which needs a CommonJS entry.
