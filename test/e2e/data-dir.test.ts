@@ -58,7 +58,7 @@ describe("a data directory p2 cannot write", () => {
 		const home = newHome();
 		writeFileSync(join(home, "a-file"), "");
 		const data = join(home, "a-file", "data");
-		const run = runInPty([process.execPath, MAIN], { env: envFor(home, data), cwd: home, cols: 250, rows: 10 });
+		const run = runInPty([process.execPath, MAIN], { env: envFor(home, data), cwd: home, cols: 300, rows: 10 });
 		expect(await run.exited).toBe(1);
 		expect(run.screen().join("\n")).toContain(
 			`p2: the data directory ${data} cannot be made (${join(home, "a-file")} is not a directory), and no p2 server is running for it; set P2_DATA_DIR to a writable directory`,
@@ -75,7 +75,7 @@ describe("a data directory p2 cannot write", () => {
 			const run = runInPty(["unshare", "-m", "sh", "-c", line], {
 				env: envFor(home, data),
 				cwd: home,
-				cols: 250,
+				cols: 300,
 				rows: 10,
 			});
 			expect(await run.exited).toBe(1);

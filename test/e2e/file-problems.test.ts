@@ -33,7 +33,7 @@ describe("what the person reads about a file p2 could not use", () => {
 	test("the server's models.json, settings.json and tui.json: each named with its path and what is wrong", async () => {
 		const { home, data, env } = newHome();
 		breakServerFiles(data);
-		const run = runInPty([process.execPath, MAIN], { env, cwd: home, cols: 200, rows: 40 });
+		const run = runInPty([process.execPath, MAIN], { env, cwd: home, cols: 300, rows: 40 });
 		try {
 			await run.waitFor((s) => s.includes("Warning: No models available."), "the start");
 			await run.waitFor((s) => s.includes(`Warning: tui.json (${join(data, "tui.json")}): is empty`), "tui.json");
@@ -83,7 +83,7 @@ describe("what the person reads about a file p2 could not use", () => {
 		writeFileSync(join(agent, "settings.json"), JSON.stringify({ quietStartup: true, hideThinkingBlock: "yes" }));
 		writeFileSync(join(agent, "keybindings.json"), "{ nope");
 		writeFileSync(join(agent, "themes", "mine.json"), "{");
-		const run = runInPty([process.execPath, MAIN], { env, cwd: home, cols: 200, rows: 40 });
+		const run = runInPty([process.execPath, MAIN], { env, cwd: home, cols: 300, rows: 40 });
 		try {
 			await run.waitFor((s) => s.includes("Warning: No models available."), "the start");
 			await run.waitFor((s) => s.includes("[Theme conflicts]"), "the theme's problem");
@@ -122,7 +122,7 @@ describe("what the person reads about a file p2 could not use", () => {
 		mkdirSync(gone);
 		const session = seedConversation(data, gone, 2);
 		rmSync(gone, { recursive: true });
-		const run = runInPty([process.execPath, MAIN, "--session", session], { env, cwd: home, cols: 200, rows: 40 });
+		const run = runInPty([process.execPath, MAIN, "--session", session], { env, cwd: home, cols: 300, rows: 40 });
 		try {
 			await run.waitFor(
 				(s) =>
