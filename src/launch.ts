@@ -8,7 +8,7 @@ import { fetchGuestBundle } from "./host/bundle-fetch.ts";
 import { configDir, LauncherConfig } from "./host/config.ts";
 import { forgetGuestCookie, parseJoinLink } from "./host/join.ts";
 import { type LaunchTarget, runLauncher } from "./host/launcher.ts";
-import { findLocalServer } from "./host/local-server.ts";
+import { dataDirProblem, findLocalServer } from "./host/local-server.ts";
 import { ENDED_PROMPT, forgetOwnerCookie, signInRemote } from "./host/remote.ts";
 import { SignInError } from "./host/sign-in.ts";
 import { terminalLine } from "./host/visible-text.ts";
@@ -52,7 +52,13 @@ async function localTarget(): Promise<{ target: LaunchTarget; stop(): Promise<vo
 			current = { origin: running.origin, token: running.deviceToken };
 			return;
 		}
-		embedded = await startEmbeddedServer(dataDir);
+		try {
+			embedded = await startEmbeddedServer(dataDir);
+		} catch (error) {
+			// "EROFS … chmod" names neither the directory nor a way out; say both when the directory is the cause.
+			const problem = dataDirProblem(dataDir);
+			throw problem ? new Error(problem) : error;
+		}
 		current = { origin: embedded.origin, token: embedded.deviceToken };
 	};
 	await connect();

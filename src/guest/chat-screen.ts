@@ -279,11 +279,20 @@ export class ChatScreen {
 		this.#options.tui.requestRender();
 	}
 
-	/** A status line in the transcript; one that follows another with nothing between replaces it (pi). */
+	/**
+	 * A status line in the transcript; one that follows another with nothing between replaces it, as pi's
+	 * showStatus does. Warnings and errors are pi's showWarning and showError: each stays, and none replaces one.
+	 */
 	notice(text: string, tone: StatusLineData["tone"] = "status"): void {
 		const afterSeq = this.#history.last?.seq ?? 0;
 		const last = this.#notices.at(-1);
-		if (last?.kind === "status" && last.afterSeq === afterSeq && this.#order.at(-1) === last.key) {
+		if (
+			last?.kind === "status" &&
+			replaceable(tone) &&
+			replaceable(last.data.tone) &&
+			last.afterSeq === afterSeq &&
+			this.#order.at(-1) === last.key
+		) {
 			last.data = { text, tone };
 		} else {
 			this.#notices.push({ key: `notice:${++this.#noticeCount}`, kind: "status", data: { text, tone }, afterSeq });
@@ -774,4 +783,9 @@ export class ChatScreen {
 /** `alt+up` → `Alt+Up`, as pi writes keys in sentences. */
 function capitalizeKeys(text: string): string {
 	return text.replace(/(^|[+/])([a-z])/g, (_, sep: string, c: string) => sep + c.toUpperCase());
+}
+
+/** pi's showStatus lines replace one another; its warnings and errors are never replaced, nor replace. */
+function replaceable(tone: StatusLineData["tone"]): boolean {
+	return tone === "status" || tone === "success";
 }

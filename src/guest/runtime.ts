@@ -26,10 +26,12 @@ import { CommandRegistry } from "./commands.ts";
 import { registerCoreCommands } from "./core-commands.ts";
 import { registerFileCommands } from "./file-commands.ts";
 import { registerForkCommands } from "./fork-commands.ts";
+import { GoneDirectoryNotice, goneDirectoryOf } from "./gone-directory-notice.ts";
 import { hotkeysMarkdown } from "./hotkeys.ts";
 import { buildKeymap, type Keymap, keyMatches, keyText } from "./keymap.ts";
 import { LauncherAnswers } from "./launcher-answers.ts";
 import { registerModelCommands } from "./model-commands.ts";
+import { PreferenceNotices } from "./preference-notices.ts";
 import { PreferenceScreens } from "./preference-screens.ts";
 import { type EffectivePreferences, effectivePreferences } from "./preferences.ts";
 import { configureProcess } from "./process-shim.ts";
@@ -66,6 +68,7 @@ export class GuestRuntime {
 	#effective: EffectivePreferences = effectivePreferences(undefined, undefined);
 	#custom: CustomThemes = { themes: new Map(), problems: [] };
 	#themeProblem: string | undefined;
+	#preferenceNotices: PreferenceNotices | undefined;
 	/** What the current theme was made from (see `#refreshTheme`). */
 	#themeSource = "";
 	#role: Role | undefined;
@@ -351,6 +354,10 @@ export class GuestRuntime {
 			void this.#chooseSession(state.session);
 		});
 		if (this.#themeProblem) this.#screen.notice(this.#themeProblem, "warning");
+		this.#preferenceNotices = new PreferenceNotices((text, tone) => this.#screen.notice(text, tone), {
+			quiet: this.#host.start.reason !== "start",
+		});
+		this.#preferenceNotices.update("local", [...(this.#preferences?.problems ?? []), ...this.#custom.problems]);
 		this.#tui.start();
 		this.#terminal.setTitle(`π - p2 · ${hostOf(this.#host.start.origin)}`);
 		this.#host.post({ kind: "ready" });
@@ -481,10 +488,13 @@ export class GuestRuntime {
 		const chat = this.#client.open(chatContract, input);
 		this.#chat = chat;
 		let pending = anchor;
+		const gone = new GoneDirectoryNotice();
 		chat.onChange((state) => {
 			if (this.#chat !== chat) return;
 			this.#actions.takeReturned(chat, state);
 			this.#screen.setChat(state);
+			const warning = gone.next(goneDirectoryOf(state), this.#role, this.#host.start.local?.cwd);
+			if (warning) this.#screen.notice(warning, "warning");
 			this.#showProgress();
 			if (pending && this.#screen.restorePosition(pending)) pending = undefined;
 		});
@@ -502,8 +512,11 @@ export class GuestRuntime {
 	async #newSession(path: string): Promise<void> {
 		if (!isOwnerRole(this.#role)) throw new Error("Only the owner can start sessions; you were given this one.");
 		if (!this.#sessions) throw new Error("No session catalog yet.");
+		// A session whose directory is gone starts the new one where p2 started (pi's "continue in" that one).
 		const here =
-			this.#sessions.state?.sessions.find((s) => s.id === this.#sessionId)?.cwd ?? this.#host.start.local?.cwd;
+			(goneDirectoryOf(this.#chat?.state)
+				? undefined
+				: this.#sessions.state?.sessions.find((s) => s.id === this.#sessionId)?.cwd) ?? this.#host.start.local?.cwd;
 		const cwd = !path ? here : path.startsWith("/") ? path : here ? `${here.replace(/\/$/, "")}/${path}` : undefined;
 		if (!cwd) throw new Error("Usage: /new <absolute path on the server>");
 		const row = await this.#sessions.call("create", { cwd });
@@ -583,6 +596,8 @@ export class GuestRuntime {
 		this.#serverDefaults = server;
 		this.#effective = effectivePreferences(preferences, server);
 		this.#custom = customThemes(preferences?.themes ?? []);
+		this.#preferenceNotices?.update("local", [...(preferences?.problems ?? []), ...this.#custom.problems]);
+		if (server) this.#preferenceNotices?.update("server", server.problems);
 		this.#keysChanged();
 		this.#applySettings();
 		const problem = this.#themeProblem;

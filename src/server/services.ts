@@ -45,12 +45,17 @@ export async function createServices(options: ServicesOptions): Promise<ServerSe
 		env: options.env ?? process.env,
 		...(options.providers ? { providers: options.providers } : {}),
 	});
+	const settings = new ServerSettings(options.dataDir);
+	// The server's log names what is wrong with its configuration once, at start; the owners' UI says it too.
+	for (const problem of [...models.problems(), ...(settings.problem ? [settings.problem] : [])]) {
+		console.error(`p2 server: ${problem}`);
+	}
 	return {
 		dataDir: options.dataDir,
 		catalog,
 		stores,
 		models,
-		settings: new ServerSettings(options.dataDir),
+		settings,
 		bus: new EventBus(),
 		retry: options.retry ?? DEFAULT_RETRY,
 		shares,
