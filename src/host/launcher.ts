@@ -1,11 +1,7 @@
-// The terminal module alone: the package index loads every component (and Markdown) the launcher never uses.
-
-import { isKeyRelease } from "@earendil-works/pi-tui/dist/keys.js";
-import { ProcessTerminal, type Terminal } from "@earendil-works/pi-tui/dist/terminal.js";
-import { parseOscColorResponse } from "@earendil-works/pi-tui/dist/terminal-colors.js";
 import { type } from "arktype";
 import type { Capabilities, ConnectionState, StartData, TerminalColors, WorkerMessage } from "../protocol/channel.ts";
 import { lazy } from "../protocol/lazy.ts";
+import { isKeyRelease, ProcessTerminal, parseOscColorResponse, type Terminal } from "../protocol/pi-tui-parts.ts";
 import { errorText } from "./actions/context.ts";
 import type { LaunchArgs } from "./args.ts";
 import { type Clock, realClock } from "./clock.ts";

@@ -4,8 +4,9 @@
  * gave to another action is that action's; a key pi itself shares by default stays the launcher's, and pi's
  * mode rule applies (the worker suspends interception while its own text input needs the key).
  */
-import { type KeyId, matchesKey } from "@earendil-works/pi-tui/dist/keys.js";
+
 import { type KeyBindings, type KeyPlatform, launcherKeys } from "../protocol/keybindings.ts";
+import { type KeyId, matchesKey } from "../protocol/pi-tui-parts.ts";
 
 export interface PrivilegedKeys {
 	/** The launcher action id the input is a key of, if any. */
