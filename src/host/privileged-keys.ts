@@ -8,17 +8,22 @@
 import { type KeyBindings, type KeyPlatform, launcherKeys } from "../protocol/keybindings.ts";
 import { type KeyId, matchesKey } from "../protocol/pi-tui-parts.ts";
 
-export interface PrivilegedKeys {
+export interface PrivilegedKeys<A extends string> {
 	/** The launcher action id the input is a key of, if any. */
-	match(data: string): string | undefined;
+	match(data: string): A | undefined;
 	/** Keys a launcher action lost to the person's own bindings, for the record. */
 	readonly lost: readonly string[];
 }
 
-export function privilegedKeys(platform: KeyPlatform, user: KeyBindings, actions: readonly string[]): PrivilegedKeys {
+export function privilegedKeys<A extends string>(
+	platform: KeyPlatform,
+	user: KeyBindings,
+	actions: readonly A[],
+): PrivilegedKeys<A> {
 	const { kept, lost } = launcherKeys(platform, user, actions);
 	return {
 		lost: lost.map((l) => `${l.key}: ${l.to} (your binding) wins over ${l.id}`),
-		match: (data) => kept.find((e) => e.keys.some((key) => matchesKey(data, key as KeyId)))?.id,
+		// launcherKeys keeps only ids it was given.
+		match: (data) => kept.find((e) => e.keys.some((key) => matchesKey(data, key as KeyId)))?.id as A | undefined,
 	};
 }
