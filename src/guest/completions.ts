@@ -1,7 +1,7 @@
 /**
- * The editor's completions, as pi's: the slash commands and their arguments, then what plugins add (the
- * files plugin's `@` and Tab). A source either claims what is typed (and answers, possibly with nothing) or
- * leaves it to the next; unclaimed text on the first line goes to the slash commands.
+ * The editor's completions, as pi's: the slash commands and their arguments, then the sources plugins add
+ * (`@` and Tab, say). A source either claims what is typed (and answers, possibly with nothing) or leaves it
+ * to the next; unclaimed text on the first line goes to the slash commands.
  */
 import type { AutocompleteItem, AutocompleteProvider, AutocompleteSuggestions } from "@earendil-works/pi-tui";
 import type { SlashAutocomplete } from "./commands.ts";

@@ -1,7 +1,7 @@
 import { isPrivilegedId } from "../protocol/keybindings.ts";
 import { type DisplaySettings, mergeSettings, type Preferences } from "../protocol/preferences.ts";
 
-/** The server's defaults for its UI (its tui.json), as the tui-defaults plugin brings them. */
+/** The server's defaults for its UI (its tui.json), as a plugin brings them. */
 export interface ServerDefaults {
 	readonly keybindings: Readonly<Record<string, readonly string[]>>;
 	readonly theme?: string;
