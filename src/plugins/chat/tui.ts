@@ -65,7 +65,11 @@ export const chatPlugin: GuestPlugin = {
 			progress();
 		};
 		applySettings();
-		ctx.services.use("usage", (usage) => usage.onChange((state) => screen.setUsage(state)));
+		// The status plugin's numbers for the footer, once it is there (it registers after this one).
+		let offUsage: (() => void) | undefined;
+		ctx.services.use("usage", (usage) => {
+			offUsage = usage.onChange((state) => screen.setUsage(state));
+		});
 		const removals = [
 			ui.mount(screen),
 			ctx.services.provide("conversation", open.service()),
@@ -95,6 +99,7 @@ export const chatPlugin: GuestPlugin = {
 		];
 		return () => {
 			for (const remove of removals.reverse()) remove();
+			offUsage?.();
 			open.dispose();
 			screen.dispose();
 		};

@@ -43,6 +43,7 @@ export class Composer {
 	#attachments: AttachedFile[] = [];
 	/** Texts sent but not yet taken by the server (held while the connection is down). */
 	readonly #sending: string[] = [];
+	readonly #offCompletions: () => void;
 
 	constructor(options: ComposerOptions) {
 		this.#options = options;
@@ -58,7 +59,11 @@ export class Composer {
 			);
 		completion();
 		// A plugin's source brings its own trigger characters (`@`): the editor takes them again.
-		options.completions.onChange(completion);
+		this.#offCompletions = options.completions.onChange(completion);
+	}
+
+	dispose(): void {
+		this.#offCompletions();
 	}
 
 	get attachments(): readonly AttachedFile[] {

@@ -85,6 +85,7 @@ export class ChatScreen implements GuestScreen {
 	readonly #composer: Composer;
 	readonly #dock: Dock;
 	readonly #readOnlyBar = new Text("", 1, 0);
+	readonly #listening: (() => void)[];
 	#place: string;
 	#chat: ChatState | undefined;
 	#usage: FooterUsage | undefined;
@@ -167,8 +168,10 @@ export class ChatScreen implements GuestScreen {
 			{ component: this.#transcript.view, basis: 0, grow: 1, shrink: 1, minSize: 1 },
 			{ component: dock, basis: "auto", grow: 0, shrink: 1, minSize: 1 },
 		]);
-		theme.onChange(() => this.#refresh());
-		ui.slots.onChange(() => this.#footer.set(this.#footerData()));
+		this.#listening = [
+			theme.onChange(() => this.#refresh()),
+			ui.slots.onChange(() => this.#footer.set(this.#footerData())),
+		];
 	}
 
 	get editor() {
@@ -326,6 +329,8 @@ export class ChatScreen implements GuestScreen {
 	dispose(): void {
 		this.#dock.dispose();
 		this.#transcript.dispose();
+		this.#composer.dispose();
+		for (const stop of this.#listening) stop();
 	}
 
 	#level(): ThinkingLevel | undefined {
