@@ -66,7 +66,7 @@ export class PreferenceScreens {
 		const rows: KeybindingRow[] = [];
 		const add = (id: string, title: string) =>
 			rows.push({ id, title, keys: keyText(keymap.keys(id), { capitalize: true }) });
-		for (const { command } of commands.all()) add(command.id, command.title);
+		for (const { command } of commands.listed()) add(command.id, command.title);
 		for (const id of Object.keys(pi)) {
 			if (id.startsWith("tui.editor.") || id.startsWith("tui.input.") || id.startsWith("tui.altScreen.")) {
 				add(id, pi[id]!.description);
@@ -91,7 +91,7 @@ export class PreferenceScreens {
 		const { ui: screen, theme, commands } = this.#ctx;
 		const keymap = this.#ctx.keymap();
 		const items = commands
-			.all()
+			.listed()
 			.filter(({ command }) => command.palette !== false && !isPrivilegedId(command.id))
 			.map(({ command }) => {
 				const keys = keyText(keymap.keys(command.id));
