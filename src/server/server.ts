@@ -12,6 +12,7 @@ import type { Principal } from "./objects/principal.ts";
 import type { ServerContext, ServerPlugin } from "./plugin.ts";
 import { createServices, type ServicesOptions } from "./services.ts";
 import { ensurePrivateDir, writePrivateFile } from "./store/data-dir.ts";
+import { type DataDirLock, lockDataDir } from "./store/data-dir-lock.ts";
 
 export interface GuestBundle {
 	readonly source: string;
@@ -67,6 +68,17 @@ export async function startServer(options: ServerOptions): Promise<P2Server> {
 		);
 	}
 	ensurePrivateDir(options.dataDir);
+	// Before any store is opened: a second server's recovery would take this one's live runs for crashed ones.
+	const lock = lockDataDir(options.dataDir);
+	try {
+		return await serve(options, hostname, lock);
+	} catch (error) {
+		lock.release();
+		throw error;
+	}
+}
+
+async function serve(options: ServerOptions, hostname: string, lock: DataDirLock): Promise<P2Server> {
 	const owners = OwnerStore.open(options.dataDir);
 	const host = new ObjectHost();
 	const services = await createServices(options);
@@ -217,6 +229,7 @@ export async function startServer(options: ServerOptions): Promise<P2Server> {
 	});
 	const origin =
 		options.publicOrigin ?? `${scheme}://${isLoopbackHost(hostname) ? "127.0.0.1" : hostname}:${server.port}`;
+	lock.setOrigin(origin);
 	const infoPath = join(options.dataDir, SERVER_INFO_FILE);
 	if (options.advertise) {
 		const info: ServerInfo = { origin, port: server.port ?? 0, pid: process.pid, deviceToken };
@@ -241,6 +254,7 @@ export async function startServer(options: ServerOptions): Promise<P2Server> {
 					// Another server replaced it; leave theirs.
 				}
 			}
+			lock.release();
 		},
 	};
 }
