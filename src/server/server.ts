@@ -60,6 +60,12 @@ function isLoopbackHost(hostname: string): boolean {
 	return hostname === "localhost" || isLoopback(hostname) || hostname === "[::1]";
 }
 
+/** The host part of the origin clients reach a server on `hostname` at (an IPv6 address goes in brackets). */
+function originHost(hostname: string): string {
+	if (hostname === "localhost") return "127.0.0.1";
+	return hostname.includes(":") && !hostname.startsWith("[") ? `[${hostname}]` : hostname;
+}
+
 export async function startServer(options: ServerOptions): Promise<P2Server> {
 	const hostname = options.hostname ?? "127.0.0.1";
 	if (!isLoopbackHost(hostname) && !options.tls && !options.behindProxy) {
@@ -227,8 +233,7 @@ async function serve(options: ServerOptions, hostname: string, lock: DataDirLock
 			},
 		},
 	});
-	const origin =
-		options.publicOrigin ?? `${scheme}://${isLoopbackHost(hostname) ? "127.0.0.1" : hostname}:${server.port}`;
+	const origin = options.publicOrigin ?? `${scheme}://${originHost(hostname)}:${server.port}`;
 	lock.setOrigin(origin);
 	const infoPath = join(options.dataDir, SERVER_INFO_FILE);
 	if (options.advertise) {
