@@ -2,6 +2,7 @@ import { existsSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { type } from "arktype";
 import type { Server, ServerWebSocket } from "bun";
+import { CLOSE_CODES } from "../protocol/codes.ts";
 import { BUNDLE_PATH, OWNER_COOKIE, SERVER_INFO_FILE, type ServerInfo, SOCKET_PATH } from "../protocol/server-info.ts";
 import { OwnerStore } from "./auth/owner-store.ts";
 import { isLoopback, readCookie, resolvePrincipal } from "./auth/principals.ts";
@@ -32,6 +33,8 @@ export interface ServerOptions extends ServicesOptions {
 	readonly bundle?: () => Promise<GuestBundle>;
 	/** Write server.json (port + device token) so this device's launchers can find the server. */
 	readonly advertise?: boolean;
+	/** Bytes that may wait for one client before it is closed as too slow; SOCKET_BUFFER_LIMIT by default. */
+	readonly socketBufferLimit?: number;
 }
 
 export interface P2Server {
@@ -44,12 +47,19 @@ export interface P2Server {
 }
 
 const MAX_BUNDLE_BYTES = 8 * 1024 * 1024;
-const MAX_SOCKET_BUFFER = 64 * 1024 * 1024;
+/** Bytes that may wait for one slow client before it is closed (CLOSE_CODES.tooSlow) rather than sent more. */
+export const SOCKET_BUFFER_LIMIT = 16 * 1024 * 1024;
+/** Where Bun itself would start dropping frames; only a socket the server failed to close could get there. */
+const BACKPRESSURE_LIMIT = 1024 * 1024 * 1024;
 const RedeemBody = type({ token: TOKEN_PATTERN });
 
 interface SocketData {
 	principal: Principal;
 	connection?: Connection;
+	/** Set once the server closed the socket: nothing more is sent on it. */
+	closing?: boolean;
+	/** Characters in the largest frame sent on this socket. */
+	largestFrame?: number;
 }
 
 export class ServerConfigError extends Error {
@@ -91,6 +101,7 @@ async function serve(options: ServerOptions, hostname: string, lock: DataDirLock
 	const ctx: ServerContext = { ...services, host };
 	for (const plugin of options.plugins) await plugin.register(ctx);
 	const deviceToken = newToken();
+	const bufferLimit = options.socketBufferLimit ?? SOCKET_BUFFER_LIMIT;
 	const scheme = options.tls ? "https" : "http";
 	let bundle: Promise<GuestBundle> | undefined;
 	const loadBundle = () => {
@@ -209,16 +220,29 @@ async function serve(options: ServerOptions, hostname: string, lock: DataDirLock
 			maxPayloadLength: 16 * 1024 * 1024,
 			idleTimeout: 120,
 			sendPings: true,
+			// Bun drops a frame when more than this already waits (send() returns 0); the server closes first.
+			backpressureLimit: BACKPRESSURE_LIMIT,
+			closeOnBackpressureLimit: false,
 			open(ws: ServerWebSocket<SocketData>) {
+				const end = (code: number, reason: string) => {
+					if (ws.data.closing) return;
+					ws.data.closing = true;
+					ws.close(code, reason);
+					ws.data.connection?.close();
+				};
 				ws.data.connection = host.connect(ws.data.principal, {
+					// A frame is sent whole or the socket is closed: a client never silently misses one. The largest
+					// frame sent so far may wait on top of the limit, so that a client reading at a normal pace is not
+					// closed while it takes in one frame larger than the limit (a long answer committed).
 					send(text) {
-						if (ws.getBufferedAmount() > MAX_SOCKET_BUFFER) {
-							ws.close(1008, "client too slow");
-							return;
+						if (ws.data.closing) return;
+						const waiting = ws.getBufferedAmount();
+						ws.data.largestFrame = Math.max(ws.data.largestFrame ?? 0, text.length);
+						if (waiting > bufferLimit + ws.data.largestFrame || ws.send(text) === 0) {
+							end(CLOSE_CODES.tooSlow, `too slow: ${(waiting / 1024 / 1024).toFixed(1)} MiB were waiting`);
 						}
-						ws.send(text);
 					},
-					close: () => ws.close(4401, "access ended"),
+					close: () => end(CLOSE_CODES.accessEnded, "access ended"),
 				});
 			},
 			message(ws, message) {
