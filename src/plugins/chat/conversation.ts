@@ -133,7 +133,10 @@ export class Conversation {
 		args: { text: string; mode: QueueMode; requestId: string; attachments?: string[] },
 		principal: Principal,
 	): "started" | "queued" | "duplicate" {
-		if (this.#store.byRequestId(this.id, args.requestId)) return "duplicate";
+		// A retried request: stored as an entry, or queued (perhaps handed back after a restart) under this id.
+		if (this.#store.byRequestId(this.id, args.requestId) || this.#store.queuedByRequestId(this.id, args.requestId)) {
+			return "duplicate";
+		}
 		const author = authorOf(principal);
 		const ids = args.attachments ?? [];
 		if (!args.text.trim() && !ids.length) throw new ProtocolError("bad_args", "a message needs text or a file");

@@ -402,6 +402,13 @@ export class SessionStore {
 			.immediate();
 	}
 
+	/** The input queued under a request id, whatever became of it since (delivered, withdrawn, handed back). */
+	queuedByRequestId(conversation: string, requestId: string): QueuedRow | undefined {
+		this.#live();
+		const row = this.#queuedByRequest.get(conversation, requestId);
+		return row ? decodeQueued(row) : undefined;
+	}
+
 	/** Inputs still waiting, in submission order. */
 	queued(conversation: string): QueuedRow[] {
 		this.#live();
