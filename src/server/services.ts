@@ -1,3 +1,4 @@
+import type { Database } from "bun:sqlite";
 import type { Provider, RetryPolicy } from "@earendil-works/pi-ai";
 import { loadModelCatalog, type ModelCatalog } from "./agent/models.ts";
 import { ShareStore } from "./auth/share-store.ts";
@@ -17,6 +18,8 @@ export interface ServicesOptions {
 	readonly storeIdleMs?: number;
 	/** Model providers beside pi-ai's and models.json's (tests: a fake provider with its own sign-in). */
 	readonly providers?: readonly Provider[];
+	/** Given the catalog's and each session store's connection once open (tests: a full disk, simulated). */
+	readonly configureDatabase?: (db: Database, path: string) => void;
 }
 
 /** What every plugin's server part may use. Built once per server. */
@@ -37,9 +40,13 @@ export const DEFAULT_RETRY: RetryPolicy = { enabled: true, maxRetries: 3, baseDe
 
 export async function createServices(options: ServicesOptions): Promise<ServerServices> {
 	ensurePrivateDir(options.dataDir);
-	const catalog = Catalog.open(options.dataDir);
+	const configure = options.configureDatabase;
+	const catalog = Catalog.open(options.dataDir, configure ? { configure } : {});
 	const shares = ShareStore.open(options.dataDir);
-	const stores = new SessionStores(options.dataDir, { idleMs: options.storeIdleMs });
+	const stores = new SessionStores(options.dataDir, {
+		idleMs: options.storeIdleMs,
+		...(configure ? { configure } : {}),
+	});
 	const models = await loadModelCatalog({
 		dataDir: options.dataDir,
 		env: options.env ?? process.env,

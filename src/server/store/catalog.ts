@@ -2,7 +2,7 @@ import type { Database, Statement } from "bun:sqlite";
 import { join } from "node:path";
 import { ensurePrivateDir } from "./data-dir.ts";
 import { StoreClosedError, StoreCorruptError, StoreError } from "./errors.ts";
-import { ColumnReader, type Migration, MonotonicClock, openPrivateDatabase } from "./sqlite.ts";
+import { ColumnReader, type Migration, MonotonicClock, openPrivateDatabase, writing } from "./sqlite.ts";
 
 /** One session in the catalog. Times are ms since the epoch. */
 export interface SessionRecord {
@@ -39,6 +39,8 @@ export type SessionPatch = Partial<
 export interface CatalogOptions {
 	/** Told about rows `list` had to skip because they are damaged. Defaults to console.error. */
 	readonly onCorrupt?: (error: StoreCorruptError) => void;
+	/** Given the connection once it is open (a test limits its size to stand in for a full disk). */
+	readonly configure?: (db: Database, path: string) => void;
 }
 
 export const DEFAULT_ENV = "local";
@@ -80,6 +82,7 @@ const COLUMNS = "id, title, cwd, env, model, thinking_level, pinned, archived, c
 /** The list of sessions: `<data>/catalog.sqlite`. */
 export class Catalog {
 	#db: Database;
+	readonly #path: string;
 	#clock: MonotonicClock;
 	#onCorrupt: (error: StoreCorruptError) => void;
 	#closed = false;
@@ -89,8 +92,9 @@ export class Catalog {
 	#listByArchived: Statement<Row>;
 	#touch: Statement;
 
-	private constructor(db: Database, options: CatalogOptions) {
+	private constructor(db: Database, path: string, options: CatalogOptions) {
 		this.#db = db;
+		this.#path = path;
 		this.#onCorrupt = options.onCorrupt ?? ((error) => console.error(error.message));
 		const newest = db.query<{ t: number | null }, []>("SELECT MAX(updated_at) AS t FROM sessions").get()?.t;
 		this.#clock = new MonotonicClock(typeof newest === "number" ? newest : 0);
@@ -103,22 +107,32 @@ export class Catalog {
 
 	static open(dataDir: string, options: CatalogOptions = {}): Catalog {
 		ensurePrivateDir(dataDir);
-		return new Catalog(openPrivateDatabase(join(dataDir, "catalog.sqlite"), MIGRATIONS), options);
+		const path = join(dataDir, "catalog.sqlite");
+		const db = openPrivateDatabase(path, MIGRATIONS);
+		try {
+			options.configure?.(db, path);
+			return new Catalog(db, path, options);
+		} catch (error) {
+			db.close();
+			throw error;
+		}
 	}
 
 	create(input: CreateSessionInput): SessionRecord {
 		this.#live();
 		const now = this.#clock.now();
-		const row = this.#insert.get(
-			crypto.randomUUID(),
-			input.title ?? "",
-			input.cwd,
-			input.env ?? DEFAULT_ENV,
-			input.model ?? null,
-			input.thinkingLevel ?? null,
-			now,
-			now,
-			input.parent ?? null,
+		const row = writing(this.#path, () =>
+			this.#insert.get(
+				crypto.randomUUID(),
+				input.title ?? "",
+				input.cwd,
+				input.env ?? DEFAULT_ENV,
+				input.model ?? null,
+				input.thinkingLevel ?? null,
+				now,
+				now,
+				input.parent ?? null,
+			),
 		);
 		return decode(row!);
 	}
@@ -165,9 +179,11 @@ export class Catalog {
 		if (patch.archived !== undefined) set("archived", patch.archived ? 1 : 0);
 		set("updated_at", this.#clock.now());
 		// The column list varies with the patch; the handful of shapes stay in bun:sqlite's statement cache.
-		const row = this.#db
-			.query<Row, (string | number | null)[]>(`UPDATE sessions SET ${sets.join(", ")} WHERE id = ? RETURNING *`)
-			.get(...values, id);
+		const row = writing(this.#path, () =>
+			this.#db
+				.query<Row, (string | number | null)[]>(`UPDATE sessions SET ${sets.join(", ")} WHERE id = ? RETURNING *`)
+				.get(...values, id),
+		);
 		if (!row) throw new StoreError(`no session ${id}`);
 		return decode(row);
 	}
@@ -175,7 +191,7 @@ export class Catalog {
 	/** Marks activity: bumps `updatedAt` so the session sorts first. Returns false when there is no such session. */
 	touch(id: string): boolean {
 		this.#live();
-		return this.#touch.run(this.#clock.now(), id).changes > 0;
+		return writing(this.#path, () => this.#touch.run(this.#clock.now(), id)).changes > 0;
 	}
 
 	close(): void {

@@ -3,6 +3,7 @@ import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { type } from "arktype";
 import { ensurePrivateDir, PRIVATE_FILE_MODE, readPrivateFile, writePrivateFile } from "./data-dir.ts";
+import { sqliteCode } from "./sqlite.ts";
 
 /** The SQLite file whose exclusive lock says "a server owns this data directory". */
 export const LOCK_FILE = "server.lock";
@@ -102,8 +103,7 @@ function tryLock(dataDir: string): Database | null {
 }
 
 function isBusy(error: unknown): boolean {
-	if (typeof error !== "object" || error === null || !Object.hasOwn(error, "code")) return false;
-	const code = (error as { code: unknown }).code;
+	const code = sqliteCode(error);
 	return code === "SQLITE_BUSY" || code === "SQLITE_LOCKED";
 }
 

@@ -13,6 +13,15 @@ export class StoreCorruptError extends StoreError {
 	override name = "StoreCorruptError";
 }
 
+/** A write was refused because the disk (or the file's quota) is full; the write was rolled back whole. */
+export class StoreFullError extends StoreError {
+	override name = "StoreFullError";
+
+	constructor(path: string) {
+		super(`The server's disk is full (${path} could not be written). Free some space on the server, then try again.`);
+	}
+}
+
 export class StoreClosedError extends StoreError {
 	override name = "StoreClosedError";
 }

@@ -1,7 +1,7 @@
 import { Database } from "bun:sqlite";
 import { existsSync, writeFileSync } from "node:fs";
 import { ensurePrivateFileMode, PRIVATE_FILE_MODE } from "./data-dir.ts";
-import { StoreCorruptError, StoreOpenError } from "./errors.ts";
+import { StoreCorruptError, StoreFullError, StoreOpenError } from "./errors.ts";
 
 /** One schema step; step `i` takes `PRAGMA user_version` from `i` to `i + 1`. */
 export type Migration = (db: Database) => void;
@@ -45,6 +45,23 @@ function migrate(db: Database, migrations: readonly Migration[]): void {
 		for (let step = version; step < migrations.length; step++) migrations[step]!(db);
 		db.exec(`PRAGMA user_version=${migrations.length}`);
 	}).immediate();
+}
+
+/** SQLite's result code of an error it threw, e.g. `SQLITE_FULL`; undefined for anything else. */
+export function sqliteCode(error: unknown): string | undefined {
+	if (typeof error !== "object" || error === null || !Object.hasOwn(error, "code")) return undefined;
+	const code = (error as { code: unknown }).code;
+	return typeof code === "string" && code.startsWith("SQLITE_") ? code : undefined;
+}
+
+/** Runs a write; a full disk becomes a StoreFullError naming the file (SQLite has rolled the write back). */
+export function writing<T>(path: string, write: () => T): T {
+	try {
+		return write();
+	} catch (error) {
+		if (sqliteCode(error) === "SQLITE_FULL") throw new StoreFullError(path);
+		throw error;
+	}
 }
 
 /** Parses a JSON column written by us; a damaged value becomes a StoreCorruptError naming the row. */
