@@ -4,7 +4,8 @@ import { loadModelCatalog, type ModelCatalog } from "./agent/models.ts";
 import { ShareStore } from "./auth/share-store.ts";
 import { EventBus } from "./events.ts";
 import { ServerSettings } from "./settings.ts";
-import { Catalog } from "./store/catalog.ts";
+import type { Catalog } from "./store/catalog.ts";
+import { openCatalog } from "./store/catalog-rebuild.ts";
 import { ensurePrivateDir } from "./store/data-dir.ts";
 import { SessionStores } from "./store/session-stores.ts";
 
@@ -40,13 +41,21 @@ export const DEFAULT_RETRY: RetryPolicy = { enabled: true, maxRetries: 3, baseDe
 
 export async function createServices(options: ServicesOptions): Promise<ServerServices> {
 	ensurePrivateDir(options.dataDir);
-	const configure = options.configureDatabase;
-	const catalog = Catalog.open(options.dataDir, configure ? { configure } : {});
-	const shares = ShareStore.open(options.dataDir);
+	const configure = options.configureDatabase ? { configure: options.configureDatabase } : {};
+	// Each session's store keeps a copy of its catalog row, so the catalog can be rebuilt from the stores.
+	let catalog: Catalog | undefined;
 	const stores = new SessionStores(options.dataDir, {
 		idleMs: options.storeIdleMs,
-		...(configure ? { configure } : {}),
+		describe: (id) => catalog?.get(id),
+		...configure,
 	});
+	try {
+		catalog = openCatalog(options.dataDir, { mirror: (record) => stores.get(record.id).setMeta(record), ...configure });
+	} catch (error) {
+		stores.closeAll();
+		throw error;
+	}
+	const shares = ShareStore.open(options.dataDir);
 	const models = await loadModelCatalog({
 		dataDir: options.dataDir,
 		env: options.env ?? process.env,

@@ -1,4 +1,4 @@
-import { join } from "node:path";
+import { join, relative } from "node:path";
 import type { Api, AssistantMessage, ImageContent, Model, UserMessage } from "@earendil-works/pi-ai";
 import { clampThinkingLevel, getSupportedThinkingLevels, isContextOverflow } from "@earendil-works/pi-ai";
 import { ProtocolError } from "../../protocol/codes.ts";
@@ -110,6 +110,7 @@ export class Conversation {
 		this.#store = store;
 		this.session = session;
 		this.id = conversation;
+		this.#noteReplacedStore();
 		const stored = store.window(conversation, WINDOW_ENTRIES);
 		const window = fitWindow(stored.map(toView), WINDOW_BYTES);
 		const total = store.count(conversation);
@@ -129,6 +130,20 @@ export class Conversation {
 			compacting: null,
 			shell: null,
 		});
+	}
+
+	/**
+	 * The session's file was found damaged or emptied and moved aside: the conversation, now empty, says so
+	 * first, naming the file that was kept. Never silently a new, empty conversation.
+	 */
+	#noteReplacedStore(): void {
+		const replaced = this.#store.replaced;
+		if (!replaced || this.#store.count(this.id) > 0) return;
+		const kept = relative(this.#ctx.dataDir, replaced.movedTo);
+		const message = `This session's history could not be read (${replaced.reason}); its file was kept as ${kept} in the server's data directory. The conversation starts afresh here.`;
+		afterStored("noting the damaged store", () =>
+			this.#store.append(this.id, { kind: "error", data: { kind: "error", message } satisfies StoredData }),
+		);
 	}
 
 	get busy(): boolean {

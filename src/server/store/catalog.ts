@@ -41,9 +41,15 @@ export interface CatalogOptions {
 	readonly onCorrupt?: (error: StoreCorruptError) => void;
 	/** Given the connection once it is open (a test limits its size to stand in for a full disk). */
 	readonly configure?: (db: Database, path: string) => void;
+	/**
+	 * Told every record created or changed, after it is committed: the session's store keeps a copy, so the
+	 * catalog can be rebuilt from the stores. A failure is reported, never the caller's error.
+	 */
+	readonly mirror?: (record: SessionRecord) => void;
 }
 
 export const DEFAULT_ENV = "local";
+export const CATALOG_FILE = "catalog.sqlite";
 
 interface Row {
 	id: unknown;
@@ -85,6 +91,7 @@ export class Catalog {
 	readonly #path: string;
 	#clock: MonotonicClock;
 	#onCorrupt: (error: StoreCorruptError) => void;
+	#mirror: (record: SessionRecord) => void;
 	#closed = false;
 	#insert: Statement<Row>;
 	#get: Statement<Row>;
@@ -96,6 +103,7 @@ export class Catalog {
 		this.#db = db;
 		this.#path = path;
 		this.#onCorrupt = options.onCorrupt ?? ((error) => console.error(error.message));
+		this.#mirror = options.mirror ?? (() => {});
 		const newest = db.query<{ t: number | null }, []>("SELECT MAX(updated_at) AS t FROM sessions").get()?.t;
 		this.#clock = new MonotonicClock(typeof newest === "number" ? newest : 0);
 		this.#insert = db.query(`INSERT INTO sessions (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, 0, 0, ?, ?, ?) RETURNING *`);
@@ -107,8 +115,9 @@ export class Catalog {
 
 	static open(dataDir: string, options: CatalogOptions = {}): Catalog {
 		ensurePrivateDir(dataDir);
-		const path = join(dataDir, "catalog.sqlite");
-		const db = openPrivateDatabase(path, MIGRATIONS);
+		const path = join(dataDir, CATALOG_FILE);
+		// Checked whole on open: a damaged catalog is found now, and rebuilt from the session stores.
+		const db = openPrivateDatabase(path, MIGRATIONS, { check: true });
 		try {
 			options.configure?.(db, path);
 			return new Catalog(db, path, options);
@@ -134,6 +143,32 @@ export class Catalog {
 				input.parent ?? null,
 			),
 		);
+		return this.#mirrored(decode(row!));
+	}
+
+	/** Puts back a record as it was (rebuilding the catalog from the session stores); replaces one with its id. */
+	restore(record: SessionRecord): SessionRecord {
+		this.#live();
+		const row = writing(this.#path, () =>
+			this.#db
+				.query<Row, (string | number | null)[]>(
+					`INSERT OR REPLACE INTO sessions (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
+				)
+				.get(
+					record.id,
+					record.title,
+					record.cwd,
+					record.env,
+					record.model,
+					record.thinkingLevel,
+					record.pinned ? 1 : 0,
+					record.archived ? 1 : 0,
+					record.createdAt,
+					record.updatedAt,
+					record.parent,
+				),
+		);
+		this.#clock = new MonotonicClock(Math.max(this.#clock.now(), record.updatedAt));
 		return decode(row!);
 	}
 
@@ -185,7 +220,7 @@ export class Catalog {
 				.get(...values, id),
 		);
 		if (!row) throw new StoreError(`no session ${id}`);
-		return decode(row);
+		return this.#mirrored(decode(row));
 	}
 
 	/** Marks activity: bumps `updatedAt` so the session sorts first. Returns false when there is no such session. */
@@ -202,6 +237,15 @@ export class Catalog {
 
 	#live(): void {
 		if (this.#closed) throw new StoreClosedError("the catalog is closed");
+	}
+
+	#mirrored(record: SessionRecord): SessionRecord {
+		try {
+			this.#mirror(record);
+		} catch (error) {
+			console.error(`session ${record.id}: its store could not keep a copy of its catalog record:`, error);
+		}
+		return record;
 	}
 }
 

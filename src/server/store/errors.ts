@@ -8,6 +8,20 @@ export class StoreOpenError extends StoreError {
 	override name = "StoreOpenError";
 }
 
+/** The file is not a usable store: empty, not a database, or damaged. It is moved aside, never overwritten. */
+export class StoreDamagedError extends StoreOpenError {
+	override name = "StoreDamagedError";
+	readonly path: string;
+	/** What is wrong, for a person: "the file is empty", "file is not a database". */
+	readonly reason: string;
+
+	constructor(path: string, reason: string) {
+		super(`${path} is damaged (${reason})`);
+		this.path = path;
+		this.reason = reason;
+	}
+}
+
 /** A row read back does not have the shape we wrote: the file was damaged or edited by hand. */
 export class StoreCorruptError extends StoreError {
 	override name = "StoreCorruptError";

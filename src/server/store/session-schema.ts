@@ -134,6 +134,8 @@ export const MIGRATIONS: readonly Migration[] = [
 		) STRICT;
 		CREATE INDEX queue_by_conversation ON queue (conversation, state);
 		CREATE UNIQUE INDEX queue_by_request ON queue (conversation, request_id) WHERE request_id IS NOT NULL;`),
+	// The session's own catalog row (JSON), so a lost or damaged catalog can be rebuilt from the stores.
+	(db) => db.exec("CREATE TABLE meta (id INTEGER PRIMARY KEY CHECK (id = 1), record TEXT NOT NULL) STRICT;"),
 ];
 
 export interface EntryRecord {

@@ -27,7 +27,14 @@ import {
 	type StoredEntry,
 	type TurnInput,
 } from "./session-schema.ts";
-import { ColumnReader, openPrivateDatabase, toJsonColumn, writing } from "./sqlite.ts";
+import {
+	ColumnReader,
+	openPrivateDatabase,
+	openReplacingDamaged,
+	type Replaced,
+	toJsonColumn,
+	writing,
+} from "./sqlite.ts";
 
 export {
 	CORRUPT_KIND,
@@ -54,6 +61,11 @@ export interface SessionStoreOptions {
 	readonly onCorrupt?: (error: StoreCorruptError) => void;
 	/** Given each connection once it is open (a test limits its size to stand in for a full disk). */
 	readonly configure?: (db: Database, path: string) => void;
+	/**
+	 * A damaged or emptied file is moved aside, reported, and a new store made in its place (`replaced` says
+	 * so). Without it, opening such a file throws StoreDamagedError.
+	 */
+	readonly replaceDamaged?: boolean;
 }
 
 const SESSION_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -79,6 +91,7 @@ export class SessionStore {
 	#onCorrupt: (error: StoreCorruptError) => void;
 	#closed = false;
 	#recovered: readonly RecoveredRun[] = [];
+	#replaced: Replaced | null = null;
 	#insertEntry: Query<never>;
 	#byRequest: Query<EntryRecord>;
 	#latest: Query<EntryRecord>;
@@ -148,16 +161,45 @@ export class SessionStore {
 		const path = sessionStorePath(dataDir, sessionId);
 		ensurePrivateDir(dataDir);
 		ensurePrivateDir(join(dataDir, "sessions"));
-		const db = openPrivateDatabase(path, MIGRATIONS);
+		const { db, replaced } = options.replaceDamaged
+			? openReplacingDamaged(path, MIGRATIONS)
+			: { db: openPrivateDatabase(path, MIGRATIONS), replaced: null };
 		try {
 			options.configure?.(db, path);
 			const store = new SessionStore(sessionId, path, db, options);
 			store.#recovered = store.#recover();
+			store.#replaced = replaced;
 			return store;
 		} catch (error) {
 			db.close();
 			throw error;
 		}
+	}
+
+	/** The damaged file this open moved aside and replaced with a new, empty store; null when none was. */
+	get replaced(): Replaced | null {
+		return this.#replaced;
+	}
+
+	/** The session's catalog row as this store keeps it (parsed JSON), or null when it has none yet. */
+	meta(): unknown {
+		this.#live();
+		const row = this.#db.query<{ record: unknown }, []>("SELECT record FROM meta WHERE id = 1").get();
+		return row ? new ColumnReader(`session ${this.sessionId} meta`).json(row.record, "record") : null;
+	}
+
+	/** Keeps the session's catalog row with its history (written on every catalog change). */
+	setMeta(record: unknown): void {
+		this.#live();
+		const text = toJsonColumn(record, "session record");
+		this.#write(() => this.#db.run("INSERT OR REPLACE INTO meta (id, record) VALUES (1, ?)", [text]));
+	}
+
+	/** When the newest entry (any conversation) was written; null when there is none. */
+	lastEntryAt(): number | null {
+		this.#live();
+		const at = this.#db.query<{ at: unknown }, []>("SELECT MAX(at) AS at FROM entries").get()?.at;
+		return typeof at === "number" ? at : null;
 	}
 
 	// --- entries ---
