@@ -63,9 +63,9 @@ function prepare(db: Database, migrations: readonly Migration[]): void {
 /** A new store: made 0600 under a temporary name, given its schema, closed (its WAL folded in) and renamed. */
 function createDatabase(path: string, migrations: readonly Migration[]): void {
 	const temp = join(dirname(path), `.${basename(path)}.${randomBytes(6).toString("hex")}.new`);
-	// SQLite gives -wal and -shm the main file's permissions, so creating it 0600 covers all three.
-	writeFileSync(temp, "", { mode: PRIVATE_FILE_MODE, flag: "wx" });
 	try {
+		// SQLite gives -wal and -shm the main file's permissions, so creating it 0600 covers all three.
+		writeFileSync(temp, "", { mode: PRIVATE_FILE_MODE, flag: "wx" });
 		const db = new Database(temp, { create: false, readwrite: true });
 		try {
 			prepare(db, migrations);
@@ -75,6 +75,9 @@ function createDatabase(path: string, migrations: readonly Migration[]): void {
 		renameSync(temp, path);
 	} catch (error) {
 		for (const suffix of ["", "-wal", "-shm"]) rmSync(temp + suffix, { force: true });
+		if ((error as NodeJS.ErrnoException).code === "ENOSPC" || sqliteCode(error) === "SQLITE_FULL") {
+			throw new StoreFullError(path);
+		}
 		throw error;
 	}
 }
