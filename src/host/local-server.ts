@@ -26,7 +26,7 @@ export async function findLocalServer(dataDir: string): Promise<ServerInfo | und
 		return undefined;
 	}
 	if (parsed instanceof type.errors) return undefined;
-	if (parsed.origin !== `http://127.0.0.1:${parsed.port}`) return undefined;
+	if (!isLoopbackOrigin(parsed.origin, parsed.port)) return undefined;
 	try {
 		process.kill(parsed.pid, 0);
 	} catch (error) {
@@ -82,4 +82,14 @@ function dataDirReason(dataDir: string): string | undefined {
 		if (code === "EACCES" || code === "EPERM") return `is not writable${where}`;
 		return undefined;
 	}
+}
+
+/** `http://` on a loopback address (any of 127.0.0.0/8, or ::1) and the advertised port, nothing else. */
+function isLoopbackOrigin(origin: string, port: number): boolean {
+	const match = /^http:\/\/(127(?:\.\d{1,3}){3}|\[::1\]):(\d+)$/.exec(origin);
+	return match !== null && Number(match[2]) === port && (match[1] === "[::1]" || isIPv4(match[1]!));
+}
+
+function isIPv4(address: string): boolean {
+	return address.split(".").every((part) => Number(part) <= 255 && String(Number(part)) === part);
 }

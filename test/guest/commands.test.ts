@@ -79,7 +79,7 @@ describe("the order commands are listed in", () => {
 		for (const name of ["quit", "share", "p2-own", "resume", "model", "settings", "new", "another"]) {
 			registry.register({ id: `x.${name}`, title: name, slash: { name }, run() {} });
 		}
-		const listed = registry.listed().map((entry) => entry.command.slash?.name);
+		const listed = registry.listed().map((entry) => entry.command.slash?.name ?? "");
 		expect(listed).toEqual(["settings", "model", "share", "new", "resume", "quit", "p2-own", "another"]);
 		const suggestions = await new SlashAutocomplete(registry).getSuggestions(["/"], 0, 1);
 		expect(suggestions?.items.map((item) => item.value)).toEqual(listed);
