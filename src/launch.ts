@@ -4,6 +4,7 @@
  */
 import { homedir } from "node:os";
 import type { LaunchArgs } from "./host/args.ts";
+import { BundleCache, cachedFetch } from "./host/bundle-cache.ts";
 import { fetchGuestBundle } from "./host/bundle-fetch.ts";
 import { configDir, LauncherConfig } from "./host/config.ts";
 import { forgetGuestCookie, parseJoinLink } from "./host/join.ts";
@@ -12,7 +13,7 @@ import { dataDirProblem, findLocalServer } from "./host/local-server.ts";
 import { ENDED_PROMPT, forgetOwnerCookie, signInRemote } from "./host/remote.ts";
 import { SignInError } from "./host/sign-in.ts";
 import { terminalLine } from "./host/visible-text.ts";
-import { preloadBundle } from "./host/worker-spawn.ts";
+import { type GuestBundleSource, preloadBundle } from "./host/worker-spawn.ts";
 import { DEVICE_TOKEN_HEADER } from "./protocol/server-info.ts";
 import type { P2Server } from "./server/server.ts";
 import { resolveDataDir } from "./server/store/data-dir.ts";
@@ -93,8 +94,24 @@ async function localTarget(): Promise<{ target: LaunchTarget; stop(): Promise<vo
 	};
 }
 
+/** Which server a kept bundle is for: this device's (by its data directory), or a remote one by origin. */
+function bundleKey(args: LaunchArgs): string | undefined {
+	try {
+		if (args.join) return new URL(args.join).origin;
+		if (args.url && !isThisDevice(args.url)) return new URL(args.url).origin;
+	} catch {
+		return undefined;
+	}
+	return `device:${resolveDataDir(process.env)}`;
+}
+
 export async function launch(args: LaunchArgs): Promise<number> {
 	const config = new LauncherConfig(configDir(process.env));
+	const bundles = new BundleCache(configDir(process.env));
+	const server = bundleKey(args);
+	// The UI the server served last time starts evaluating now; it runs only if the server still serves it.
+	const kept = server ? bundles.read(server) : undefined;
+	if (kept) preloadBundle(kept);
 	let target: LaunchTarget;
 	let stop = async () => {};
 	if (args.join) {
@@ -122,7 +139,11 @@ export async function launch(args: LaunchArgs): Promise<number> {
 		stop = local.stop;
 	}
 	try {
-		return await runUntilDone(args, config, target);
+		const bundleFetch = (current: LaunchTarget) =>
+			cachedFetch(bundles, server ?? current.origin(), (running) =>
+				fetchGuestBundle(current.origin(), current.credentials(), running),
+			);
+		return await runUntilDone(args, config, target, bundleFetch);
 	} finally {
 		// Also when the launcher failed (a refused bundle): this process' server ends with it.
 		await stop();
@@ -130,7 +151,12 @@ export async function launch(args: LaunchArgs): Promise<number> {
 }
 
 /** Runs the launcher until the person leaves; a share that ends asks for a new link and runs again. */
-async function runUntilDone(args: LaunchArgs, config: LauncherConfig, first: LaunchTarget): Promise<number> {
+async function runUntilDone(
+	args: LaunchArgs,
+	config: LauncherConfig,
+	first: LaunchTarget,
+	bundleFetch: (target: LaunchTarget) => (runningHash?: string) => Promise<GuestBundleSource | undefined>,
+): Promise<number> {
 	let target = first;
 	for (;;) {
 		const result = await runLauncher({
@@ -138,7 +164,7 @@ async function runUntilDone(args: LaunchArgs, config: LauncherConfig, first: Lau
 			target,
 			env: process.env,
 			...(target.kind === "device" ? { local: { cwd: process.cwd(), home: homedir() } } : {}),
-			fetchBundle: (running) => fetchGuestBundle(target.origin(), target.credentials(), running),
+			fetchBundle: bundleFetch(target),
 			// A remote server's last session is remembered here; this device's follows pi (the latest in the folder).
 			...(target.kind === "owner"
 				? {

@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { BunPlugin } from "bun";
 import type { GuestBundle } from "./server.ts";
@@ -61,7 +61,52 @@ export async function buildGuestBundle(options: { minify?: boolean; entry?: stri
 	return { source, hash: new Bun.CryptoHasher("sha256").update(source).digest("hex") };
 }
 
-/** The compiled executable carries a prebuilt bundle; development builds it from source on first request. */
+/** Every file the bundle could be built from, as one hash: any change to any of them builds it again. */
+export function bundleInputsHash(root = ROOT): string {
+	const hash = new Bun.CryptoHasher("sha256");
+	hash.update(`${Bun.version}\n`);
+	for (const file of [join(root, "package-lock.json"), join(root, "bun.lock")]) {
+		if (existsSync(file)) hash.update(readFileSync(file));
+	}
+	const glob = new Bun.Glob("**/*.{ts,tsx,js,json}");
+	for (const path of [...glob.scanSync({ cwd: join(root, "src"), onlyFiles: true })].sort()) {
+		hash.update(`${path}\n`);
+		hash.update(readFileSync(join(root, "src", path)));
+	}
+	return hash.digest("hex");
+}
+
+const CACHE_DIR = join(ROOT, "node_modules", ".cache", "p2-guest-bundle");
+
+/**
+ * The development bundle, built once per change of its inputs and kept on disk by their hash (a start from
+ * source then costs a hash of the sources, not a build). Only the latest few are kept.
+ */
+export async function cachedGuestBundle(cacheDir = CACHE_DIR): Promise<GuestBundle> {
+	const key = bundleInputsHash();
+	const path = join(cacheDir, `${key}.js`);
+	if (existsSync(path)) {
+		const source = readFileSync(path, "utf8");
+		return { source, hash: new Bun.CryptoHasher("sha256").update(source).digest("hex") };
+	}
+	const built = await buildGuestBundle();
+	try {
+		mkdirSync(cacheDir, { recursive: true });
+		const temp = `${path}.${process.pid}.tmp`;
+		writeFileSync(temp, built.source);
+		renameSync(temp, path);
+		const old = readdirSync(cacheDir)
+			.filter((name) => name.endsWith(".js") && name !== `${key}.js`)
+			.map((name) => ({ name, at: statSync(join(cacheDir, name)).mtimeMs }))
+			.sort((a, b) => b.at - a.at);
+		for (const { name } of old.slice(2)) rmSync(join(cacheDir, name), { force: true });
+	} catch {
+		// A cache that cannot be written only costs the next start a build.
+	}
+	return built;
+}
+
+/** The compiled executable carries a prebuilt bundle; development uses the bundle cached for its sources. */
 export function defaultGuestBundle(): () => Promise<GuestBundle> {
 	const embedded = (globalThis as { P2_EMBEDDED_BUNDLE?: string }).P2_EMBEDDED_BUNDLE;
 	if (embedded) {
@@ -74,5 +119,5 @@ export function defaultGuestBundle(): () => Promise<GuestBundle> {
 			return read;
 		};
 	}
-	return () => buildGuestBundle();
+	return () => cachedGuestBundle();
 }

@@ -1,0 +1,69 @@
+import { afterEach, describe, expect, test } from "bun:test";
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { BundleCache, cachedFetch } from "../../src/host/bundle-cache.ts";
+import { bundleInputsHash } from "../../src/server/bundle.ts";
+
+const dirs: string[] = [];
+afterEach(() => {
+	for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+const temp = () => {
+	const dir = mkdtempSync(join(tmpdir(), "p2-bundle-cache-"));
+	dirs.push(dir);
+	return dir;
+};
+const bundle = (source: string) => ({ source, hash: new Bun.CryptoHasher("sha256").update(source).digest("hex") });
+
+describe("the launcher's kept bundles", () => {
+	test("the first start fetches and keeps it; the next asks with its hash and uses it on a 304; a new one replaces it", async () => {
+		const cache = new BundleCache(temp());
+		let served = bundle("ui v1");
+		const asked: (string | undefined)[] = [];
+		const server = async (running?: string) => {
+			asked.push(running);
+			return running === served.hash ? undefined : served;
+		};
+		expect(cache.read("https://p2.example")).toBeUndefined();
+		expect(await cachedFetch(cache, "https://p2.example", server)()).toEqual(served);
+		expect(cache.read("https://p2.example")).toEqual(served);
+		// Next start: the kept one, confirmed by the server.
+		expect(await cachedFetch(cache, "https://p2.example", server)()).toEqual(served);
+		expect(asked).toEqual([undefined, served.hash]);
+		served = bundle("ui v2");
+		expect(await cachedFetch(cache, "https://p2.example", server)()).toEqual(served);
+		expect(cache.read("https://p2.example")).toEqual(served);
+		// Other servers keep their own; later checks in a run go straight to the server.
+		expect(cache.read("https://other.example")).toBeUndefined();
+		expect(await cachedFetch(cache, "https://p2.example", server)(served.hash)).toBeUndefined();
+	});
+
+	test("kept privately (0600 in a 0700 directory)", async () => {
+		const dir = temp();
+		await cachedFetch(new BundleCache(dir), "device:/data", async () => bundle("ui"))();
+		const files = readdirSync(join(dir, "bundles"));
+		expect(files.length).toBe(1);
+		expect(statSync(join(dir, "bundles", files[0]!)).mode & 0o777).toBe(0o600);
+		expect(statSync(join(dir, "bundles")).mode & 0o777).toBe(0o700);
+	});
+});
+
+describe("the development bundle's inputs", () => {
+	test("any change to a source file or the lockfile changes the hash the cached bundle is kept under", () => {
+		const root = temp();
+		mkdirSync(join(root, "src", "guest"), { recursive: true });
+		writeFileSync(join(root, "src", "guest", "a.ts"), "export const a = 1;\n");
+		writeFileSync(join(root, "package-lock.json"), "{}");
+		const first = bundleInputsHash(root);
+		expect(bundleInputsHash(root)).toBe(first);
+		writeFileSync(join(root, "src", "guest", "a.ts"), "export const a = 2;\n");
+		const second = bundleInputsHash(root);
+		expect(second).not.toBe(first);
+		writeFileSync(join(root, "src", "guest", "b.ts"), "");
+		const third = bundleInputsHash(root);
+		expect(third).not.toBe(second);
+		writeFileSync(join(root, "package-lock.json"), '{"v":2}');
+		expect(bundleInputsHash(root)).not.toBe(third);
+	});
+});
