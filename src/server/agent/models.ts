@@ -19,6 +19,7 @@ import { openAICompletionsApi } from "@earendil-works/pi-ai/api/openai-completio
 import { openAIResponsesApi } from "@earendil-works/pi-ai/api/openai-responses.lazy";
 import { builtinProviders } from "@earendil-works/pi-ai/providers/all";
 import { type } from "arktype";
+import { errorText } from "../../protocol/errors.ts";
 import { fileLabel, readJsonFile, shapeProblems } from "../json-file.ts";
 import { AUTH_FILE, FileCredentialStore } from "./credentials.ts";
 
@@ -225,7 +226,7 @@ export async function loadModelCatalog(options: CatalogOptions): Promise<ModelCa
 		for (const custom of loadCustom(options.dataDir, env, found)) registry.setProvider(custom.provider);
 		for (const provider of options.providers ?? []) registry.setProvider(provider);
 		const available = await registry.getAvailable().catch((error: unknown) => {
-			found.push(`credentials: ${(error as Error).message}`);
+			found.push(`credentials: ${errorText(error)}`);
 			return [] as Model<Api>[];
 		});
 		usable = [...available].sort((a, b) => a.provider.localeCompare(b.provider) || a.id.localeCompare(b.id));
