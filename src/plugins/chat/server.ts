@@ -4,19 +4,7 @@ import { isOwner, maySeeSession } from "../../server/objects/principal.ts";
 import type { RouteRequest, ServerContext, ServerPlugin } from "../../server/plugin.ts";
 import { checkDirectory } from "../../server/session-directory.ts";
 import type { StoredEntry } from "../../server/store/session-store.ts";
-import {
-	type AckReturnedArgs,
-	type ChatInput,
-	type CompactArgs,
-	type ConfigureArgs,
-	chatContract,
-	type DequeueArgs,
-	type ForkArgs,
-	type NewContextArgs,
-	type PageArgs,
-	type SendArgs,
-	type ShellArgs,
-} from "./contract.ts";
+import { type ChatInput, chatContract } from "./contract.ts";
 import { Conversation } from "./conversation.ts";
 import { goneDirectory, refuseInGoneDirectory, showGoneDirectory } from "./gone-directory.ts";
 import { GUEST_UPLOAD_QUOTA, MAX_UPLOAD_BYTES, Uploads } from "./uploads.ts";
@@ -196,8 +184,7 @@ export function chatPlugin(): ServerPlugin {
 			const conversations = new Conversations(ctx, uploads);
 			live = conversations;
 			ctx.host.serve(chatContract, {
-				open(raw, { principal }) {
-					const input = raw as ChatInput;
+				open(input, { principal }) {
 					if (!maySeeSession(principal, input.session))
 						throw new ProtocolError("forbidden", "this session is not shared with you");
 					const slot = conversations.acquire(input);
@@ -206,55 +193,35 @@ export function chatPlugin(): ServerPlugin {
 					let released = false;
 					return {
 						state: c.live,
-						call(method, args, call) {
-							const who = call.principal;
-							switch (method) {
-								case "send":
-									refuseInGoneDirectory(ctx, input.session, c.live, who);
-									return { status: c.send(args as typeof SendArgs.infer, who) };
-								case "stop":
-									return c.stop(who);
-								case "dequeue":
-									return c.dequeue((args as typeof DequeueArgs.infer).id, who);
-								case "dequeueOwn":
-									return c.dequeueOwn(who);
-								case "configure":
-									return c.configure(args as typeof ConfigureArgs.infer);
-								case "page": {
-									const a = args as typeof PageArgs.infer;
-									return c.page(a.beforeSeq, a.limit);
-								}
-								case "approve":
-									return c.approve((args as typeof DequeueArgs.infer).id);
-								case "reject":
-									return c.reject((args as typeof DequeueArgs.infer).id);
-								case "compact":
-									return c.compact((args as typeof CompactArgs.infer).instructions, who);
-								case "shell": {
-									refuseInGoneDirectory(ctx, input.session, c.live, who);
-									const a = args as typeof ShellArgs.infer;
-									return c.shell(a.command, a.includeInContext, who);
-								}
-								case "fork": {
-									const a = args as typeof ForkArgs.infer;
-									return conversations.fork(input, a.beforeSeq, a.cwd);
-								}
-								case "newContext":
-									return c.newContext((args as typeof NewContextArgs.infer).handoff);
-								case "ackReturned":
-									return c.ackReturned((args as typeof AckReturnedArgs.infer).id, who);
-								case "files":
-									return {
-										files: (uploads?.list(input.session) ?? []).map(({ id, name, size, mimeType, at }) => ({
-											id,
-											name,
-											size,
-											mimeType,
-											at,
-										})),
-									};
-							}
-							throw new ProtocolError("unknown_method");
+						methods: {
+							send(args, { principal }) {
+								refuseInGoneDirectory(ctx, input.session, c.live, principal);
+								return { status: c.send(args, principal) };
+							},
+							stop: (_args, { principal }) => c.stop(principal),
+							dequeue: ({ id }, { principal }) => c.dequeue(id, principal),
+							dequeueOwn: (_args, { principal }) => c.dequeueOwn(principal),
+							configure: (args) => c.configure(args),
+							page: ({ beforeSeq, limit }) => c.page(beforeSeq, limit),
+							approve: ({ id }) => c.approve(id),
+							reject: ({ id }) => c.reject(id),
+							compact: ({ instructions }, { principal }) => c.compact(instructions, principal),
+							shell({ command, includeInContext }, { principal }) {
+								refuseInGoneDirectory(ctx, input.session, c.live, principal);
+								return c.shell(command, includeInContext, principal);
+							},
+							fork: ({ beforeSeq, cwd }) => conversations.fork(input, beforeSeq, cwd),
+							newContext: ({ handoff }) => c.newContext(handoff),
+							ackReturned: ({ id }, { principal }) => c.ackReturned(id, principal),
+							files: () => ({
+								files: (uploads?.list(input.session) ?? []).map(({ id, name, size, mimeType, at }) => ({
+									id,
+									name,
+									size,
+									mimeType,
+									at,
+								})),
+							}),
 						},
 						release() {
 							if (released) return;

@@ -264,18 +264,11 @@ export const loginPlugin: ServerPlugin = {
 				await listed;
 				return {
 					state: service.live,
-					call: (method, args) => {
-						switch (method) {
-							case "start":
-								return service.start(args as typeof StartArgs.infer);
-							case "answer":
-								return service.answer(args as typeof AnswerArgs.infer);
-							case "cancel":
-								return service.cancel(args as typeof FlowArgs.infer);
-							case "logout":
-								return service.logout(args as typeof ProviderArgs.infer);
-						}
-						throw new ProtocolError("unknown_method");
+					methods: {
+						start: (args) => service.start(args),
+						answer: (args) => service.answer(args),
+						cancel: (args) => service.cancel(args),
+						logout: (args) => service.logout(args),
 					},
 				};
 			},

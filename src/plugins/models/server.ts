@@ -4,13 +4,7 @@ import { ProtocolError } from "../../protocol/codes.ts";
 import { THINKING_LEVELS, type ThinkingLevel } from "../../protocol/common.ts";
 import { LiveState } from "../../server/objects/live-state.ts";
 import type { ServerContext, ServerPlugin } from "../../server/plugin.ts";
-import {
-	type ModelInfo,
-	type ModelsState,
-	modelsContract,
-	type SetDefaultArgs,
-	type SetScopeArgs,
-} from "./contract.ts";
+import { type ModelInfo, type ModelsState, modelsContract } from "./contract.ts";
 import { resolveScope } from "./scope.ts";
 
 function levels(model: Model<Api>): ThinkingLevel[] {
@@ -67,18 +61,16 @@ export const modelsPlugin: ServerPlugin = {
 			open() {
 				return {
 					state: live,
-					async call(method, args) {
-						if (method === "reload") {
+					methods: {
+						async reload() {
 							await ctx.models.reload();
 							return publish();
-						}
-						if (method === "setScope") {
-							const { patterns } = args as typeof SetScopeArgs.infer;
+						},
+						setScope({ patterns }) {
 							ctx.settings.update({ enabledModels: patterns.map((p) => p.trim()).filter(Boolean) });
 							return publish();
-						}
-						if (method === "setDefault") {
-							const a = args as typeof SetDefaultArgs.infer;
+						},
+						setDefault(a) {
 							const model = ctx.models.find(a.provider, a.id);
 							if (!model) throw new ProtocolError("not_found", `no usable model ${a.provider}/${a.id}`);
 							const level = a.thinkingLevel
@@ -91,8 +83,7 @@ export const modelsPlugin: ServerPlugin = {
 								...(level ? { defaultThinkingLevel: level } : {}),
 							});
 							return publish();
-						}
-						throw new ProtocolError("unknown_method");
+						},
 					},
 				};
 			},

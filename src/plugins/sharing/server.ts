@@ -6,19 +6,10 @@ import { readCookie } from "../../server/auth/principals.ts";
 import { TOKEN_PATTERN } from "../../server/auth/tokens.ts";
 import { json, problem, readBoundedText } from "../../server/http-util.ts";
 import { LiveState } from "../../server/objects/live-state.ts";
+import type { Handlers, OpenedObject } from "../../server/objects/object-impl.ts";
 import type { Principal } from "../../server/objects/principal.ts";
 import type { RouteRequest, ServerContext, ServerPlugin } from "../../server/plugin.ts";
-import {
-	type ApprovalArgs,
-	guestName,
-	JOIN_PATH,
-	type LinkArgs,
-	type RemoveArgs,
-	type ResetArgs,
-	type SetAccessArgs,
-	type SharingState,
-	sharingContract,
-} from "./contract.ts";
+import { guestName, JOIN_PATH, type SharingState, sharingContract } from "./contract.ts";
 
 const JoinBody = type({ token: TOKEN_PATTERN, name: "string <= 400" });
 const MAX_JOIN_BODY = 2048;
@@ -93,7 +84,7 @@ class SharingObjects {
 			entry.live.update([{ op: "set", path: [], value: next }]);
 	}
 
-	open(session: string) {
+	open(session: string): OpenedObject<typeof sharingContract> {
 		if (!this.#ctx.catalog.get(session)) throw new ProtocolError("not_found", `no session ${session}`);
 		let entry = this.#open.get(session);
 		if (!entry) {
@@ -105,7 +96,7 @@ class SharingObjects {
 		let released = false;
 		return {
 			state: held.live,
-			call: (method: string, args: unknown) => this.#call(session, method, args),
+			methods: this.#methods(session),
 			release: () => {
 				if (released) return;
 				released = true;
@@ -114,29 +105,27 @@ class SharingObjects {
 		};
 	}
 
-	#call(session: string, method: string, args: unknown): unknown {
+	#methods(session: string): Handlers<typeof sharingContract> {
 		const { shares, host, bus } = this.#ctx;
 		const ofSession = (id: string) => {
 			const guest = shares.guest(id);
 			if (!guest || guest.session !== session) throw new ProtocolError("not_found", "no such guest in this session");
 			return guest;
 		};
-		switch (method) {
-			case "link": {
-				const a = args as typeof LinkArgs.infer;
-				if (a.access === "full" && !shares.link(session, "full") && a.confirm !== true) {
+		return {
+			link: ({ access, confirm }) => {
+				if (access === "full" && !shares.link(session, "full") && confirm !== true) {
 					throw new ProtocolError(
 						"conflict",
 						`guests with full access can run commands on ${this.#machine}; confirm first`,
 					);
 				}
-				const link = shares.ensureLink(session, a.access);
+				const link = shares.ensureLink(session, access);
 				this.refresh(session);
 				return { path: `/join/${link.token}` };
-			}
-			case "reset": {
-				const a = args as typeof ResetArgs.infer;
-				const { link, ended } = shares.resetLink(session, a.access);
+			},
+			reset: ({ access }) => {
+				const { link, ended } = shares.resetLink(session, access);
 				const ids = new Set(ended.map((g) => guestId(g.id)));
 				host.reprincipal(
 					(p) => ids.has(p.id),
@@ -144,11 +133,10 @@ class SharingObjects {
 				);
 				this.refresh(session);
 				return { path: `/join/${link.token}` };
-			}
-			case "setAccess": {
-				const a = args as typeof SetAccessArgs.infer;
-				ofSession(a.guest);
-				const guest = shares.setAccess(a.guest, a.access);
+			},
+			setAccess: ({ guest: id, access }) => {
+				ofSession(id);
+				const guest = shares.setAccess(id, access);
 				if (!guest) throw new ProtocolError("conflict", "this guest is blocked");
 				host.reprincipal(
 					(p) => p.id === guestId(guest.id),
@@ -156,27 +144,24 @@ class SharingObjects {
 				);
 				this.refresh(session);
 				return null;
-			}
-			case "remove": {
-				const a = args as typeof RemoveArgs.infer;
-				ofSession(a.guest);
-				shares.remove(a.guest, a.block);
+			},
+			remove: ({ guest, block }) => {
+				ofSession(guest);
+				shares.remove(guest, block);
 				host.reprincipal(
-					(p) => p.id === guestId(a.guest),
+					(p) => p.id === guestId(guest),
 					() => null,
 				);
 				this.refresh(session);
 				return null;
-			}
-			case "setApproval": {
-				const a = args as typeof ApprovalArgs.infer;
-				shares.setApproval(session, a.on);
-				bus.emit({ type: "sharing.approval", session, on: a.on });
+			},
+			setApproval: ({ on }) => {
+				shares.setApproval(session, on);
+				bus.emit({ type: "sharing.approval", session, on });
 				this.refresh(session);
 				return null;
-			}
-		}
-		throw new ProtocolError("unknown_method");
+			},
+		};
 	}
 }
 
@@ -230,7 +215,7 @@ export function sharingPlugin(): ServerPlugin {
 			const served = new SharingObjects(ctx);
 			objects = served;
 			ctx.host.serve(sharingContract, {
-				open: (input) => served.open((input as { session: string }).session),
+				open: ({ session }) => served.open(session),
 			});
 		},
 		route(req, ctx, request) {
