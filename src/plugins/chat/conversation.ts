@@ -169,7 +169,7 @@ export class Conversation {
 		if (this.#compaction) throw new ProtocolError("conflict", "Wait for the compaction to finish (Escape cancels it).");
 		if (this.#shell) throw new ProtocolError("conflict", "Wait for the command to finish (Escape cancels it).");
 		// Approval mode: a full guest's message waits, marked, until the owner accepts or rejects it.
-		const hold = principal.role === "full" && this.#ctx.shares.approval(this.session);
+		const hold = principal.role === "full" && this.#ctx.services.get("approvalMode")?.isOn(this.session) === true;
 		if (hold && ids.length) {
 			throw new ProtocolError("conflict", "the owner approves guests' messages here; send the text without files");
 		}

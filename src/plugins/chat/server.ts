@@ -1,13 +1,30 @@
 import { ProtocolError } from "../../protocol/codes.ts";
-import { json, problem, readBoundedBytes } from "../../server/http-util.ts";
-import { isOwner, maySeeSession } from "../../server/objects/principal.ts";
-import type { RouteRequest, ServerContext, ServerPlugin } from "../../server/plugin.ts";
+import type { UsageTotals } from "../../protocol/common.ts";
+import { maySeeSession } from "../../server/objects/principal.ts";
+import type { ServerContext, ServerPlugin } from "../../server/plugin.ts";
 import { checkDirectory } from "../../server/session-directory.ts";
 import type { StoredEntry } from "../../server/store/session-store.ts";
 import { type ChatInput, chatContract } from "./contract.ts";
 import { Conversation } from "./conversation.ts";
+import { addFileRoutes } from "./file-routes.ts";
 import { goneDirectory, refuseInGoneDirectory, showGoneDirectory } from "./gone-directory.ts";
-import { GUEST_UPLOAD_QUOTA, MAX_UPLOAD_BYTES, Uploads } from "./uploads.ts";
+import { Uploads } from "./uploads.ts";
+
+declare module "../../server/events.ts" {
+	interface ServerEvents {
+		/** An answer's usage, for the footer's numbers. */
+		"usage.changed": {
+			session: string;
+			conversation: string;
+			usage: UsageTotals;
+			/** Input + output + cache tokens of this response: the context size after it. */
+			contextTokens: number;
+			cacheHitRate: number | null;
+		};
+		/** A compaction or a fresh context: the conversation's context size is unknown until the next answer. */
+		"context.reset": { session: string; conversation: string };
+	}
+}
 
 interface Slot {
 	readonly conversation: Conversation;
@@ -123,64 +140,13 @@ class Conversations {
 	}
 }
 
-/** `POST /upload?session&name`: a file for the next message, from someone who may write in that session. */
-async function upload(req: Request, ctx: ServerContext, request: RouteRequest, uploads: Uploads): Promise<Response> {
-	if (req.method !== "POST") return problem(405, "POST");
-	if (!request.sameOrigin) return problem(403, "cross-origin request refused");
-	const principal = request.principal;
-	if (!principal) return problem(401, "sign in first");
-	const url = new URL(req.url);
-	const session = url.searchParams.get("session") ?? "";
-	const name = url.searchParams.get("name") ?? "";
-	if (!/^[0-9a-f-]{36}$/.test(session) || !ctx.catalog.get(session)) return problem(404, "no such session");
-	if (!maySeeSession(principal, session) || principal.role === "view")
-		return problem(403, "you cannot send to this session");
-	if (!name || name.length > 255) return problem(400, "a file name of 1 to 255 characters is needed");
-	const bytes = await readBoundedBytes(req, MAX_UPLOAD_BYTES);
-	if (bytes === null) return problem(413, `files are limited to ${MAX_UPLOAD_BYTES / 1024 / 1024} MiB`);
-	if (!isOwner(principal) && uploads.bytesBy(session, principal.id) + bytes.byteLength > GUEST_UPLOAD_QUOTA) {
-		return problem(413, `a guest may send at most ${GUEST_UPLOAD_QUOTA / 1024 / 1024} MiB of files to a session`);
-	}
-	const meta = uploads.save(session, name, bytes, principal.id);
-	return json({ id: meta.id, name: meta.name, size: meta.size, mimeType: meta.mimeType });
-}
-
-/** `GET /download?session&id`: a file sent to a session, for anyone who may see that session. */
-function download(req: Request, request: RouteRequest, uploads: Uploads): Response {
-	if (req.method !== "GET") return problem(405, "GET");
-	// A browser's cross-site request never gets a file; the launcher sends its exact Origin.
-	if (req.headers.get("origin") !== null && !request.sameOrigin) return problem(403, "cross-origin request refused");
-	if (req.headers.get("sec-fetch-site") === "cross-site") return problem(403, "cross-site request refused");
-	const principal = request.principal;
-	if (!principal) return problem(401, "sign in first");
-	const url = new URL(req.url);
-	const session = url.searchParams.get("session") ?? "";
-	const id = url.searchParams.get("id") ?? "";
-	if (!/^[0-9a-f-]{36}$/.test(session) || !maySeeSession(principal, session)) return problem(404, "no such file");
-	const file = uploads.read(session, id);
-	if (!file) return problem(404, "no such file");
-	return new Response(file.bytes as BodyInit, {
-		headers: {
-			"content-type": "application/octet-stream",
-			"x-p2-name": encodeURIComponent(file.meta.name),
-			"cache-control": "no-store",
-		},
-	});
-}
-
 export function chatPlugin(): ServerPlugin {
 	let live: Conversations | null = null;
-	let uploads: Uploads | undefined;
 	return {
 		name: "chat",
-		route(req, ctx, request) {
-			const path = new URL(req.url).pathname;
-			if (path !== "/upload" && path !== "/download") return undefined;
-			uploads ??= new Uploads(ctx.dataDir);
-			return path === "/upload" ? upload(req, ctx, request, uploads) : download(req, request, uploads);
-		},
 		register(ctx) {
-			uploads ??= new Uploads(ctx.dataDir);
+			const uploads = new Uploads(ctx.dataDir);
+			addFileRoutes(ctx, uploads);
 			const conversations = new Conversations(ctx, uploads);
 			live = conversations;
 			ctx.host.serve(chatContract, {
@@ -214,7 +180,7 @@ export function chatPlugin(): ServerPlugin {
 							newContext: ({ handoff }) => c.newContext(handoff),
 							ackReturned: ({ id }, { principal }) => c.ackReturned(id, principal),
 							files: () => ({
-								files: (uploads?.list(input.session) ?? []).map(({ id, name, size, mimeType, at }) => ({
+								files: uploads.list(input.session).map(({ id, name, size, mimeType, at }) => ({
 									id,
 									name,
 									size,
