@@ -1,18 +1,12 @@
 import type { Api, Model } from "@earendil-works/pi-ai";
-import { clampThinkingLevel, getSupportedThinkingLevels } from "@earendil-works/pi-ai";
+import { clampThinkingLevel } from "@earendil-works/pi-ai";
 import { ProtocolError } from "../../protocol/codes.ts";
-import { THINKING_LEVELS, type ThinkingLevel } from "../../protocol/common.ts";
+import type { ThinkingLevel } from "../../protocol/common.ts";
+import { thinkingLevelsOf } from "../../server/agent/models.ts";
 import { LiveState } from "../../server/objects/live-state.ts";
 import type { ServerContext, ServerPlugin } from "../../server/plugin.ts";
 import { type ModelInfo, type ModelsState, modelsContract } from "./contract.ts";
 import { resolveScope } from "./scope.ts";
-
-function levels(model: Model<Api>): ThinkingLevel[] {
-	if (!model.reasoning) return ["off"];
-	const supported = new Set<string>(getSupportedThinkingLevels(model));
-	supported.add("off");
-	return THINKING_LEVELS.filter((level) => supported.has(level));
-}
 
 function info(model: Model<Api>): ModelInfo {
 	return {
@@ -22,7 +16,7 @@ function info(model: Model<Api>): ModelInfo {
 		contextWindow: model.contextWindow ?? 0,
 		maxTokens: model.maxTokens ?? 0,
 		reasoning: model.reasoning === true,
-		thinkingLevels: levels(model),
+		thinkingLevels: thinkingLevelsOf(model),
 		input: [...(model.input ?? ["text"])],
 	};
 }
