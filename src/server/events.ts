@@ -3,7 +3,7 @@
  * here; a plugin that emits one of its own adds it to `ServerEvents` by declaration merging, in its folder:
  *
  *     declare module "../../server/events.ts" {
- *         interface ServerEvents { "sharing.approval": { session: string; on: boolean } }
+ *         interface ServerEvents { "notes.added": { session: string; note: string } }
  *     }
  */
 export interface ServerEvents {
