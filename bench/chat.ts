@@ -9,7 +9,7 @@ import { buildGuestBundle } from "../src/server/bundle.ts";
 import { fakeHome, MAIN } from "../test/support/fake-home.ts";
 import { runInPty } from "../test/support/pty.ts";
 import { seedConversation } from "../test/support/seed.ts";
-import { assistantMessageCost, type StreamCost, streamCost } from "./guest/stream-render.ts";
+import { assistantMessageCost, paragraphAnswer, type StreamCost, streamCost } from "./guest/stream-render.ts";
 
 const round = (n: number, digits = 3) => Number(n.toFixed(digits));
 
@@ -17,7 +17,7 @@ const round = (n: number, digits = 3) => Number(n.toFixed(digits));
  * pi 1.6.0's own assistant message on the same tokens, when its package is installed outside the repo:
  * PI_PKG=/path/to/node_modules/@earendil-works/pi-coding-agent.
  */
-async function piRenderCostPerToken(tokens: number): Promise<StreamCost | string> {
+async function piRenderCostPerToken(tokens: number | readonly string[]): Promise<StreamCost | string> {
 	const pkg = process.env.PI_PKG;
 	if (!pkg) return "set PI_PKG to measure";
 	const { AssistantMessageComponent } = await import(
@@ -116,8 +116,12 @@ async function conversation(n: number): Promise<{ firstFrameMs: number; rssAfter
 	return { firstFrameMs: round(firstFrameMs, 0), rssAfterScrollMB: round(rssKB / 1024, 0) };
 }
 
+const paragraph = paragraphAnswer(400);
 const result = {
 	renderCost: assistantMessageCost(4000),
+	// A 400-line answer with no blank line: pi re-lexes the whole paragraph on every token.
+	renderCostParagraph400: assistantMessageCost(paragraph),
+	renderCostParagraph400Pi_1_6_0: await piRenderCostPerToken(paragraph),
 	renderCostSandboxed: await sandboxedRenderCostPerToken(),
 	renderCostPi_1_6_0: await piRenderCostPerToken(4000),
 	streaming: await framesPerSecond(),

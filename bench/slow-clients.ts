@@ -7,7 +7,7 @@
 import { mkdtempSync, readFileSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { DEVICE_TOKEN_HEADER, SERVER_INFO_FILE, ServerInfo } from "../src/protocol/server-info.ts";
+import { DEVICE_TOKEN_HEADER, readServerInfo, SERVER_INFO_FILE, type ServerInfo } from "../src/protocol/server-info.ts";
 import { SOCKET_BUFFER_LIMIT } from "../src/server/server.ts";
 import { startFakeOpenAI, writeFakeModelsJson } from "../test/support/fake-openai.ts";
 import { connectRaw, type RawSocket } from "../test/support/raw-ws.ts";
@@ -37,7 +37,7 @@ async function startServe(dataDir: string) {
 		out += new TextDecoder().decode(chunk);
 		if (out.includes("Owner link")) break;
 	}
-	return { proc, info: ServerInfo.assert(JSON.parse(readFileSync(join(dataDir, SERVER_INFO_FILE), "utf8"))) };
+	return { proc, info: serverInfoOf(JSON.parse(readFileSync(join(dataDir, SERVER_INFO_FILE), "utf8"))) };
 }
 
 let nextCall = 1;
@@ -118,3 +118,10 @@ const results = {
 };
 for (const slowCount of [0, SLOW_CLIENTS]) results.rounds.push(await round(slowCount));
 console.log(JSON.stringify(results, null, 2));
+
+/** server.json as the server wrote it; a test fails at once if it is not one. */
+function serverInfoOf(raw: unknown): ServerInfo {
+	const info = readServerInfo(raw);
+	if (!info) throw new Error("server.json is not a server's info");
+	return info;
+}

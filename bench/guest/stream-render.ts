@@ -15,28 +15,50 @@ export function longAnswer(tokens: number): string[] {
 	return out.slice(0, tokens);
 }
 
+/**
+ * One long paragraph of `lines` lines (no blank line between them), as tokens of about six characters: the
+ * shape that makes Markdown re-lex everything on every token (its setext rule scans the whole paragraph).
+ */
+export function paragraphAnswer(lines: number): string[] {
+	const text = Array.from({ length: lines }, (_, i) => `This is line ${i} of a long answer with some words in it`).join(
+		"\n",
+	);
+	return text.match(/[\s\S]{1,6}/g) ?? [];
+}
+
 export interface StreamCost {
 	readonly msPerToken: number;
+	/** Per token over the first and the last tenth of the answer: flat when nothing grows with the answer. */
+	readonly msPerTokenFirstTenth: number;
+	readonly msPerTokenLastTenth: number;
 	readonly lastRenderMs: number;
 }
 
-/** Streams the long answer into `show` (the text so far, after each token) and times it. */
-export function streamCost(tokens: number, show: (text: string) => void): StreamCost {
+/** Streams the tokens into `show` (the text so far, after each token) and times it. */
+export function streamCost(tokens: number | readonly string[], show: (text: string) => void): StreamCost {
+	const parts = typeof tokens === "number" ? longAnswer(tokens) : tokens;
 	let text = "";
-	let last = 0;
+	const times: number[] = [];
 	const start = performance.now();
-	for (const token of longAnswer(tokens)) {
+	for (const token of parts) {
 		text += token;
 		const t = performance.now();
 		show(text);
-		last = performance.now() - t;
+		times.push(performance.now() - t);
 	}
 	const round = (n: number) => Number(n.toFixed(3));
-	return { msPerToken: round((performance.now() - start) / tokens), lastRenderMs: round(last) };
+	const tenth = Math.max(1, Math.floor(times.length / 10));
+	const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
+	return {
+		msPerToken: round((performance.now() - start) / parts.length),
+		msPerTokenFirstTenth: round(mean(times.slice(0, tenth))),
+		msPerTokenLastTenth: round(mean(times.slice(-tenth))),
+		lastRenderMs: round(times.at(-1) ?? 0),
+	};
 }
 
-/** p2's AssistantMessage on the long answer, re-rendered at 120 columns after every token. */
-export function assistantMessageCost(tokens: number): StreamCost {
+/** p2's AssistantMessage on the answer, re-rendered at 120 columns after every token. */
+export function assistantMessageCost(tokens: number | readonly string[]): StreamCost {
 	const theme = new ThemeRef(Theme.fromJson(BUILTIN_THEMES.dark, "truecolor"));
 	const message = new AssistantMessage(theme, { parts: [{ type: "text", text: "" }], hideThinking: false });
 	return streamCost(tokens, (text) => {

@@ -1,18 +1,49 @@
 import { existsSync, readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
-import { type } from "arktype";
-import { forbiddenKeyIn } from "../protocol/own-keys.ts";
+import { forbiddenKeyIn, isRecord, own } from "../protocol/own-keys.ts";
 import { writePrivateJson } from "./private-file.ts";
 
-const OriginConfig = type({
-	"cookie?": "string",
-	"guest?": { cookie: "string", session: "string" },
-	"lastSession?": "string",
-});
-const ConfigFile = type({ version: "1", origins: type({ "[string]": OriginConfig }) });
-export type OriginConfig = typeof OriginConfig.infer;
-type ConfigFile = typeof ConfigFile.infer;
+export interface OriginConfig {
+	readonly cookie?: string;
+	readonly guest?: { readonly cookie: string; readonly session: string };
+	readonly lastSession?: string;
+}
+interface ConfigFile {
+	readonly version: 1;
+	readonly origins: Readonly<Record<string, OriginConfig>>;
+}
+
+/** The file as written by this launcher, or why it is not (read by own keys, into fresh objects). */
+function readConfigFile(raw: unknown): ConfigFile | string {
+	if (!isRecord(raw) || own(raw, "version") !== 1) return "not a version 1 config";
+	const origins = own(raw, "origins");
+	if (!isRecord(origins)) return "origins must be an object";
+	const out: Record<string, OriginConfig> = Object.create(null);
+	for (const origin of Object.keys(origins)) {
+		const entry = origins[origin];
+		if (!isRecord(entry)) return `origins.${origin.slice(0, 60)} must be an object`;
+		const cookie = own(entry, "cookie");
+		const lastSession = own(entry, "lastSession");
+		const guest = own(entry, "guest");
+		if (cookie !== undefined && typeof cookie !== "string") return "a cookie must be a string";
+		if (lastSession !== undefined && typeof lastSession !== "string") return "lastSession must be a string";
+		let guestEntry: OriginConfig["guest"];
+		if (guest !== undefined) {
+			const guestCookie = own(guest, "cookie");
+			const session = own(guest, "session");
+			if (typeof guestCookie !== "string" || typeof session !== "string")
+				return "a guest entry needs a cookie and a session";
+			guestEntry = { cookie: guestCookie, session };
+		}
+		out[origin] = {
+			...(cookie === undefined ? {} : { cookie }),
+			...(guestEntry ? { guest: guestEntry } : {}),
+			...(lastSession === undefined ? {} : { lastSession }),
+		};
+	}
+	return { version: 1, origins: out };
+}
 
 export function configDir(env: Record<string, string | undefined>): string {
 	return env.P2_TUI_CONFIG_DIR ?? join(env.HOME ?? homedir(), ".pi", "p2-tui");
@@ -41,8 +72,8 @@ export class LauncherConfig {
 			const raw: unknown = JSON.parse(readFileSync(path, "utf8"));
 			const forbidden = forbiddenKeyIn(raw);
 			if (forbidden) return { data: empty, problem: `config.json ignored: the key ${forbidden} is not allowed` };
-			const parsed = ConfigFile(raw);
-			if (parsed instanceof type.errors) return { data: empty, problem: `config.json ignored: ${parsed.summary}` };
+			const parsed = readConfigFile(raw);
+			if (typeof parsed === "string") return { data: empty, problem: `config.json ignored: ${parsed}` };
 			return { data: parsed };
 		} catch {
 			return { data: empty, problem: "config.json ignored: not valid JSON" };

@@ -1,7 +1,12 @@
 import { accessSync, constants, readFileSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { type } from "arktype";
-import { BUNDLE_PATH, DEVICE_TOKEN_HEADER, SERVER_INFO_FILE, ServerInfo } from "../protocol/server-info.ts";
+import {
+	BUNDLE_PATH,
+	DEVICE_TOKEN_HEADER,
+	readServerInfo,
+	SERVER_INFO_FILE,
+	type ServerInfo,
+} from "../protocol/server-info.ts";
 import { trustedFetch } from "./trusted-http.ts";
 
 /**
@@ -19,13 +24,13 @@ export async function findLocalServer(dataDir: string): Promise<ServerInfo | und
 	} catch {
 		return undefined;
 	}
-	let parsed: ServerInfo | type.errors;
+	let parsed: ServerInfo | undefined;
 	try {
-		parsed = ServerInfo(JSON.parse(text));
+		parsed = readServerInfo(JSON.parse(text));
 	} catch {
 		return undefined;
 	}
-	if (parsed instanceof type.errors) return undefined;
+	if (!parsed) return undefined;
 	if (!isLoopbackOrigin(parsed.origin, parsed.port)) return undefined;
 	try {
 		process.kill(parsed.pid, 0);

@@ -1,6 +1,6 @@
-import { type } from "arktype";
-import { type LauncherMessage, type StartData, WorkerMessage } from "../protocol/channel.ts";
+import type { LauncherMessage, StartData, WorkerMessage } from "../protocol/channel.ts";
 import { RateWindow } from "../protocol/rate-window.ts";
+import { checkWorkerMessage } from "../protocol/worker-message-check.ts";
 import { type GuestBundleSource, takeWorker } from "./worker-spawn.ts";
 
 /** Why a worker ended: it asked to, it stopped answering, it used too much memory, it crashed, or we ended it. */
@@ -121,12 +121,12 @@ export class Sandbox {
 
 	#receive(data: unknown): void {
 		if (this.#ended) return;
-		const message = WorkerMessage(data);
-		if (message instanceof type.errors) {
-			if (this.#budget.firstRefusal("invalid"))
-				this.#options.onProblem(`refused a worker message: ${message.summary.slice(0, 300)}`);
+		const checked = checkWorkerMessage(data);
+		if (!checked.ok) {
+			if (this.#budget.firstRefusal("invalid")) this.#options.onProblem(`refused a worker message: ${checked.error}`);
 			return;
 		}
+		const message: WorkerMessage = checked.message;
 		const limits = this.#limits;
 		switch (message.kind) {
 			case "pong":

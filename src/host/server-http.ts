@@ -2,9 +2,7 @@
  * The launcher's own requests to the server beside the socket: files in and out of a session, and ending an
  * owner's sign-in. Fixed routes on the target's origin, its credentials, bounded answers.
  */
-import { type } from "arktype";
-import { lazy } from "../protocol/lazy.ts";
-import { isRecord } from "../protocol/own-keys.ts";
+import { isRecord, own } from "../protocol/own-keys.ts";
 import type { AttachedFile } from "./actions/context.ts";
 import type { LaunchTarget } from "./launch-target.ts";
 import { plainLine, trustedFetch } from "./trusted-http.ts";
@@ -12,10 +10,20 @@ import { plainLine, trustedFetch } from "./trusted-http.ts";
 const MAX_DOWNLOAD_BYTES = 25 * 1024 * 1024;
 const FILE_TIMEOUT_MS = 60_000;
 
-/** Built on the first upload: the launcher's start builds no schema it does not need yet. */
-const UploadAnswer = lazy(() =>
-	type({ id: "/^[0-9a-f-]{36}$/", name: "string <= 255", size: "number", mimeType: "string <= 100", "+": "delete" }),
-);
+/** The server's record of an uploaded file, or undefined when its answer is not one. */
+function uploadAnswer(raw: unknown): AttachedFile | undefined {
+	if (!isRecord(raw)) return undefined;
+	const id = own(raw, "id");
+	const name = own(raw, "name");
+	const size = own(raw, "size");
+	const mimeType = own(raw, "mimeType");
+	if (typeof id !== "string" || !/^[0-9a-f-]{36}$/.test(id)) return undefined;
+	if (typeof name !== "string" || name.length > 255 || typeof mimeType !== "string" || mimeType.length > 100) {
+		return undefined;
+	}
+	if (typeof size !== "number" || !Number.isFinite(size) || size < 0) return undefined;
+	return { id, name, size, mimeType };
+}
 
 export interface ServerHttp {
 	download(session: string, id: string): Promise<Uint8Array>;
@@ -56,8 +64,8 @@ export function serverHttp(target: LaunchTarget): ServerHttp {
 			} catch {
 				body = undefined;
 			}
-			const answer = isRecord(body) ? UploadAnswer(body) : undefined;
-			if (!answer || answer instanceof type.errors) throw new Error("the server's answer to the upload is not valid");
+			const answer = uploadAnswer(body);
+			if (!answer) throw new Error("the server's answer to the upload is not valid");
 			return answer;
 		},
 		...(target.kind === "owner"

@@ -1,7 +1,7 @@
 import { type } from "arktype";
 import { ThinkingLevel } from "./common.ts";
 import { lazy } from "./lazy.ts";
-import { Preferences } from "./preferences.ts";
+import { Preferences } from "./preferences-schema.ts";
 
 /**
  * The only channel between the launcher and the guest worker. The launcher validates every worker message

@@ -1,6 +1,6 @@
-import { type } from "arktype";
-import { lazy } from "./lazy.ts";
 import { isRecord, own } from "./own-keys.ts";
+import type { DisplaySettings } from "./preferences-schema.ts";
+import { matchesSettingType } from "./setting-types.ts";
 
 /**
  * The person's display preferences: the whitelisted keys of pi's `settings.json` that belong to a terminal
@@ -34,19 +34,12 @@ const MARKDOWN_SETTING_TYPES = {
 	mermaid: "'off' | 'final' | 'streaming'",
 } as const;
 
-const optional = <T extends Record<string, string>>(types: T) =>
-	Object.fromEntries(Object.entries(types).map(([k, v]) => [`${k}?`, v])) as {
-		[K in keyof T as `${K & string}?`]: T[K];
-	};
-
-export const DisplaySettings = lazy(() =>
-	type({
-		...optional(SETTING_TYPES),
-		"terminal?": type(optional(TERMINAL_SETTING_TYPES)).onUndeclaredKey("reject"),
-		"markdown?": type(optional(MARKDOWN_SETTING_TYPES)).onUndeclaredKey("reject"),
-	}).onUndeclaredKey("reject"),
-);
-export type DisplaySettings = typeof DisplaySettings.infer;
+/** The settings' types, for the schema in `preferences-schema.ts` (which the launcher never loads). */
+export const SETTING_TYPE_GROUPS = {
+	top: SETTING_TYPES,
+	terminal: TERMINAL_SETTING_TYPES,
+	markdown: MARKDOWN_SETTING_TYPES,
+} as const;
 
 /** Every display setting by its dotted name (`terminal.showImages`), with its type. */
 export const SETTING_PATHS: Readonly<Record<string, string>> = {
@@ -84,17 +77,9 @@ export function settingAt(settings: DisplaySettings, path: string): unknown {
 	return leaf ? own(top, leaf) : top;
 }
 
-const settingCheckers = new Map<string, (value: unknown) => boolean>();
 /** Whether a value is valid for the display setting at a dotted path (false for a path that is not one). */
 export function checkSetting(path: string, value: unknown): boolean {
-	let check = settingCheckers.get(path);
-	if (!check) {
-		if (!Object.hasOwn(SETTING_PATHS, path)) return false;
-		const schema = type(SETTING_PATHS[path] as "string");
-		check = (v) => !(schema(v) instanceof type.errors);
-		settingCheckers.set(path, check);
-	}
-	return check(value);
+	return Object.hasOwn(SETTING_PATHS, path) && matchesSettingType(SETTING_PATHS[path]!, value);
 }
 
 /**
@@ -127,35 +112,9 @@ export function readDisplaySettings(raw: unknown, label: string): { settings: Di
 	return { settings: out as DisplaySettings, problems };
 }
 
-export const KeyBindingsRecord = lazy(() => type({ "[string <= 128]": type("string <= 64").array().atMostLength(16) }));
-
-/** A custom theme as the launcher read it: its name and the document (the guest validates it as a theme). */
-export const ThemeFile = lazy(() => type({ name: "string <= 64", json: "unknown" }));
-export type ThemeFile = typeof ThemeFile.infer;
-
 export const MAX_THEMES = 64;
 
-/**
- * What the launcher sends the guest after reading pi's files and `prefs.json`, merged (pi's files first).
- * `problems` are display-only lines for /hotkeys, without paths or contents.
- */
-export const Preferences = lazy(() =>
-	type({
-		keybindings: KeyBindingsRecord,
-		/** The theme setting: a name, or pi's automatic pair `light/dark`. */
-		"theme?": "string <= 130",
-		settings: DisplaySettings,
-		themes: ThemeFile.array().atMostLength(MAX_THEMES),
-		problems: type("string <= 300").array().atMostLength(200),
-		/** What `prefs.json` itself holds, so /settings and /keybindings can show what a change would replace. */
-		saved: {
-			keybindings: KeyBindingsRecord,
-			"theme?": "string <= 130",
-			settings: DisplaySettings,
-		},
-	}),
-);
-export type Preferences = typeof Preferences.infer;
+export type { DisplaySettings, Preferences, ThemeFile } from "./preferences-schema.ts";
 
 /**
  * A change to `prefs.json` proposed by the UI (savePrefs): `null` removes a key. Only these three keys; the

@@ -1,19 +1,27 @@
-import { type } from "arktype";
-import { lazy } from "./lazy.ts";
+import { isRecord, own } from "./own-keys.ts";
 
 /**
  * What a running server writes (0600) into its data directory so this device's launcher can find it and
  * prove it is the device owner. Another user of the machine cannot read it, so cannot connect as owner.
  */
-export const ServerInfo = lazy(() =>
-	type({
-		origin: "string",
-		port: "number.integer",
-		pid: "number.integer",
-		deviceToken: "/^[A-Za-z0-9_-]{43}$/",
-	}),
-);
-export type ServerInfo = typeof ServerInfo.infer;
+export interface ServerInfo {
+	readonly origin: string;
+	readonly port: number;
+	readonly pid: number;
+	readonly deviceToken: string;
+}
+
+/** `server.json` as read back (own keys, exact types), or undefined when it is not one. */
+export function readServerInfo(raw: unknown): ServerInfo | undefined {
+	if (!isRecord(raw)) return undefined;
+	const origin = own(raw, "origin");
+	const port = own(raw, "port");
+	const pid = own(raw, "pid");
+	const deviceToken = own(raw, "deviceToken");
+	if (typeof origin !== "string" || !Number.isInteger(port) || !Number.isInteger(pid)) return undefined;
+	if (typeof deviceToken !== "string" || !/^[A-Za-z0-9_-]{43}$/.test(deviceToken)) return undefined;
+	return { origin, port: port as number, pid: pid as number, deviceToken };
+}
 
 export const SERVER_INFO_FILE = "server.json";
 export const DEVICE_TOKEN_HEADER = "x-p2-device-token";

@@ -4,7 +4,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { chatContract } from "../../src/plugins/chat/contract.ts";
 import { sessionsContract } from "../../src/plugins/sessions/contract.ts";
-import { DEVICE_TOKEN_HEADER, SERVER_INFO_FILE, ServerInfo } from "../../src/protocol/server-info.ts";
+import {
+	DEVICE_TOKEN_HEADER,
+	readServerInfo,
+	SERVER_INFO_FILE,
+	type ServerInfo,
+} from "../../src/protocol/server-info.ts";
 import type { P2Server } from "../../src/server/server.ts";
 import { type FakeOpenAI, startFakeOpenAI, writeFakeModelsJson } from "../support/fake-openai.ts";
 import { connectClient, waitForState } from "../support/p2-server.ts";
@@ -31,7 +36,7 @@ async function serve(dataDir: string) {
 		out += new TextDecoder().decode(value);
 	}
 	reader.releaseLock();
-	const info = ServerInfo.assert(JSON.parse(readFileSync(join(dataDir, SERVER_INFO_FILE), "utf8")));
+	const info = serverInfoOf(JSON.parse(readFileSync(join(dataDir, SERVER_INFO_FILE), "utf8")));
 	const link = /Owner link[^:]*: (\S+)/.exec(out)?.[1] ?? "";
 	return { proc, info, link };
 }
@@ -90,3 +95,10 @@ describe("p2 serve", () => {
 		c.close();
 	});
 });
+
+/** server.json as the server wrote it; a test fails at once if it is not one. */
+function serverInfoOf(raw: unknown): ServerInfo {
+	const info = readServerInfo(raw);
+	if (!info) throw new Error("server.json is not a server's info");
+	return info;
+}

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { SERVER_INFO_FILE, ServerInfo } from "../../src/protocol/server-info.ts";
+import { readServerInfo, SERVER_INFO_FILE, type ServerInfo } from "../../src/protocol/server-info.ts";
 import type { P2Server } from "../../src/server/server.ts";
 
 const MAIN = join(import.meta.dir, "..", "..", "src", "main.ts");
@@ -38,7 +38,7 @@ export async function startServe(
 		out += new TextDecoder().decode(value);
 	}
 	reader.releaseLock();
-	const info = ServerInfo.assert(JSON.parse(readFileSync(join(dataDir, SERVER_INFO_FILE), "utf8")));
+	const info = serverInfoOf(JSON.parse(readFileSync(join(dataDir, SERVER_INFO_FILE), "utf8")));
 	const link = /Owner link[^:]*: (\S+)/.exec(out)?.[1] ?? "";
 	return { proc, out, info, link };
 }
@@ -64,4 +64,11 @@ export async function serveRefused(dataDir: string): Promise<{ code: number | "s
 /** Enough of a P2Server for `connectClient`. */
 export function asServer(info: ServerInfo): P2Server {
 	return { origin: info.origin } as P2Server;
+}
+
+/** server.json as the server wrote it; a test fails at once if it is not one. */
+function serverInfoOf(raw: unknown): ServerInfo {
+	const info = readServerInfo(raw);
+	if (!info) throw new Error("server.json is not a server's info");
+	return info;
 }

@@ -356,6 +356,15 @@ describe("streaming Markdown", () => {
 		"1. Step one\n\n   continued inside the item\n\n2. Step two\n   - nested\n\n     nested para\n\nAfter the list.",
 		"<details>\n\n<summary>x</summary>\n\n</details>\n\nText with `code`\n\n    indented code\n\n    more indented\n\nend",
 		"Setext heading\n===\n\nText\n\n~~~\ntilde fence\n\n~~~\n\n* star list\n\n* second\n\nDone.",
+		// Long paragraphs (frozen in chunks while they grow), and what must melt the chunks back.
+		lines(40),
+		`${lines(40)}\n===\n\nafter`,
+		`${lines(20)}\n- a list interrupts\n- here\n\nend`,
+		`${lines(17)} **bold\nacross** the cut ${lines(20)}\n`,
+		`${lines(18)}\n1. ordered\n2. two`,
+		`${lines(18)}\n2024 was a year\n${lines(18)}`,
+		`${lines(18)}  \nhard break above\n${lines(18)}\n\n${lines(20)}\n---\nunder`,
+		`${lines(16)} \`code\nacross\` and snake_case_name ${lines(20)}\n\n| a | b |\n|---|---|\n| 1 | 2 |`,
 	];
 
 	test("a text streamed in small pieces always renders exactly as the whole text would", async () => {
@@ -364,10 +373,14 @@ describe("streaming Markdown", () => {
 		const theme = dark().markdownTheme();
 		for (const full of texts) {
 			const streaming = new StreamingMarkdown("", 1, 0, theme);
+			// Every length of a short text; of a long one, every length around a line's end and every few in between.
+			const long = full.length > 600;
 			for (let i = 1; i <= full.length; i++) {
 				const text = full.slice(0, i);
 				streaming.setText(text);
-				for (const width of [40, 100]) {
+				const nearLineEnd = full[i - 1] === "\n" || full[i] === "\n" || full[i - 2] === "\n";
+				if (long && !nearLineEnd && i % 11 !== 0) continue;
+				for (const width of long ? [100] : [40, 100]) {
 					expect(streaming.render(width)).toEqual(new Markdown(text, 1, 0, theme).render(width));
 				}
 			}
@@ -376,6 +389,11 @@ describe("streaming Markdown", () => {
 		}
 	});
 });
+
+/** `n` plain lines of prose, as a model writes a long paragraph. */
+function lines(n: number): string {
+	return Array.from({ length: n }, (_, i) => `Line ${i} of a long paragraph, with a few words`).join("\n");
+}
 
 describe("Mermaid", () => {
 	test("a mermaid block in an answer is drawn as a diagram in the theme's colors; too wide or invalid keeps its source", async () => {

@@ -1,7 +1,7 @@
 import { type } from "arktype";
 import { defineContract } from "../../protocol/contract.ts";
 import { lazy } from "../../protocol/lazy.ts";
-import { DisplaySettings, KeyBindingsRecord } from "../../protocol/preferences.ts";
+import { DisplaySettings, KeyBindingsRecord } from "../../protocol/preferences-schema.ts";
 
 /**
  * The server's defaults for its terminal UI (`<data>/tui.json`): below the person's own files, above the

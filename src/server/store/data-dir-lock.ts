@@ -1,7 +1,7 @@
 import { Database } from "bun:sqlite";
 import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { type } from "arktype";
+import { own } from "../../protocol/own-keys.ts";
 import { ensurePrivateDir, PRIVATE_FILE_MODE, readPrivateFile, writePrivateFile } from "./data-dir.ts";
 import { sqliteCode } from "./sqlite.ts";
 
@@ -10,8 +10,11 @@ export const LOCK_FILE = "server.lock";
 /** Who holds the lock: written by the holder only, read by whoever finds the directory taken. */
 export const HOLDER_FILE = "server.holder.json";
 
-const Holder = type({ pid: "number.integer", origin: "string | null", since: "number" });
-export type DataDirHolder = typeof Holder.infer;
+export interface DataDirHolder {
+	readonly pid: number;
+	readonly origin: string | null;
+	readonly since: number;
+}
 
 /** Another server owns the data directory; `holder` says which, when it could be read. */
 export class DataDirBusyError extends Error {
@@ -111,8 +114,15 @@ function readHolder(dataDir: string): DataDirHolder | null {
 	try {
 		const text = readPrivateFile(join(dataDir, HOLDER_FILE));
 		if (text === undefined) return null;
-		const parsed = Holder(JSON.parse(text));
-		return parsed instanceof type.errors ? null : parsed;
+		// Read by hand: the launcher checks the holder at start, before anything loads a schema library.
+		const raw: unknown = JSON.parse(text);
+		const pid = own(raw, "pid");
+		const origin = own(raw, "origin");
+		const since = own(raw, "since");
+		if (!Number.isInteger(pid) || typeof since !== "number" || (origin !== null && typeof origin !== "string")) {
+			return null;
+		}
+		return { pid: pid as number, origin, since };
 	} catch {
 		return null;
 	}

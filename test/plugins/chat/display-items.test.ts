@@ -152,3 +152,17 @@ describe("display items", () => {
 		expect(items[0]!.kind === "assistant" && items[0]!.data.hideThinking).toBe(true);
 	});
 });
+
+describe("comparing display data without serialising it", () => {
+	test("equal when the data is, whatever the key order; different when any leaf or shape is", async () => {
+		const { sameData } = await import("../../../src/plugins/chat/tui/display-items.ts");
+		const text = "x".repeat(10_000);
+		expect(sameData({ a: 1, b: [text, { c: null }] }, { b: [`${text}`, { c: null }], a: 1 })).toBe(true);
+		expect(sameData({ a: text }, { a: `${text}y` })).toBe(false);
+		expect(sameData({ a: [1, 2] }, { a: [1, 2, 3] })).toBe(false);
+		expect(sameData({ a: [1] }, { a: { 0: 1 } })).toBe(false);
+		expect(sameData({ a: 1 }, { a: 1, b: 2 })).toBe(false);
+		expect(sameData({ a: null }, { a: {} })).toBe(false);
+		expect(sameData("1", 1)).toBe(false);
+	});
+});

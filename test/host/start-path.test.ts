@@ -1,0 +1,45 @@
+import { describe, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+
+const SRC = join(import.meta.dir, "..", "..", "src");
+
+/** The modules a file loads when it starts (static imports only; `import type` and `import()` load nothing then). */
+function staticGraph(entry: string): Map<string, string[]> {
+	const graph = new Map<string, string[]>();
+	const visit = (file: string) => {
+		if (graph.has(file)) return;
+		const imports: string[] = [];
+		graph.set(file, imports);
+		const source = readFileSync(file, "utf8");
+		for (const match of source.matchAll(/^import\s+(?!type\b)[^;]*?\sfrom\s+"([^"]+)";/gms)) {
+			const spec = match[1]!;
+			if (!spec.startsWith(".")) imports.push(spec);
+			else {
+				const path = resolve(dirname(file), spec);
+				imports.push(path);
+				if (path.endsWith(".ts")) visit(path);
+			}
+		}
+	};
+	visit(entry);
+	return graph;
+}
+
+describe("the launcher's start path", () => {
+	test("loads no schema library and no server module beyond the data directory's lock", () => {
+		const graph = staticGraph(join(SRC, "launch.ts"));
+		for (const entry of ["main.ts", "host/args.ts", "host/worker-spawn.ts"]) {
+			for (const [file, imports] of staticGraph(join(SRC, entry))) graph.set(file, imports);
+		}
+		const loadingArktype = [...graph].filter(([, imports]) => imports.includes("arktype")).map(([file]) => file);
+		expect(loadingArktype).toEqual([]);
+		const server = [...graph.keys()].filter((file) => file.includes("/src/server/")).map((f) => f.slice(SRC.length));
+		expect(server.sort()).toEqual([
+			"/server/store/data-dir-lock.ts",
+			"/server/store/data-dir.ts",
+			"/server/store/errors.ts",
+			"/server/store/sqlite.ts",
+		]);
+	});
+});
