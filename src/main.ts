@@ -2,6 +2,7 @@
 import pkg from "../package.json" with { type: "json" };
 import { hardenIntrinsics } from "./host/harden-intrinsics.ts";
 import { terminalLine } from "./host/visible-text.ts";
+import { errorText } from "./protocol/errors.ts";
 
 const HELP = `p2 ${pkg.version} — a terminal client for a server-backed, multi-user coding agent`;
 
@@ -57,7 +58,7 @@ void main(process.argv.slice(2)).then(
 	// A refused bundle, an unreachable server, a broken data directory: one clear line (whatever the server
 	// put in it made visible), not a stack trace, and p2 exits though a worker or a server is still up.
 	(error: unknown) => {
-		process.stderr.write(`p2: ${terminalLine(error instanceof Error ? error.message : String(error))}\n`);
+		process.stderr.write(`p2: ${terminalLine(errorText(error))}\n`);
 		process.exit(1);
 	},
 );

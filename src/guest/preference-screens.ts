@@ -3,6 +3,8 @@
  * Each change is proposed to the launcher, which shows it and writes `prefs.json`; the file's watcher then
  * brings the new preferences back to every part of the UI.
  */
+
+import { errorText } from "../protocol/errors.ts";
 import { isPrivilegedId, piKeybindings } from "../protocol/keybindings.ts";
 import type { PrefsPatch } from "../protocol/preferences.ts";
 import { FilterSelector } from "../ui/selector.ts";
@@ -114,9 +116,7 @@ export class PreferenceScreens {
 				}
 				Promise.resolve()
 					.then(() => command.run(""))
-					.catch((error: unknown) =>
-						screen.notice(`Error: ${error instanceof Error ? error.message : String(error)}`, "error"),
-					);
+					.catch((error: unknown) => screen.notice(`Error: ${errorText(error)}`, "error"));
 			},
 		});
 		screen.showSelector("palette", selector);

@@ -1,6 +1,7 @@
 import { TuiAltScreen } from "@earendil-works/pi-tui";
 import type { ConnectionState, GuestHost, LauncherMessage } from "../protocol/channel.ts";
 import { MAX_COPY_CHARS } from "../protocol/channel-kinds.ts";
+import { errorText } from "../protocol/errors.ts";
 import { ObjectClient } from "../protocol/object-client.ts";
 import { DISPLAY_DEFAULTS } from "../protocol/preferences.ts";
 import { Appearance } from "./appearance.ts";
@@ -257,8 +258,4 @@ export class GuestRuntime {
 				return;
 		}
 	}
-}
-
-function errorText(error: unknown): string {
-	return error instanceof Error ? error.message : String(error);
 }

@@ -3,6 +3,7 @@
  * `light/dark` chosen by the terminal's background. Custom themes come from the launcher as documents and
  * are validated here with pi's schema.
  */
+import { errorText } from "../protocol/errors.ts";
 import type { ThemeFile } from "../protocol/preferences.ts";
 import { parseThemeJson, type ThemeJson } from "../protocol/theme-schema.ts";
 import { appearanceOf, colorMode, namedTheme, systemTheme, type TerminalFacts } from "../ui/theme/builtin.ts";
@@ -33,7 +34,7 @@ export function customThemes(files: readonly ThemeFile[]): CustomThemes {
 			}
 			themes.set(json.name, json);
 		} catch (error) {
-			problems.push(`themes: ${(error as Error).message}`.slice(0, 300));
+			problems.push(`themes: ${errorText(error)}`.slice(0, 300));
 		}
 	}
 	return { themes, problems };

@@ -1,33 +1,35 @@
-import type { UsageTotals } from "../protocol/common.ts";
-
-/** Server-internal events between plugins, so no plugin imports another. */
-export type ServerEvent =
-	| { type: "session.busy"; session: string; busy: boolean }
-	| { type: "session.activity"; session: string }
-	| {
-			type: "usage.changed";
-			session: string;
-			conversation: string;
-			usage: UsageTotals;
-			/** Input + output + cache tokens of this response: the context size after it. */
-			contextTokens: number;
-			cacheHitRate: number | null;
-	  }
-	/** A compaction or a fresh context: the conversation's context size is unknown until the next answer. */
-	| { type: "context.reset"; session: string; conversation: string }
+/**
+ * Server-internal events between plugins, so no plugin imports another. The core declares its own events
+ * here; a plugin that emits one of its own adds it to `ServerEvents` by declaration merging, in its folder:
+ *
+ *     declare module "../../server/events.ts" {
+ *         interface ServerEvents { "notes.added": { session: string; note: string } }
+ *     }
+ */
+export interface ServerEvents {
+	/** A run, a compaction or a command started (true) or ended (false) in a session. */
+	"session.busy": { session: string; busy: boolean };
+	/** A session's row changed (its title, model, a new session): its catalog row is worth publishing again. */
+	"session.activity": { session: string };
 	/** Someone has a conversation of this session open (or the last one closed it): live facts are worth watching. */
-	| { type: "session.watched"; session: string; watched: boolean }
-	/** The owner turned approval mode on or off for a session's guests. */
-	| { type: "sharing.approval"; session: string; on: boolean }
+	"session.watched": { session: string; watched: boolean };
 	/** Sign-ins changed what is usable: the model catalog is read again. */
-	| { type: "models.changed" };
+	"models.changed": {};
+}
+
+export type ServerEventName = keyof ServerEvents;
+
+/** One event as it travels: its name as `type`, with its fields. */
+export type ServerEvent<K extends ServerEventName = ServerEventName> = K extends ServerEventName
+	? { readonly type: K } & ServerEvents[K]
+	: never;
 
 type Handler<E> = (event: E) => void;
 
 export class EventBus {
-	#handlers = new Map<ServerEvent["type"], Set<Handler<ServerEvent>>>();
+	#handlers = new Map<ServerEventName, Set<Handler<ServerEvent>>>();
 
-	on<T extends ServerEvent["type"]>(type: T, handler: Handler<Extract<ServerEvent, { type: T }>>): () => void {
+	on<K extends ServerEventName>(type: K, handler: Handler<ServerEvent<K>>): () => void {
 		let set = this.#handlers.get(type);
 		if (!set) {
 			set = new Set();

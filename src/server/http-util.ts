@@ -35,3 +35,23 @@ export function json(body: unknown, status = 200, headers: Record<string, string
 export function problem(status: number, message: string): Response {
 	return json({ error: message }, status);
 }
+
+/**
+ * A `Set-Cookie` value for a sign-in cookie: HttpOnly (no script reads it), SameSite=Strict, for the whole
+ * server (Path=/), kept for `maxAge` seconds (0 clears it), and Secure when the server is reached over TLS.
+ */
+export function signInCookie(name: string, value: string, options: { maxAge: number; secure: boolean }): string {
+	return new Bun.Cookie(name, value, {
+		httpOnly: true,
+		sameSite: "strict",
+		path: "/",
+		maxAge: options.maxAge,
+		secure: options.secure,
+	}).serialize();
+}
+
+/** A cookie sent with the request; undefined when there is none by that name. */
+export function readCookie(req: Request, name: string): string | undefined {
+	const header = req.headers.get("cookie");
+	return header ? (new Bun.CookieMap(header).get(name) ?? undefined) : undefined;
+}

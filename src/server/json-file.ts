@@ -6,6 +6,7 @@
 import { closeSync, fstatSync, openSync, readSync } from "node:fs";
 import { basename } from "node:path";
 import type { ArkErrors } from "arktype";
+import { errorText } from "../protocol/errors.ts";
 import { findJsonSyntaxError } from "./json-syntax.ts";
 
 export type JsonFileRead =
@@ -38,7 +39,7 @@ export function readJsonFile(path: string, options: ReadJsonOptions = {}): JsonF
 	} catch (error) {
 		const code = (error as NodeJS.ErrnoException).code;
 		if (code === "ENOENT") return { missing: true };
-		return { problem: `${label}: cannot be read (${code ?? (error as Error).message})` };
+		return { problem: `${label}: cannot be read (${code ?? errorText(error)})` };
 	}
 	try {
 		const stat = fstatSync(fd);
@@ -69,7 +70,7 @@ export function parseJsonText(text: string): { value: unknown } | { problem: str
 		return { value: JSON.parse(body) };
 	} catch (error) {
 		const at = findJsonSyntaxError(body);
-		if (!at) return { problem: `not valid JSON (${(error as Error).message})` };
+		if (!at) return { problem: `not valid JSON (${errorText(error)})` };
 		return { problem: `not valid JSON at line ${at.line}, column ${at.column} (${at.reason})` };
 	}
 }

@@ -1,26 +1,36 @@
+/**
+ * The server's plugin surface: each plugin's server part (`src/plugins/<name>/server.ts`) exports a
+ * `ServerPlugin`, and `register` receives one `ServerContext`: the core's services (catalog, stores, models,
+ * settings, events), the object host to serve its contracts on, the HTTP routes, the services plugins offer one
+ * another, and the core's hooks. Plugins are listed in `src/server/plugins.ts`.
+ */
+import type { CoreServices } from "./core-services.ts";
 import type { ObjectHost } from "./objects/host.ts";
 import type { Principal } from "./objects/principal.ts";
-import type { ServerServices } from "./services.ts";
+import type { Routes } from "./routes.ts";
+import type { Services } from "./services.ts";
 
-export interface ServerContext extends ServerServices {
+export type { RouteRequest } from "./routes.ts";
+
+/** Who a guest cookie admits now (a principal for one session), or null. */
+export type GuestAdmission = (cookie: string) => Principal | null;
+
+export interface ServerContext extends CoreServices {
 	readonly host: ObjectHost;
+	/** Paths beside the core's; each is checked by the core (Host header, errors) before its handler runs. */
+	readonly routes: Routes;
+	/** What plugins offer one another, by name; each entry is declared by the plugin that provides it. */
+	readonly services: Services;
+	/**
+	 * The core's hook for guests: the plugin that admits them says who a guest cookie admits. The core still
+	 * refuses a guest of a session that is gone or archived. One plugin at most provides it.
+	 */
+	admitGuests(admission: GuestAdmission): void;
 }
 
-/** Who sent an HTTP request, as the core decided it (null: nobody signed in), and whether it came from this origin. */
-export interface RouteRequest {
-	readonly principal: Principal | null;
-	readonly sameOrigin: boolean;
-	/** The peer's address, for rate limits. */
-	readonly peer: string | undefined;
-	/** Cookies set here are marked Secure (TLS, or a TLS proxy in front). */
-	readonly secure: boolean;
-}
-
-/** One feature's server part: it serves its contracts on the host and may answer HTTP routes of its own. */
+/** One feature's server part: it serves its contracts on the host and may add HTTP routes of its own. */
 export interface ServerPlugin {
 	readonly name: string;
 	register(ctx: ServerContext): void | Promise<void>;
-	/** Answers a request the core did not take, or returns undefined. */
-	route?(req: Request, ctx: ServerContext, request: RouteRequest): Response | Promise<Response | undefined> | undefined;
 	close?(): void | Promise<void>;
 }

@@ -1,3 +1,7 @@
+/**
+ * The plugins this server enables, in registration order. The only file of the server that names plugins:
+ * adding a feature's server part is its folder under `src/plugins` and a line here.
+ */
 import { accessPlugin } from "../plugins/access/server.ts";
 import { chatPlugin } from "../plugins/chat/server.ts";
 import { filesPlugin } from "../plugins/files/server.ts";
@@ -10,7 +14,6 @@ import { statusPlugin } from "../plugins/status/server.ts";
 import { tuiDefaultsPlugin } from "../plugins/tui-defaults/server.ts";
 import type { ServerPlugin } from "./plugin.ts";
 
-/** The plugins this server enables, in registration order. */
 export function defaultPlugins(): ServerPlugin[] {
 	return [
 		accessPlugin,

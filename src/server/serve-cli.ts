@@ -1,4 +1,5 @@
 import { parseArgs } from "node:util";
+import { errorText } from "../protocol/errors.ts";
 import { defaultGuestBundle } from "./bundle.ts";
 import { defaultPlugins } from "./plugins.ts";
 import { ServerConfigError, startServer } from "./server.ts";
@@ -42,7 +43,7 @@ export function parseServeArgs(argv: string[]) {
 	try {
 		values = parse().values;
 	} catch (error) {
-		throw new UsageError(`p2 serve: ${(error as Error).message}\n\n${USAGE}`);
+		throw new UsageError(`p2 serve: ${errorText(error)}\n\n${USAGE}`);
 	}
 	const port = values.port === undefined ? 4300 : Number(values.port);
 	if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`p2 serve: --port must be 0–65535`);
@@ -75,7 +76,7 @@ export async function serveCommand(argv: string[]): Promise<number> {
 	try {
 		args = parseServeArgs(argv);
 	} catch (error) {
-		console.error((error as Error).message);
+		console.error(errorText(error));
 		return 2;
 	}
 	if (args.help) {
@@ -114,7 +115,7 @@ export async function serveCommand(argv: string[]): Promise<number> {
 			console.error(`p2 serve: ${error.message}`);
 			return 2;
 		}
-		console.error(`p2 serve: ${(error as Error).message}`);
+		console.error(`p2 serve: ${errorText(error)}`);
 		return 1;
 	}
 }

@@ -1,9 +1,8 @@
 import { existsSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { type } from "arktype";
 import type { Server, ServerWebSocket } from "bun";
 import { CLOSE_CODES } from "../protocol/codes.ts";
-import { BUNDLE_PATH, OWNER_COOKIE, SERVER_INFO_FILE, type ServerInfo, SOCKET_PATH } from "../protocol/server-info.ts";
+import { SERVER_INFO_FILE, type ServerInfo, SOCKET_PATH } from "../protocol/server-info.ts";
 import {
 	isLoopbackHostname,
 	isWildcardHostname,
@@ -11,14 +10,18 @@ import {
 	ownOrigins,
 	primaryOrigin,
 } from "./auth/own-origins.ts";
+import { addOwnerRoutes } from "./auth/owner-routes.ts";
 import { OwnerStore } from "./auth/owner-store.ts";
-import { readCookie, resolvePrincipal } from "./auth/principals.ts";
-import { newToken, TOKEN_PATTERN } from "./auth/tokens.ts";
-import { json, problem, readBoundedText } from "./http-util.ts";
+import { resolvePrincipal } from "./auth/principals.ts";
+import { newToken } from "./auth/tokens.ts";
+import { addBundleRoute } from "./bundle-route.ts";
+import { type CoreServices, createServices, type ServicesOptions } from "./core-services.ts";
+import { problem } from "./http-util.ts";
 import { type Connection, ObjectHost } from "./objects/host.ts";
 import type { Principal } from "./objects/principal.ts";
-import type { ServerContext, ServerPlugin } from "./plugin.ts";
-import { createServices, type ServicesOptions } from "./services.ts";
+import type { GuestAdmission, ServerContext, ServerPlugin } from "./plugin.ts";
+import { type RouteRequest, Routes } from "./routes.ts";
+import { Services } from "./services.ts";
 import { ensurePrivateDir, writePrivateFile } from "./store/data-dir.ts";
 import { type DataDirLock, lockDataDir } from "./store/data-dir-lock.ts";
 
@@ -53,12 +56,10 @@ export interface P2Server {
 	stop(): Promise<void>;
 }
 
-const MAX_BUNDLE_BYTES = 8 * 1024 * 1024;
 /** Bytes that may wait for one slow client before it is closed (CLOSE_CODES.tooSlow) rather than sent more. */
 export const SOCKET_BUFFER_LIMIT = 16 * 1024 * 1024;
 /** Where Bun itself would start dropping frames; only a socket the server failed to close could get there. */
 const BACKPRESSURE_LIMIT = 1024 * 1024 * 1024;
-const RedeemBody = type({ token: TOKEN_PATTERN });
 
 interface SocketData {
 	principal: Principal;
@@ -99,13 +100,50 @@ export async function startServer(options: ServerOptions): Promise<P2Server> {
 
 async function serve(options: ServerOptions, hostname: string, lock: DataDirLock): Promise<P2Server> {
 	const owners = OwnerStore.open(options.dataDir);
+	let core: CoreServices | undefined;
+	const registered: ServerPlugin[] = [];
+	// At stop, or when the server cannot start (a plugin failed, the port is taken): nothing stays open.
+	const closeAll = async () => {
+		for (const plugin of registered.splice(0)) await plugin.close?.();
+		await core?.close();
+		owners.close();
+	};
+	try {
+		core = await createServices(options);
+		return await listen(options, hostname, lock, { owners, core, registered, closeAll });
+	} catch (error) {
+		await closeAll().catch((problem) => console.error("closing after a failed start failed:", problem));
+		throw error;
+	}
+}
+
+interface Opened {
+	readonly owners: OwnerStore;
+	readonly core: CoreServices;
+	/** Plugins are added as they register, so that one that fails half way is closed too. */
+	readonly registered: ServerPlugin[];
+	closeAll(): Promise<void>;
+}
+
+async function listen(
+	options: ServerOptions,
+	hostname: string,
+	lock: DataDirLock,
+	{ owners, core, registered, closeAll }: Opened,
+): Promise<P2Server> {
 	const host = new ObjectHost();
-	const services = await createServices(options);
-	const ctx: ServerContext = { ...services, host };
-	for (const plugin of options.plugins) await plugin.register(ctx);
-	const deviceToken = newToken();
-	const bufferLimit = options.socketBufferLimit ?? SOCKET_BUFFER_LIMIT;
-	const scheme = options.tls ? "https" : "http";
+	const routes = new Routes();
+	let admission: GuestAdmission | undefined;
+	const ctx: ServerContext = {
+		...core,
+		host,
+		routes,
+		services: new Services(),
+		admitGuests(admit) {
+			if (admission) throw new Error("guests are admitted by one plugin only");
+			admission = admit;
+		},
+	};
 	let bundle: Promise<GuestBundle> | undefined;
 	const loadBundle = () => {
 		bundle ??= (options.bundle ?? (() => Promise.reject(new Error("no guest bundle configured"))))();
@@ -114,116 +152,83 @@ async function serve(options: ServerOptions, hostname: string, lock: DataDirLock
 		});
 		return bundle;
 	};
+	// The core's routes first: a plugin cannot take one of their paths.
+	addOwnerRoutes(routes, owners, host);
+	addBundleRoute(routes, loadBundle);
+	for (const plugin of options.plugins) {
+		registered.push(plugin);
+		await plugin.register(ctx);
+	}
+	const deviceToken = newToken();
+	const bufferLimit = options.socketBufferLimit ?? SOCKET_BUFFER_LIMIT;
+	const scheme = options.tls ? "https" : "http";
 
 	// Set once the server listens (the port may be chosen then); no request arrives before.
 	let own: OwnOrigins | undefined;
 	const sameOrigin = (req: Request) => own?.isOwnOrigin(req.headers.get("origin")) === true;
-	const secureCookie = options.tls !== undefined || options.behindProxy === true;
+	const secure = options.tls !== undefined || options.behindProxy === true;
 
-	const closeOwnerConnections = (match: (p: Principal) => boolean) => host.reprincipal(match, () => null);
+	// A guest of a session that is gone or archived is nobody, whatever the plugin that admitted them says.
 	const guest = (cookie: string): Principal | null => {
-		const g = services.shares.check(cookie);
-		const record = g ? services.catalog.get(g.session) : undefined;
-		if (!g || !record || record.archived) return null;
-		return { role: g.access, id: `guest:${g.id}`, name: g.name, session: g.session };
+		const principal = admission?.(cookie) ?? null;
+		const record = principal?.session === undefined ? undefined : core.catalog.get(principal.session);
+		return principal && record && !record.archived ? principal : null;
 	};
 	const sources = { deviceToken, owners, guest };
 
-	async function handle(req: Request, srv: Server<SocketData>): Promise<Response | undefined> {
-		if (own?.acceptsHost(req.headers.get("host")) !== true) {
-			return problem(
-				403,
-				"this server does not answer to that host name (through a tunnel or proxy, serve with --public-origin)",
-			);
-		}
-		const url = new URL(req.url);
+	const requestOf = (req: Request, srv: Server<SocketData>): RouteRequest => {
 		const peer = srv.requestIP(req)?.address;
-		switch (url.pathname) {
-			case SOCKET_PATH: {
-				const principal = resolvePrincipal(req, peer, sources);
-				if (!principal) return problem(401, "sign in first");
-				const origin = req.headers.get("origin");
-				if (origin !== null && !sameOrigin(req)) return problem(403, "cross-origin socket refused");
-				if (srv.upgrade(req, { data: { principal } })) return undefined;
-				return problem(400, "expected a WebSocket upgrade");
-			}
-			case BUNDLE_PATH: {
-				if (req.method !== "GET" && req.method !== "HEAD") return problem(405, "GET or HEAD");
-				const principal = resolvePrincipal(req, peer, sources);
-				if (!principal) return problem(401, "sign in first");
-				if (req.method === "HEAD") return new Response(null, { status: 200, headers: { "cache-control": "no-store" } });
-				const b = await loadBundle();
-				if (b.source.length > MAX_BUNDLE_BYTES) return problem(500, "the guest bundle is too large");
-				if (req.headers.get("if-none-match") === `"${b.hash}"`) return new Response(null, { status: 304 });
-				return new Response(b.source, {
-					headers: { "content-type": "text/javascript", etag: `"${b.hash}"`, "x-p2-bundle-hash": b.hash },
-				});
-			}
-			case "/owner/redeem": {
-				if (req.method !== "POST") return problem(405, "POST");
-				if (!sameOrigin(req)) return problem(403, "cross-origin request refused");
-				const text = await readBoundedText(req, 2048);
-				let body: unknown;
-				try {
-					body = text === null ? null : JSON.parse(text);
-				} catch {
-					body = null;
-				}
-				const parsed = RedeemBody(body);
-				if (parsed instanceof type.errors) return problem(400, "expected {token}");
-				const redeemed = owners.redeem(parsed.token);
-				if (!redeemed) return problem(403, "this owner link is not valid (used, expired or unknown)");
-				const cookie = `${OWNER_COOKIE}=${redeemed.cookie}; HttpOnly; SameSite=Strict; Path=/; Max-Age=31536000${secureCookie ? "; Secure" : ""}`;
-				return json({ role: "owner" }, 200, { "set-cookie": cookie });
-			}
-			case "/owner/check": {
-				const cookie = readCookie(req, OWNER_COOKIE);
-				const login = cookie ? owners.check(cookie) : null;
-				return login ? json({ role: "owner" }) : problem(401, "not signed in");
-			}
-			case "/owner/logout":
-			case "/owner/logout-all": {
-				if (req.method !== "POST") return problem(405, "POST");
-				if (!sameOrigin(req)) return problem(403, "cross-origin request refused");
-				const cookie = readCookie(req, OWNER_COOKIE);
-				const login = cookie ? owners.check(cookie) : null;
-				if (!cookie || !login) return problem(401, "not signed in");
-				if (url.pathname === "/owner/logout") {
-					owners.logout(cookie);
-					closeOwnerConnections((p) => p.id === `owner:${login.id}`);
-				} else {
-					owners.logoutAll();
-					closeOwnerConnections((p) => p.role === "owner");
-				}
-				const clear = `${OWNER_COOKIE}=; HttpOnly; SameSite=Strict; Path=/; Max-Age=0${secureCookie ? "; Secure" : ""}`;
-				return json({ ok: true }, 200, { "set-cookie": clear });
-			}
-		}
-		const request = {
-			principal: resolvePrincipal(req, peer, sources),
+		let principal: { value: Principal | null } | undefined;
+		return {
+			get principal() {
+				principal ??= { value: resolvePrincipal(req, peer, sources) };
+				return principal.value;
+			},
 			sameOrigin: sameOrigin(req),
 			peer,
-			secure: secureCookie,
+			secure,
 		};
-		for (const plugin of options.plugins) {
-			const response = await plugin.route?.(req, ctx, request);
-			if (response) return response;
-		}
-		return problem(404, "not found");
+	};
+
+	/** Every request passes here first: only a host name of this server's is answered (DNS rebinding). */
+	const checked =
+		(answer: (req: Request, srv: Server<SocketData>) => Response | undefined | Promise<Response | undefined>) =>
+		async (req: Request, srv: Server<SocketData>): Promise<Response | undefined> => {
+			try {
+				if (own?.acceptsHost(req.headers.get("host")) !== true) {
+					return problem(
+						403,
+						"this server does not answer to that host name (through a tunnel or proxy, serve with --public-origin)",
+					);
+				}
+				return await answer(req, srv);
+			} catch (error) {
+				console.error("request failed:", error);
+				return problem(500, "internal error");
+			}
+		};
+
+	const socket = (req: Request, srv: Server<SocketData>): Response | undefined => {
+		const principal = resolvePrincipal(req, srv.requestIP(req)?.address, sources);
+		if (!principal) return problem(401, "sign in first");
+		if (req.headers.get("origin") !== null && !sameOrigin(req)) return problem(403, "cross-origin socket refused");
+		if (srv.upgrade(req, { data: { principal } })) return undefined;
+		return problem(400, "expected a WebSocket upgrade");
+	};
+
+	const served: Record<string, (req: Request, srv: Server<SocketData>) => Promise<Response | undefined>> = {
+		[SOCKET_PATH]: checked(socket),
+	};
+	for (const [path, handler] of routes.entries()) {
+		served[path] = checked((req, srv) => handler(req, requestOf(req, srv)));
 	}
 
 	const server: Server<SocketData> = Bun.serve<SocketData>({
 		hostname,
 		port: options.port ?? 0,
 		...(options.tls ? { tls: { cert: Bun.file(options.tls.cert), key: Bun.file(options.tls.key) } } : {}),
-		async fetch(req, srv) {
-			try {
-				return await handle(req, srv);
-			} catch (error) {
-				console.error("request failed:", error);
-				return problem(500, "internal error");
-			}
-		},
+		routes: served,
+		fetch: checked(() => problem(404, "not found")),
 		websocket: {
 			// Larger than a frame may be, so an oversized frame is refused by the protocol and the socket survives.
 			maxPayloadLength: 16 * 1024 * 1024,
@@ -284,9 +289,7 @@ async function serve(options: ServerOptions, hostname: string, lock: DataDirLock
 		mintOwnerLink: () => `${origin}/owner#${owners.mintLink()}`,
 		async stop() {
 			server.stop(true);
-			for (const plugin of options.plugins) await plugin.close?.();
-			await services.close();
-			owners.close();
+			await closeAll();
 			if (options.advertise && existsSync(infoPath)) {
 				try {
 					if (JSON.parse(readFileSync(infoPath, "utf8")).deviceToken === deviceToken) rmSync(infoPath);

@@ -74,7 +74,11 @@ describe("the launcher's reader of the settings' types", () => {
 		for (const [path, definition] of Object.entries(SETTING_PATHS)) {
 			const schema = type(definition as "string");
 			for (const value of values) {
-				expect([path, value, checkSetting(path, value)]).toEqual([path, value, !(schema(value) instanceof type.errors)]);
+				expect([path, value, checkSetting(path, value)]).toEqual([
+					path,
+					value,
+					!(schema(value) instanceof type.errors),
+				]);
 				compared++;
 			}
 		}

@@ -38,18 +38,21 @@ function setup() {
 	host.serve(counter, {
 		open: () => ({
 			state: live,
-			call(name, args) {
-				if (name === "fail") throw new Error("boom: internal detail");
-				const by = (args as { by: number }).by;
-				live.update([
-					{ op: "set", path: ["count"], value: live.state.count + by },
-					{ op: "append", path: ["log"], text: `+${by}` },
-				]);
-				return { count: live.state.count };
+			methods: {
+				add({ by }) {
+					live.update([
+						{ op: "set", path: ["count"], value: live.state.count + by },
+						{ op: "append", path: ["log"], text: `+${by}` },
+					]);
+					return { count: live.state.count };
+				},
+				fail() {
+					throw new Error("boom: internal detail");
+				},
 			},
 		}),
 	});
-	host.serve(secret, { open: () => ({ state: new LiveState({}), call: () => null }) });
+	host.serve(secret, { open: () => ({ state: new LiveState({}), methods: {} }) });
 	return { host, live };
 }
 

@@ -40,7 +40,7 @@ test("a client that stops reading is closed as too slow after every frame before
 	const server = await startServer({ dataDir, plugins: [], env: {}, socketBufferLimit: LIMIT });
 	cleanups.push(() => server.stop());
 	const live = new LiveState({ n: 0, blob: "" });
-	server.ctx.host.serve(feed, { open: () => ({ state: live, call: () => null }) });
+	server.ctx.host.serve(feed, { open: () => ({ state: live, methods: {} }) });
 
 	const slow = await connectRaw(server.origin, { [DEVICE_TOKEN_HEADER]: server.deviceToken });
 	cleanups.push(() => slow.destroy());

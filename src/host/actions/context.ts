@@ -82,6 +82,4 @@ export interface ActionContext<W> {
 }
 
 /** An error's message, for the launcher's own log and screens. */
-export function errorText(error: unknown): string {
-	return error instanceof Error ? error.message : String(error);
-}
+export { errorText } from "../../protocol/errors.ts";

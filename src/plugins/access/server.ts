@@ -17,7 +17,7 @@ export const accessPlugin: ServerPlugin = {
 				const live = new LiveState(stateOf(principal));
 				return {
 					state: live,
-					call: () => undefined,
+					methods: {},
 					// A guest demoted or promoted by the owner sees their new access at once, not at reconnect.
 					principalChanged: (next) => live.update([{ op: "set", path: [], value: stateOf(next) }]),
 				};

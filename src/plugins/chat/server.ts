@@ -1,25 +1,30 @@
 import { ProtocolError } from "../../protocol/codes.ts";
-import { json, problem, readBoundedBytes } from "../../server/http-util.ts";
-import { isOwner, maySeeSession } from "../../server/objects/principal.ts";
-import type { RouteRequest, ServerContext, ServerPlugin } from "../../server/plugin.ts";
+import type { UsageTotals } from "../../protocol/common.ts";
+import { maySeeSession } from "../../server/objects/principal.ts";
+import type { ServerContext, ServerPlugin } from "../../server/plugin.ts";
 import { checkDirectory } from "../../server/session-directory.ts";
 import type { StoredEntry } from "../../server/store/session-store.ts";
-import {
-	type AckReturnedArgs,
-	type ChatInput,
-	type CompactArgs,
-	type ConfigureArgs,
-	chatContract,
-	type DequeueArgs,
-	type ForkArgs,
-	type NewContextArgs,
-	type PageArgs,
-	type SendArgs,
-	type ShellArgs,
-} from "./contract.ts";
+import { type ChatInput, chatContract } from "./contract.ts";
 import { Conversation } from "./conversation.ts";
+import { addFileRoutes } from "./file-routes.ts";
 import { goneDirectory, refuseInGoneDirectory, showGoneDirectory } from "./gone-directory.ts";
-import { GUEST_UPLOAD_QUOTA, MAX_UPLOAD_BYTES, Uploads } from "./uploads.ts";
+import { Uploads } from "./uploads.ts";
+
+declare module "../../server/events.ts" {
+	interface ServerEvents {
+		/** An answer's usage, for the footer's numbers. */
+		"usage.changed": {
+			session: string;
+			conversation: string;
+			usage: UsageTotals;
+			/** Input + output + cache tokens of this response: the context size after it. */
+			contextTokens: number;
+			cacheHitRate: number | null;
+		};
+		/** A compaction or a fresh context: the conversation's context size is unknown until the next answer. */
+		"context.reset": { session: string; conversation: string };
+	}
+}
 
 interface Slot {
 	readonly conversation: Conversation;
@@ -135,69 +140,17 @@ class Conversations {
 	}
 }
 
-/** `POST /upload?session&name`: a file for the next message, from someone who may write in that session. */
-async function upload(req: Request, ctx: ServerContext, request: RouteRequest, uploads: Uploads): Promise<Response> {
-	if (req.method !== "POST") return problem(405, "POST");
-	if (!request.sameOrigin) return problem(403, "cross-origin request refused");
-	const principal = request.principal;
-	if (!principal) return problem(401, "sign in first");
-	const url = new URL(req.url);
-	const session = url.searchParams.get("session") ?? "";
-	const name = url.searchParams.get("name") ?? "";
-	if (!/^[0-9a-f-]{36}$/.test(session) || !ctx.catalog.get(session)) return problem(404, "no such session");
-	if (!maySeeSession(principal, session) || principal.role === "view")
-		return problem(403, "you cannot send to this session");
-	if (!name || name.length > 255) return problem(400, "a file name of 1 to 255 characters is needed");
-	const bytes = await readBoundedBytes(req, MAX_UPLOAD_BYTES);
-	if (bytes === null) return problem(413, `files are limited to ${MAX_UPLOAD_BYTES / 1024 / 1024} MiB`);
-	if (!isOwner(principal) && uploads.bytesBy(session, principal.id) + bytes.byteLength > GUEST_UPLOAD_QUOTA) {
-		return problem(413, `a guest may send at most ${GUEST_UPLOAD_QUOTA / 1024 / 1024} MiB of files to a session`);
-	}
-	const meta = uploads.save(session, name, bytes, principal.id);
-	return json({ id: meta.id, name: meta.name, size: meta.size, mimeType: meta.mimeType });
-}
-
-/** `GET /download?session&id`: a file sent to a session, for anyone who may see that session. */
-function download(req: Request, request: RouteRequest, uploads: Uploads): Response {
-	if (req.method !== "GET") return problem(405, "GET");
-	// A browser's cross-site request never gets a file; the launcher sends its exact Origin.
-	if (req.headers.get("origin") !== null && !request.sameOrigin) return problem(403, "cross-origin request refused");
-	if (req.headers.get("sec-fetch-site") === "cross-site") return problem(403, "cross-site request refused");
-	const principal = request.principal;
-	if (!principal) return problem(401, "sign in first");
-	const url = new URL(req.url);
-	const session = url.searchParams.get("session") ?? "";
-	const id = url.searchParams.get("id") ?? "";
-	if (!/^[0-9a-f-]{36}$/.test(session) || !maySeeSession(principal, session)) return problem(404, "no such file");
-	const file = uploads.read(session, id);
-	if (!file) return problem(404, "no such file");
-	return new Response(file.bytes as BodyInit, {
-		headers: {
-			"content-type": "application/octet-stream",
-			"x-p2-name": encodeURIComponent(file.meta.name),
-			"cache-control": "no-store",
-		},
-	});
-}
-
 export function chatPlugin(): ServerPlugin {
 	let live: Conversations | null = null;
-	let uploads: Uploads | undefined;
 	return {
 		name: "chat",
-		route(req, ctx, request) {
-			const path = new URL(req.url).pathname;
-			if (path !== "/upload" && path !== "/download") return undefined;
-			uploads ??= new Uploads(ctx.dataDir);
-			return path === "/upload" ? upload(req, ctx, request, uploads) : download(req, request, uploads);
-		},
 		register(ctx) {
-			uploads ??= new Uploads(ctx.dataDir);
+			const uploads = new Uploads(ctx.dataDir);
+			addFileRoutes(ctx, uploads);
 			const conversations = new Conversations(ctx, uploads);
 			live = conversations;
 			ctx.host.serve(chatContract, {
-				open(raw, { principal }) {
-					const input = raw as ChatInput;
+				open(input, { principal }) {
 					if (!maySeeSession(principal, input.session))
 						throw new ProtocolError("forbidden", "this session is not shared with you");
 					const slot = conversations.acquire(input);
@@ -206,55 +159,35 @@ export function chatPlugin(): ServerPlugin {
 					let released = false;
 					return {
 						state: c.live,
-						call(method, args, call) {
-							const who = call.principal;
-							switch (method) {
-								case "send":
-									refuseInGoneDirectory(ctx, input.session, c.live, who);
-									return { status: c.send(args as typeof SendArgs.infer, who) };
-								case "stop":
-									return c.stop(who);
-								case "dequeue":
-									return c.dequeue((args as typeof DequeueArgs.infer).id, who);
-								case "dequeueOwn":
-									return c.dequeueOwn(who);
-								case "configure":
-									return c.configure(args as typeof ConfigureArgs.infer);
-								case "page": {
-									const a = args as typeof PageArgs.infer;
-									return c.page(a.beforeSeq, a.limit);
-								}
-								case "approve":
-									return c.approve((args as typeof DequeueArgs.infer).id);
-								case "reject":
-									return c.reject((args as typeof DequeueArgs.infer).id);
-								case "compact":
-									return c.compact((args as typeof CompactArgs.infer).instructions, who);
-								case "shell": {
-									refuseInGoneDirectory(ctx, input.session, c.live, who);
-									const a = args as typeof ShellArgs.infer;
-									return c.shell(a.command, a.includeInContext, who);
-								}
-								case "fork": {
-									const a = args as typeof ForkArgs.infer;
-									return conversations.fork(input, a.beforeSeq, a.cwd);
-								}
-								case "newContext":
-									return c.newContext((args as typeof NewContextArgs.infer).handoff);
-								case "ackReturned":
-									return c.ackReturned((args as typeof AckReturnedArgs.infer).id, who);
-								case "files":
-									return {
-										files: (uploads?.list(input.session) ?? []).map(({ id, name, size, mimeType, at }) => ({
-											id,
-											name,
-											size,
-											mimeType,
-											at,
-										})),
-									};
-							}
-							throw new ProtocolError("unknown_method");
+						methods: {
+							send(args, { principal }) {
+								refuseInGoneDirectory(ctx, input.session, c.live, principal);
+								return { status: c.send(args, principal) };
+							},
+							stop: (_args, { principal }) => c.stop(principal),
+							dequeue: ({ id }, { principal }) => c.dequeue(id, principal),
+							dequeueOwn: (_args, { principal }) => c.dequeueOwn(principal),
+							configure: (args) => c.configure(args),
+							page: ({ beforeSeq, limit }) => c.page(beforeSeq, limit),
+							approve: ({ id }) => c.approve(id),
+							reject: ({ id }) => c.reject(id),
+							compact: ({ instructions }, { principal }) => c.compact(instructions, principal),
+							shell({ command, includeInContext }, { principal }) {
+								refuseInGoneDirectory(ctx, input.session, c.live, principal);
+								return c.shell(command, includeInContext, principal);
+							},
+							fork: ({ beforeSeq, cwd }) => conversations.fork(input, beforeSeq, cwd),
+							newContext: ({ handoff }) => c.newContext(handoff),
+							ackReturned: ({ id }, { principal }) => c.ackReturned(id, principal),
+							files: () => ({
+								files: uploads.list(input.session).map(({ id, name, size, mimeType, at }) => ({
+									id,
+									name,
+									size,
+									mimeType,
+									at,
+								})),
+							}),
 						},
 						release() {
 							if (released) return;

@@ -6,7 +6,7 @@ import { fuzzyFilter } from "../../protocol/pi-tui-parts.ts";
 import { LiveState } from "../../server/objects/live-state.ts";
 import { isOwner, maySeeSession } from "../../server/objects/principal.ts";
 import type { ServerPlugin } from "../../server/plugin.ts";
-import { type CompleteArgs, type FileSuggestion, filesContract, MAX_SUGGESTIONS } from "./contract.ts";
+import { type FileSuggestion, filesContract, MAX_SUGGESTIONS } from "./contract.ts";
 import { realDirWithin } from "./within.ts";
 
 /** The `@` search looks at this many entries at most, and never into these. */
@@ -87,19 +87,19 @@ export const filesPlugin: ServerPlugin = {
 	name: "files",
 	register(ctx) {
 		ctx.host.serve(filesContract, {
-			open(raw, { principal }) {
-				const { session } = raw as { session: string };
+			open({ session }, { principal }) {
 				if (!maySeeSession(principal, session))
 					throw new ProtocolError("forbidden", "this session is not shared with you");
 				const record = ctx.catalog.get(session);
 				if (!record) throw new ProtocolError("not_found", `no session ${session}`);
 				return {
 					state: new LiveState({ cwd: record.cwd }),
-					call(_method, args, { principal: caller }) {
-						const a = args as typeof CompleteArgs.infer;
-						const cwd = ctx.catalog.get(session)?.cwd ?? record.cwd;
-						if (a.mode === "fuzzy") return findFiles(cwd, a.prefix);
-						return completePath(cwd, a.prefix, isOwner(caller) ? "server" : "session");
+					methods: {
+						complete({ mode, prefix }, { principal: caller }) {
+							const cwd = ctx.catalog.get(session)?.cwd ?? record.cwd;
+							if (mode === "fuzzy") return findFiles(cwd, prefix);
+							return completePath(cwd, prefix, isOwner(caller) ? "server" : "session");
+						},
 					},
 				};
 			},

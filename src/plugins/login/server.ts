@@ -1,5 +1,6 @@
 import type { AuthEvent, AuthPrompt, Provider } from "@earendil-works/pi-ai";
 import { ProtocolError } from "../../protocol/codes.ts";
+import { errorText } from "../../protocol/errors.ts";
 import { LiveState } from "../../server/objects/live-state.ts";
 import type { ServerContext, ServerPlugin } from "../../server/plugin.ts";
 import {
@@ -198,7 +199,7 @@ class LoginService {
 			this.#patchFlow(running.id, (flow) => ({ ...flow, status: "done", prompt: null }));
 		} catch (error) {
 			const cancelled = running.abort.signal.aborted;
-			let message = error instanceof Error ? error.message : String(error);
+			let message = errorText(error);
 			// A provider may repeat what it was given ("invalid key sk-…"): an answer is never shown back.
 			for (const answer of running.answers) if (answer.length >= 4) message = message.split(answer).join("•••");
 			this.#patchFlow(running.id, (flow) => ({
@@ -263,18 +264,11 @@ export const loginPlugin: ServerPlugin = {
 				await listed;
 				return {
 					state: service.live,
-					call: (method, args) => {
-						switch (method) {
-							case "start":
-								return service.start(args as typeof StartArgs.infer);
-							case "answer":
-								return service.answer(args as typeof AnswerArgs.infer);
-							case "cancel":
-								return service.cancel(args as typeof FlowArgs.infer);
-							case "logout":
-								return service.logout(args as typeof ProviderArgs.infer);
-						}
-						throw new ProtocolError("unknown_method");
+					methods: {
+						start: (args) => service.start(args),
+						answer: (args) => service.answer(args),
+						cancel: (args) => service.cancel(args),
+						logout: (args) => service.logout(args),
 					},
 				};
 			},

@@ -4,6 +4,7 @@
  * /signout, which ends this device's owner sign-in on a remote server (the launcher asks first).
  */
 import type { GuestContext, GuestPlugin } from "../../guest/plugin.ts";
+import { errorText } from "../../protocol/errors.ts";
 import type { ObjectRef } from "../../protocol/object-client.ts";
 import { isOwnerRole } from "../../protocol/roles.ts";
 import { FilterSelector } from "../../ui/selector.ts";
@@ -81,7 +82,7 @@ function registerLoginCommands(guest: GuestContext, loginRef: () => ObjectRef<ty
 		try {
 			await work();
 		} catch (error) {
-			ctx.notice(`Error: ${error instanceof Error ? error.message : String(error)}`, "error");
+			ctx.notice(`Error: ${errorText(error)}`, "error");
 		}
 	};
 

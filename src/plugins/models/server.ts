@@ -1,24 +1,12 @@
 import type { Api, Model } from "@earendil-works/pi-ai";
-import { clampThinkingLevel, getSupportedThinkingLevels } from "@earendil-works/pi-ai";
+import { clampThinkingLevel } from "@earendil-works/pi-ai";
 import { ProtocolError } from "../../protocol/codes.ts";
-import { THINKING_LEVELS, type ThinkingLevel } from "../../protocol/common.ts";
+import type { ThinkingLevel } from "../../protocol/common.ts";
+import { thinkingLevelsOf } from "../../server/agent/models.ts";
 import { LiveState } from "../../server/objects/live-state.ts";
 import type { ServerContext, ServerPlugin } from "../../server/plugin.ts";
-import {
-	type ModelInfo,
-	type ModelsState,
-	modelsContract,
-	type SetDefaultArgs,
-	type SetScopeArgs,
-} from "./contract.ts";
+import { type ModelInfo, type ModelsState, modelsContract } from "./contract.ts";
 import { resolveScope } from "./scope.ts";
-
-function levels(model: Model<Api>): ThinkingLevel[] {
-	if (!model.reasoning) return ["off"];
-	const supported = new Set<string>(getSupportedThinkingLevels(model));
-	supported.add("off");
-	return THINKING_LEVELS.filter((level) => supported.has(level));
-}
 
 function info(model: Model<Api>): ModelInfo {
 	return {
@@ -28,7 +16,7 @@ function info(model: Model<Api>): ModelInfo {
 		contextWindow: model.contextWindow ?? 0,
 		maxTokens: model.maxTokens ?? 0,
 		reasoning: model.reasoning === true,
-		thinkingLevels: levels(model),
+		thinkingLevels: thinkingLevelsOf(model),
 		input: [...(model.input ?? ["text"])],
 	};
 }
@@ -67,18 +55,16 @@ export const modelsPlugin: ServerPlugin = {
 			open() {
 				return {
 					state: live,
-					async call(method, args) {
-						if (method === "reload") {
+					methods: {
+						async reload() {
 							await ctx.models.reload();
 							return publish();
-						}
-						if (method === "setScope") {
-							const { patterns } = args as typeof SetScopeArgs.infer;
+						},
+						setScope({ patterns }) {
 							ctx.settings.update({ enabledModels: patterns.map((p) => p.trim()).filter(Boolean) });
 							return publish();
-						}
-						if (method === "setDefault") {
-							const a = args as typeof SetDefaultArgs.infer;
+						},
+						setDefault(a) {
 							const model = ctx.models.find(a.provider, a.id);
 							if (!model) throw new ProtocolError("not_found", `no usable model ${a.provider}/${a.id}`);
 							const level = a.thinkingLevel
@@ -91,8 +77,7 @@ export const modelsPlugin: ServerPlugin = {
 								...(level ? { defaultThinkingLevel: level } : {}),
 							});
 							return publish();
-						}
-						throw new ProtocolError("unknown_method");
+						},
 					},
 				};
 			},

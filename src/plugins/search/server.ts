@@ -74,7 +74,7 @@ export const searchPlugin: ServerPlugin = {
 			open() {
 				return {
 					state: new LiveState({}),
-					call: (_method, args) => searchSessions(ctx, args as typeof SearchArgs.infer),
+					methods: { search: (args) => searchSessions(ctx, args) },
 				};
 			},
 		});

@@ -2,19 +2,12 @@ import { type FSWatcher, watch } from "node:fs";
 import { ProtocolError } from "../../protocol/codes.ts";
 import type { Role } from "../../protocol/roles.ts";
 import { LiveState } from "../../server/objects/live-state.ts";
+import { type Handlers, type OpenedObject, refuseEvery } from "../../server/objects/object-impl.ts";
 import { isOwner, type Principal } from "../../server/objects/principal.ts";
 import type { ServerContext, ServerPlugin } from "../../server/plugin.ts";
 import { checkDirectory } from "../../server/session-directory.ts";
 import type { SessionRecord } from "../../server/store/catalog.ts";
-import {
-	type CreateArgs,
-	type IdArgs,
-	type PinArgs,
-	type RenameArgs,
-	type SessionRow,
-	type SessionsState,
-	sessionsContract,
-} from "./contract.ts";
+import { type SessionRow, type SessionsState, sessionsContract } from "./contract.ts";
 import { findGitDir, gitBranch } from "./git-branch.ts";
 
 /** One guest handle's copy of its session's row; the role decides what the row shows. */
@@ -107,8 +100,8 @@ class SessionsObject {
 		replica.live.update([{ op: "set", path: ["sessions", 0], value: shown }]);
 	}
 
-	open(principal: Principal) {
-		if (isOwner(principal)) return { state: this.#owners, call: (m: string, a: unknown) => this.#call(m, a) };
+	open(principal: Principal): OpenedObject<typeof sessionsContract> {
+		if (isOwner(principal)) return { state: this.#owners, methods: this.#methods };
 		const session = principal.session;
 		const record = session ? this.#ctx.catalog.get(session) : undefined;
 		if (!session || !record) throw new ProtocolError("forbidden", "no session is shared with you");
@@ -125,9 +118,7 @@ class SessionsObject {
 		const held = replicas;
 		return {
 			state: replica.live,
-			call: () => {
-				throw new ProtocolError("forbidden");
-			},
+			methods: refuseEvery(sessionsContract, "forbidden"),
 			release: () => {
 				held.delete(replica);
 				if (held.size === 0 && this.#guests.get(session) === held) this.#guests.delete(session);
@@ -147,40 +138,36 @@ class SessionsObject {
 		return record;
 	}
 
-	#call(method: string, args: unknown): SessionRow {
-		const { catalog } = this.#ctx;
-		switch (method) {
-			case "create": {
-				const a = args as typeof CreateArgs.infer;
-				checkDirectory(a.cwd);
-				if (a.parent) this.#require(a.parent);
-				return this.#publish(catalog.create({ cwd: a.cwd, title: a.title ?? "", parent: a.parent ?? null }));
-			}
-			case "rename": {
-				const a = args as typeof RenameArgs.infer;
-				this.#require(a.id);
-				return this.#publish(catalog.update(a.id, { title: a.title.replace(/[\p{Cc}\p{Cf}]/gu, " ").trim() }));
-			}
-			case "pin": {
-				const a = args as typeof PinArgs.infer;
-				this.#require(a.id);
-				return this.#publish(catalog.update(a.id, { pinned: a.pinned }));
-			}
-			case "archive":
-			case "restore": {
-				const a = args as typeof IdArgs.infer;
-				this.#require(a.id);
-				const row = this.#publish(catalog.update(a.id, { archived: method === "archive" }));
-				// An archived session is shared with no one: its guests' connections end now, not at reconnect.
-				if (method === "archive")
-					this.#ctx.host.reprincipal(
-						(p) => !isOwner(p) && p.session === a.id,
-						() => null,
-					);
-				return row;
-			}
-		}
-		throw new ProtocolError("unknown_method");
+	/** The owners' methods; a guest's handle may call none of them. */
+	readonly #methods: Handlers<typeof sessionsContract> = {
+		create: ({ cwd, title, parent }) => {
+			checkDirectory(cwd);
+			if (parent) this.#require(parent);
+			return this.#publish(this.#ctx.catalog.create({ cwd, title: title ?? "", parent: parent ?? null }));
+		},
+		rename: ({ id, title }) => {
+			this.#require(id);
+			return this.#publish(this.#ctx.catalog.update(id, { title: title.replace(/[\p{Cc}\p{Cf}]/gu, " ").trim() }));
+		},
+		pin: ({ id, pinned }) => {
+			this.#require(id);
+			return this.#publish(this.#ctx.catalog.update(id, { pinned }));
+		},
+		archive: ({ id }) => {
+			const row = this.#setArchived(id, true);
+			// An archived session is shared with no one: its guests' connections end now, not at reconnect.
+			this.#ctx.host.reprincipal(
+				(p) => !isOwner(p) && p.session === id,
+				() => null,
+			);
+			return row;
+		},
+		restore: ({ id }) => this.#setArchived(id, false),
+	};
+
+	#setArchived(id: string, archived: boolean): SessionRow {
+		this.#require(id);
+		return this.#publish(this.#ctx.catalog.update(id, { archived }));
 	}
 }
 

@@ -3,6 +3,7 @@
  * sharing object of the open session is held while an owner has it open; guests never ask for it.
  */
 import type { GuestContext, GuestPlugin } from "../../guest/plugin.ts";
+import { errorText } from "../../protocol/errors.ts";
 import type { ObjectRef } from "../../protocol/object-client.ts";
 import { isOwnerRole } from "../../protocol/roles.ts";
 import { guestLabel, guestName } from "../../protocol/share-link.ts";
@@ -106,7 +107,7 @@ class ShareCommands {
 			void work()
 				.then(() => ui.requestRender())
 				.catch((error: unknown) => {
-					ui.notice(`Error: ${error instanceof Error ? error.message : String(error)}`, "error");
+					ui.notice(`Error: ${errorText(error)}`, "error");
 				});
 		// The server's origin as the launcher reaches it: links are this plus the path the server gives.
 		const origin = this.#ctx.start.origin;

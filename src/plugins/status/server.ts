@@ -136,9 +136,7 @@ class Status {
 		const held = view;
 		return {
 			state: held.live,
-			call: () => {
-				throw new ProtocolError("unknown_method");
-			},
+			methods: {},
 			release: () => {
 				if (--held.holders > 0) return;
 				this.#views.delete(key);
@@ -153,8 +151,7 @@ export const statusPlugin: ServerPlugin = {
 	register(ctx) {
 		const status = new Status(ctx);
 		ctx.host.serve(statusContract, {
-			open(raw, { principal }) {
-				const input = raw as { session: string; conversation: string };
+			open(input, { principal }) {
 				if (!maySeeSession(principal, input.session))
 					throw new ProtocolError("forbidden", "this session is not shared with you");
 				return status.open(input.session, input.conversation);

@@ -58,7 +58,7 @@ export const tuiDefaultsPlugin: ServerPlugin = {
 		host.serve(tuiDefaultsContract, {
 			open(_input, { principal }) {
 				const label = isOwner(principal) ? ownerLabel : `the server's ${TUI_DEFAULTS_FILE}`;
-				return { state: new LiveState(readTuiDefaults(dataDir, label)), call: () => undefined };
+				return { state: new LiveState(readTuiDefaults(dataDir, label)), methods: {} };
 			},
 		});
 	},

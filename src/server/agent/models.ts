@@ -7,6 +7,7 @@ import {
 	type AuthContext,
 	createModels,
 	createProvider,
+	getSupportedThinkingLevels,
 	type Model,
 	type MutableModels,
 	type Provider,
@@ -19,10 +20,20 @@ import { openAICompletionsApi } from "@earendil-works/pi-ai/api/openai-completio
 import { openAIResponsesApi } from "@earendil-works/pi-ai/api/openai-responses.lazy";
 import { builtinProviders } from "@earendil-works/pi-ai/providers/all";
 import { type } from "arktype";
+import { THINKING_LEVELS, type ThinkingLevel } from "../../protocol/common.ts";
+import { errorText } from "../../protocol/errors.ts";
 import { fileLabel, readJsonFile, shapeProblems } from "../json-file.ts";
 import { AUTH_FILE, FileCredentialStore } from "./credentials.ts";
 
 export const MODELS_FILE = "models.json";
+
+/** The thinking levels a model offers, in pi's order: "off" only when it does not reason. */
+export function thinkingLevelsOf(model: Model<Api>): ThinkingLevel[] {
+	if (!model.reasoning) return ["off"];
+	const supported = new Set<string>(getSupportedThinkingLevels(model));
+	supported.add("off");
+	return THINKING_LEVELS.filter((level) => supported.has(level));
+}
 
 type Env = Record<string, string | undefined>;
 
@@ -225,7 +236,7 @@ export async function loadModelCatalog(options: CatalogOptions): Promise<ModelCa
 		for (const custom of loadCustom(options.dataDir, env, found)) registry.setProvider(custom.provider);
 		for (const provider of options.providers ?? []) registry.setProvider(provider);
 		const available = await registry.getAvailable().catch((error: unknown) => {
-			found.push(`credentials: ${(error as Error).message}`);
+			found.push(`credentials: ${errorText(error)}`);
 			return [] as Model<Api>[];
 		});
 		usable = [...available].sort((a, b) => a.provider.localeCompare(b.provider) || a.id.localeCompare(b.id));

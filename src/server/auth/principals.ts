@@ -1,4 +1,5 @@
 import { DEVICE_TOKEN_HEADER, GUEST_COOKIE, OWNER_COOKIE } from "../../protocol/server-info.ts";
+import { readCookie } from "../http-util.ts";
 import { DEVICE_OWNER, type Principal } from "../objects/principal.ts";
 import type { OwnerStore } from "./owner-store.ts";
 import { sameSecret } from "./tokens.ts";
@@ -6,17 +7,6 @@ import { sameSecret } from "./tokens.ts";
 export function isLoopback(address: string | undefined): boolean {
 	if (!address) return false;
 	return address === "::1" || address.startsWith("127.") || address.startsWith("::ffff:127.");
-}
-
-export function readCookie(req: Request, name: string): string | undefined {
-	const header = req.headers.get("cookie");
-	if (!header) return undefined;
-	for (const part of header.split(";")) {
-		const eq = part.indexOf("=");
-		if (eq < 0) continue;
-		if (part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
-	}
-	return undefined;
 }
 
 export interface PrincipalSources {

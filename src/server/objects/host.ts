@@ -3,33 +3,13 @@ import { ProtocolError, type RefusalCode, toProtocolError } from "../../protocol
 import { type AnyContract, acceptsVersion, mayCall, variantFor } from "../../protocol/contract.ts";
 import { type ClientFrame, MAX_FRAME_BYTES, PROTOCOL_VERSION, parseClientFrame } from "../../protocol/frames.ts";
 import { StoreFullError } from "../store/errors.ts";
-import type { LiveState } from "./live-state.ts";
+import type { CallContext, ObjectImpl, OpenedObject } from "./object-impl.ts";
 import type { Principal } from "./principal.ts";
 
 /** What the client is told: a refusal as thrown, a full disk in words a person can act on, else "internal". */
 function refusalOf(error: unknown): ProtocolError {
 	if (error instanceof StoreFullError) return new ProtocolError("unavailable", error.message);
 	return toProtocolError(error);
-}
-
-export interface CallContext {
-	readonly principal: Principal;
-	/** Unique per connection; lets an object tell two tabs of one person apart. */
-	readonly connectionId: string;
-}
-
-/** What an implementation hands back for one open handle. */
-export interface OpenedObject {
-	readonly state: LiveState<unknown>;
-	call(method: string, args: unknown, ctx: CallContext): unknown | Promise<unknown>;
-	/** The handle closed (by the client, the server or a disconnect). */
-	release?(): void;
-	/** The caller's access changed while the handle stays open (a guest demoted or promoted). */
-	principalChanged?(next: Principal): void;
-}
-
-export interface ObjectImpl {
-	open(input: unknown, ctx: CallContext): OpenedObject | Promise<OpenedObject>;
 }
 
 export interface Transport {
@@ -64,7 +44,7 @@ export class ObjectHost {
 	#presence = new Set<() => void>();
 	#nextConnection = 1;
 
-	serve<C extends AnyContract>(contract: C, impl: ObjectImpl): void {
+	serve<C extends AnyContract>(contract: C, impl: ObjectImpl<C>): void {
 		if (this.#served.has(contract.name)) throw new Error(`object ${contract.name} is served twice`);
 		this.#served.set(contract.name, { contract, impl });
 	}
@@ -298,9 +278,15 @@ export class Connection {
 		}
 		const checked = spec.args(args);
 		if (checked instanceof type.errors) return this.#fail(h, id, "bad_args", checked.summary.slice(0, 500));
+		const methods = handle.object.methods;
+		const handler = Object.hasOwn(methods, name) ? methods[name] : undefined;
+		if (!handler) {
+			console.error(`${contract.name}.${name}: the object has no handler for it`);
+			return this.#fail(h, id, "internal", "the server cannot answer this method");
+		}
 		let value: unknown;
 		try {
-			value = await handle.object.call(name, checked, this.#ctx());
+			value = await handler(checked, this.#ctx());
 		} catch (error) {
 			const e = refusalOf(error);
 			if (e.code === "internal") console.error(`${contract.name}.${name} failed:`, error);

@@ -2,6 +2,7 @@ import { existsSync, readdirSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { type } from "arktype";
+import { errorText } from "../../protocol/errors.ts";
 import { CATALOG_FILE, Catalog, type CatalogOptions, DEFAULT_ENV, type SessionRecord } from "./catalog.ts";
 import { StoreDamagedError } from "./errors.ts";
 import { SessionStore } from "./session-store.ts";
@@ -72,9 +73,7 @@ export function rebuildCatalog(
 		try {
 			store = SessionStore.open(dataDir, id);
 		} catch (error) {
-			report(
-				`${join(dataDir, "sessions", `${id}.sqlite`)} could not be read (${(error as Error).message}); it is not listed`,
-			);
+			report(`${join(dataDir, "sessions", `${id}.sqlite`)} could not be read (${errorText(error)}); it is not listed`);
 			skipped++;
 			continue;
 		}

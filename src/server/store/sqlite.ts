@@ -2,6 +2,7 @@ import { Database } from "bun:sqlite";
 import { randomBytes } from "node:crypto";
 import { existsSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
+import { errorText } from "../../protocol/errors.ts";
 import { ensurePrivateFileMode, PRIVATE_FILE_MODE } from "./data-dir.ts";
 import { StoreCorruptError, StoreDamagedError, StoreFullError, StoreOpenError } from "./errors.ts";
 
@@ -46,9 +47,8 @@ export function openPrivateDatabase(
 		db?.close();
 		if (error instanceof StoreOpenError) throw error;
 		const code = sqliteCode(error);
-		if (code === "SQLITE_NOTADB" || code === "SQLITE_CORRUPT")
-			throw new StoreDamagedError(path, (error as Error).message);
-		throw new StoreOpenError(`cannot open ${path}: ${(error as Error).message}`, { cause: error });
+		if (code === "SQLITE_NOTADB" || code === "SQLITE_CORRUPT") throw new StoreDamagedError(path, errorText(error));
+		throw new StoreOpenError(`cannot open ${path}: ${errorText(error)}`, { cause: error });
 	}
 }
 
@@ -154,7 +154,7 @@ export function parseJsonColumn(text: string, where: string): unknown {
 	try {
 		return JSON.parse(text);
 	} catch (error) {
-		throw new StoreCorruptError(`${where}: invalid JSON (${(error as Error).message})`);
+		throw new StoreCorruptError(`${where}: invalid JSON (${errorText(error)})`);
 	}
 }
 
@@ -164,7 +164,7 @@ export function toJsonColumn(value: unknown, what: string): string {
 	try {
 		text = JSON.stringify(value);
 	} catch (error) {
-		throw new TypeError(`${what} is not JSON-serializable: ${(error as Error).message}`);
+		throw new TypeError(`${what} is not JSON-serializable: ${errorText(error)}`);
 	}
 	if (text === undefined) throw new TypeError(`${what} is not JSON-serializable`);
 	return text;

@@ -5,6 +5,7 @@
  */
 import type { GuestUi } from "../../../guest/layout.ts";
 import type { OpenSession } from "../../../guest/session.ts";
+import { errorText } from "../../../protocol/errors.ts";
 import { ConnectionLost, type ObjectRef } from "../../../protocol/object-client.ts";
 import { isOwnerRole, isParticipantRole } from "../../../protocol/roles.ts";
 import type { ChatState, chatContract, QueueMode } from "../contract.ts";
@@ -15,8 +16,6 @@ export interface ChatActionsContext {
 	readonly session: Pick<OpenSession, "identity" | "role">;
 	chat(): ObjectRef<typeof chatContract> | undefined;
 }
-
-const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 export class ChatActions {
 	readonly #ctx: ChatActionsContext;

@@ -7,6 +7,7 @@ import type { TuiAltScreen } from "@earendil-works/pi-tui";
 import { type CommandRegistry, parseSlash, SlashAutocomplete } from "../../../guest/commands.ts";
 import { type Completions, EditorCompletion } from "../../../guest/completions.ts";
 import type { NoticeTone } from "../../../guest/layout.ts";
+import { errorText } from "../../../protocol/errors.ts";
 import type { ThinkingLevel } from "../../../protocol/theme-tokens.ts";
 import { ChatEditor } from "../../../ui/chat-editor.ts";
 import type { ThemeRef } from "../../../ui/theme/theme-ref.ts";
@@ -147,8 +148,4 @@ export class Composer {
 		const now = this.editor.getText();
 		this.editor.setText(now ? `${text}\n${now}` : text);
 	}
-}
-
-function errorText(error: unknown): string {
-	return error instanceof Error ? error.message : String(error);
 }

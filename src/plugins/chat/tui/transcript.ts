@@ -7,6 +7,7 @@ import { type Component, Container, ScrollView, type TuiAltScreen } from "@earen
 import type { NoticeTone } from "../../../guest/layout.ts";
 import type { EntryRenderers } from "../../../guest/registries.ts";
 import type { ReadingAnchor } from "../../../guest/snapshot.ts";
+import { errorText } from "../../../protocol/errors.ts";
 import type { ThemeRef } from "../../../ui/theme/theme-ref.ts";
 import type { ChatEntry } from "../contract.ts";
 import { type DisplayItem, sameItem, shownFrom } from "./display-items.ts";
@@ -156,7 +157,7 @@ export class Transcript {
 			if (added > 0) this.view.scrollTo(this.view.scrollTop + added, { disableFollow: true });
 			tui.requestRender();
 		} catch (error) {
-			this.#options.notice(`Error: ${error instanceof Error ? error.message : String(error)}`, "error");
+			this.#options.notice(`Error: ${errorText(error)}`, "error");
 		} finally {
 			this.#loadingOlder = false;
 		}

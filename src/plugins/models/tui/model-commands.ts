@@ -6,6 +6,7 @@
  */
 import type { TuiCommand } from "../../../guest/commands.ts";
 import type { GuestContext } from "../../../guest/plugin.ts";
+import { errorText } from "../../../protocol/errors.ts";
 import type { ObjectRef } from "../../../protocol/object-client.ts";
 import { isOwnerRole } from "../../../protocol/roles.ts";
 import { THINKING_LEVELS, type ThinkingLevel } from "../../../protocol/thinking-levels.ts";
@@ -106,7 +107,7 @@ export function registerModelCommands(
 		try {
 			await work();
 		} catch (error) {
-			ctx.notice(`Error: ${error instanceof Error ? error.message : String(error)}`, "error");
+			ctx.notice(`Error: ${errorText(error)}`, "error");
 		}
 	};
 

@@ -4,6 +4,7 @@
  */
 import { type Component, getKeybindings, truncateToWidth } from "@earendil-works/pi-tui";
 import type { GuestContext } from "../../../guest/plugin.ts";
+import { errorText } from "../../../protocol/errors.ts";
 import { isOwnerRole } from "../../../protocol/roles.ts";
 import { visibleText } from "../../../ui/text.ts";
 import type { ThemeRef } from "../../../ui/theme/theme-ref.ts";
@@ -103,7 +104,7 @@ export function registerForkCommands(ctx: GuestContext): () => void {
 						(entry) => {
 							ui.closeSelector();
 							fork(entry.seq, entry.text, "Forked to new session").catch((error: unknown) =>
-								ui.notice(`Error: ${error instanceof Error ? error.message : String(error)}`, "error"),
+								ui.notice(`Error: ${errorText(error)}`, "error"),
 							);
 						},
 						() => ui.closeSelector(),

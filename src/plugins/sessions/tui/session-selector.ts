@@ -13,6 +13,7 @@ import {
 	visibleWidth,
 } from "@earendil-works/pi-tui";
 import { keyText, matchesId } from "../../../guest/keymap.ts";
+import { errorText } from "../../../protocol/errors.ts";
 import { shortenHome } from "../../../ui/text.ts";
 import type { ThemeRef } from "../../../ui/theme/theme-ref.ts";
 import type { SessionRow } from "../contract.ts";
@@ -209,7 +210,7 @@ export class SessionSelector implements Component {
 			await work();
 			this.#message = "";
 		} catch (error) {
-			this.#message = error instanceof Error ? error.message : String(error);
+			this.#message = errorText(error);
 		}
 		this.#options.requestRender();
 	}

@@ -4,6 +4,7 @@
  * picker and the `--name`, `--model` and `--thinking` flags.
  */
 import type { GuestContext } from "../../../guest/plugin.ts";
+import { errorText } from "../../../protocol/errors.ts";
 import type { ObjectRef } from "../../../protocol/object-client.ts";
 import { sessionsContract } from "../contract.ts";
 import { chooseSession } from "./session-choice.ts";
@@ -78,7 +79,7 @@ export class SessionStart {
 				});
 			}
 		} catch (error) {
-			ctx.ui.notice(`Error: ${error instanceof Error ? error.message : String(error)}`, "error");
+			ctx.ui.notice(`Error: ${errorText(error)}`, "error");
 		} finally {
 			this.#choosing = false;
 		}

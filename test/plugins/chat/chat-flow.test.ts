@@ -1,12 +1,12 @@
 import { describe, expect, test } from "bun:test";
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { type ChatEntry, chatContract } from "../../src/plugins/chat/contract.ts";
-import { sessionsContract } from "../../src/plugins/sessions/contract.ts";
-import { statusContract } from "../../src/plugins/status/contract.ts";
-import type { ObjectRef } from "../../src/protocol/object-client.ts";
-import { chatFixture, requestId } from "../support/chat-fixture.ts";
-import { type TestClient, type TestServer, waitForState } from "../support/p2-server.ts";
+import { type ChatEntry, chatContract } from "../../../src/plugins/chat/contract.ts";
+import { sessionsContract } from "../../../src/plugins/sessions/contract.ts";
+import { statusContract } from "../../../src/plugins/status/contract.ts";
+import type { ObjectRef } from "../../../src/protocol/object-client.ts";
+import { chatFixture, requestId } from "../../support/chat-fixture.ts";
+import { type TestClient, type TestServer, waitForState } from "../../support/p2-server.ts";
 
 type Chat = ObjectRef<typeof chatContract>;
 

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import type { UserMessage } from "@earendil-works/pi-ai";
-import { PendingInputs } from "../../src/plugins/chat/pending-inputs.ts";
-import type { QueuedRow } from "../../src/server/store/session-store.ts";
+import { PendingInputs } from "../../../src/plugins/chat/pending-inputs.ts";
+import type { QueuedRow } from "../../../src/server/store/session-store.ts";
 
 const row = (id: string, author: string): QueuedRow =>
 	({

@@ -2,9 +2,9 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { effectivePreferences } from "../../src/guest/preferences.ts";
-import { readTuiDefaults } from "../../src/plugins/tui-defaults/server.ts";
-import type { Preferences } from "../../src/protocol/preferences.ts";
+import { effectivePreferences } from "../../../src/guest/preferences.ts";
+import { readTuiDefaults } from "../../../src/plugins/tui-defaults/server.ts";
+import type { Preferences } from "../../../src/protocol/preferences.ts";
 
 let dir = "";
 afterEach(() => {

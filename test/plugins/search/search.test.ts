@@ -2,10 +2,10 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { searchSessions, snippet } from "../../src/plugins/search/server.ts";
-import type { ServerContext } from "../../src/server/plugin.ts";
-import { Catalog } from "../../src/server/store/catalog.ts";
-import { SessionStores } from "../../src/server/store/session-stores.ts";
+import { searchSessions, snippet } from "../../../src/plugins/search/server.ts";
+import type { ServerContext } from "../../../src/server/plugin.ts";
+import { Catalog } from "../../../src/server/store/catalog.ts";
+import { SessionStores } from "../../../src/server/store/session-stores.ts";
 
 let dir = "";
 let close: (() => void) | undefined;

@@ -1,8 +1,8 @@
 import { describe, expect, test } from "bun:test";
-import { chatContract } from "../../src/plugins/chat/contract.ts";
-import { sessionsContract } from "../../src/plugins/sessions/contract.ts";
-import { chatFixture, requestId } from "../support/chat-fixture.ts";
-import { waitForState } from "../support/p2-server.ts";
+import { chatContract } from "../../../src/plugins/chat/contract.ts";
+import { sessionsContract } from "../../../src/plugins/sessions/contract.ts";
+import { chatFixture, requestId } from "../../support/chat-fixture.ts";
+import { waitForState } from "../../support/p2-server.ts";
 
 const fixture = chatFixture();
 

@@ -3,16 +3,16 @@ import { afterEach, expect, test } from "bun:test";
 import { mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type ChatEntry, chatContract } from "../../src/plugins/chat/contract.ts";
-import { sessionsContract } from "../../src/plugins/sessions/contract.ts";
-import { DEVICE_TOKEN_HEADER } from "../../src/protocol/server-info.ts";
-import { defaultPlugins } from "../../src/server/plugins.ts";
-import { startServer } from "../../src/server/server.ts";
-import { StoreFullError } from "../../src/server/store/errors.ts";
-import { SessionStore } from "../../src/server/store/session-store.ts";
-import { sqliteCode } from "../../src/server/store/sqlite.ts";
-import { startFakeOpenAI, writeFakeModelsJson } from "../support/fake-openai.ts";
-import { connectClient, FAST_RETRY, waitForState } from "../support/p2-server.ts";
+import { type ChatEntry, chatContract } from "../../../src/plugins/chat/contract.ts";
+import { sessionsContract } from "../../../src/plugins/sessions/contract.ts";
+import { DEVICE_TOKEN_HEADER } from "../../../src/protocol/server-info.ts";
+import { defaultPlugins } from "../../../src/server/plugins.ts";
+import { startServer } from "../../../src/server/server.ts";
+import { StoreFullError } from "../../../src/server/store/errors.ts";
+import { SessionStore } from "../../../src/server/store/session-store.ts";
+import { sqliteCode } from "../../../src/server/store/sqlite.ts";
+import { startFakeOpenAI, writeFakeModelsJson } from "../../support/fake-openai.ts";
+import { connectClient, FAST_RETRY, waitForState } from "../../support/p2-server.ts";
 
 const cleanups: (() => unknown)[] = [];
 afterEach(async () => {

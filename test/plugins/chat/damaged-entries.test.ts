@@ -1,11 +1,11 @@
 import { Database } from "bun:sqlite";
 import { expect, test } from "bun:test";
 import { join } from "node:path";
-import { type ChatEntry, chatContract } from "../../src/plugins/chat/contract.ts";
-import { toAgentHistory } from "../../src/plugins/chat/history.ts";
-import { CORRUPT_KIND } from "../../src/server/store/session-store.ts";
-import { chatFixture, requestId } from "../support/chat-fixture.ts";
-import { waitForState } from "../support/p2-server.ts";
+import { type ChatEntry, chatContract } from "../../../src/plugins/chat/contract.ts";
+import { toAgentHistory } from "../../../src/plugins/chat/history.ts";
+import { CORRUPT_KIND } from "../../../src/server/store/session-store.ts";
+import { chatFixture, requestId } from "../../support/chat-fixture.ts";
+import { waitForState } from "../../support/p2-server.ts";
 
 const fixture = chatFixture();
 

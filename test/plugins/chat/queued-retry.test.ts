@@ -2,12 +2,12 @@ import { afterEach, expect, test } from "bun:test";
 import { mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { chatContract } from "../../src/plugins/chat/contract.ts";
-import { sessionsContract } from "../../src/plugins/sessions/contract.ts";
-import { DEVICE_TOKEN_HEADER } from "../../src/protocol/server-info.ts";
-import { startFakeOpenAI, writeFakeModelsJson } from "../support/fake-openai.ts";
-import { connectClient, waitForState } from "../support/p2-server.ts";
-import { asServer, startServe } from "../support/serve-process.ts";
+import { chatContract } from "../../../src/plugins/chat/contract.ts";
+import { sessionsContract } from "../../../src/plugins/sessions/contract.ts";
+import { DEVICE_TOKEN_HEADER } from "../../../src/protocol/server-info.ts";
+import { startFakeOpenAI, writeFakeModelsJson } from "../../support/fake-openai.ts";
+import { connectClient, waitForState } from "../../support/p2-server.ts";
+import { asServer, startServe } from "../../support/serve-process.ts";
 
 const cleanups: (() => unknown)[] = [];
 afterEach(async () => {

@@ -2,11 +2,11 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
-import { filesContract } from "../../src/plugins/files/contract.ts";
-import { completePath, findFiles } from "../../src/plugins/files/server.ts";
-import { sessionsContract } from "../../src/plugins/sessions/contract.ts";
-import { joinAsGuest, signInOwner } from "../support/guests.ts";
-import { connectClient, startTestServer, type TestClient, type TestServer } from "../support/p2-server.ts";
+import { filesContract } from "../../../src/plugins/files/contract.ts";
+import { completePath, findFiles } from "../../../src/plugins/files/server.ts";
+import { sessionsContract } from "../../../src/plugins/sessions/contract.ts";
+import { joinAsGuest, signInOwner } from "../../support/guests.ts";
+import { connectClient, startTestServer, type TestClient, type TestServer } from "../../support/p2-server.ts";
 
 let dir = "";
 beforeAll(() => {

@@ -1,9 +1,9 @@
 import { describe, expect, test } from "bun:test";
-import { firstKeptSeq, KEEP_NONE } from "../../src/plugins/chat/compaction.ts";
-import { contextRows, toAgentHistory } from "../../src/plugins/chat/history.ts";
-import type { StoredRow } from "../../src/plugins/chat/view.ts";
-import { chatFixture, requestId } from "../support/chat-fixture.ts";
-import { waitForState } from "../support/p2-server.ts";
+import { firstKeptSeq, KEEP_NONE } from "../../../src/plugins/chat/compaction.ts";
+import { contextRows, toAgentHistory } from "../../../src/plugins/chat/history.ts";
+import type { StoredRow } from "../../../src/plugins/chat/view.ts";
+import { chatFixture, requestId } from "../../support/chat-fixture.ts";
+import { waitForState } from "../../support/p2-server.ts";
 
 const fixture = chatFixture();
 const rid = requestId;
@@ -88,7 +88,7 @@ describe("/compact", () => {
 describe("automatic compaction", () => {
 	test("an answer that leaves less than 16k tokens of the window free is followed by pi's auto-compaction", async () => {
 		const { server, chat } = await openChat();
-		const { statusContract } = await import("../../src/plugins/status/contract.ts");
+		const { statusContract } = await import("../../../src/plugins/status/contract.ts");
 		const c = await server.connect();
 		const status = await c.open(statusContract, { session: chat.input.session, conversation: "main" });
 		const reasons: string[] = [];

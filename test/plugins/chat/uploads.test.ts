@@ -2,11 +2,11 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, realpathSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { chatContract } from "../../src/plugins/chat/contract.ts";
-import { cleanName, sniffType } from "../../src/plugins/chat/uploads.ts";
-import { sessionsContract } from "../../src/plugins/sessions/contract.ts";
-import { DEVICE_TOKEN_HEADER } from "../../src/protocol/server-info.ts";
-import { startTestServer, type TestServer } from "../support/p2-server.ts";
+import { chatContract } from "../../../src/plugins/chat/contract.ts";
+import { cleanName, sniffType } from "../../../src/plugins/chat/uploads.ts";
+import { sessionsContract } from "../../../src/plugins/sessions/contract.ts";
+import { DEVICE_TOKEN_HEADER } from "../../../src/protocol/server-info.ts";
+import { startTestServer, type TestServer } from "../../support/p2-server.ts";
 
 let ts: TestServer;
 let session = "";

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import type { Api, Model } from "@earendil-works/pi-ai";
-import { resolveScope } from "../../src/plugins/models/scope.ts";
+import { resolveScope } from "../../../src/plugins/models/scope.ts";
 
 const model = (provider: string, id: string) => ({ provider, id }) as unknown as Model<Api>;
 const models = [

@@ -1,11 +1,11 @@
 import { afterEach, describe, expect, test } from "bun:test";
-import { accessContract } from "../../src/plugins/access/contract.ts";
-import { chatContract } from "../../src/plugins/chat/contract.ts";
-import { sessionsContract } from "../../src/plugins/sessions/contract.ts";
-import { sharingContract } from "../../src/plugins/sharing/contract.ts";
-import { BUNDLE_PATH, GUEST_COOKIE } from "../../src/protocol/server-info.ts";
-import { chatFixture, requestId } from "../support/chat-fixture.ts";
-import { connectClient, type TestClient, type TestServer, waitForState } from "../support/p2-server.ts";
+import { accessContract } from "../../../src/plugins/access/contract.ts";
+import { chatContract } from "../../../src/plugins/chat/contract.ts";
+import { sessionsContract } from "../../../src/plugins/sessions/contract.ts";
+import { sharingContract } from "../../../src/plugins/sharing/contract.ts";
+import { BUNDLE_PATH, GUEST_COOKIE } from "../../../src/protocol/server-info.ts";
+import { chatFixture, requestId } from "../../support/chat-fixture.ts";
+import { connectClient, type TestClient, type TestServer, waitForState } from "../../support/p2-server.ts";
 
 const fixture = chatFixture();
 const rid = requestId;
@@ -280,7 +280,7 @@ describe("authors and approval", () => {
 		const { server, session, cookie } = await fullGuest();
 		const { readdirSync, readFileSync, writeFileSync } = await import("node:fs");
 		const { join } = await import("node:path");
-		const { GUEST_UPLOAD_QUOTA } = await import("../../src/plugins/chat/uploads.ts");
+		const { GUEST_UPLOAD_QUOTA } = await import("../../../src/plugins/chat/uploads.ts");
 		const origin = server.server.origin;
 		const upload = (headers: Record<string, string>) =>
 			fetch(`${origin}/upload?session=${session}&name=a.txt`, {
@@ -300,7 +300,7 @@ describe("authors and approval", () => {
 		const refused = await upload(guest);
 		expect(refused.status).toBe(413);
 		expect(await refused.text()).toContain("a guest may send at most 100 MiB");
-		const { DEVICE_TOKEN_HEADER } = await import("../../src/protocol/server-info.ts");
+		const { DEVICE_TOKEN_HEADER } = await import("../../../src/protocol/server-info.ts");
 		expect((await upload({ [DEVICE_TOKEN_HEADER]: server.server.deviceToken })).status).toBe(200);
 	});
 

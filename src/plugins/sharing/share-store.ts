@@ -1,7 +1,7 @@
 import type { Database } from "bun:sqlite";
 import { join } from "node:path";
-import { openReplacingDamaged } from "../store/sqlite.ts";
-import { hashToken, newToken } from "./tokens.ts";
+import { hashToken, newToken } from "../../server/auth/tokens.ts";
+import { openReplacingDamaged } from "../../server/store/sqlite.ts";
 
 export type ShareAccess = "view" | "full";
 

@@ -2,7 +2,7 @@ import { afterAll, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { gitBranch } from "../../src/plugins/sessions/git-branch.ts";
+import { gitBranch } from "../../../src/plugins/sessions/git-branch.ts";
 
 const root = mkdtempSync(join(tmpdir(), "p2-git-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -30,9 +30,9 @@ test("the branch from .git/HEAD, found from a subdirectory; detached; a worktree
 });
 
 test("while a session is open, a checkout shows in its row at once (its HEAD is watched), not after the next run", async () => {
-	const { startTestServer, waitForState } = await import("../support/p2-server.ts");
-	const { sessionsContract } = await import("../../src/plugins/sessions/contract.ts");
-	const { chatContract } = await import("../../src/plugins/chat/contract.ts");
+	const { startTestServer, waitForState } = await import("../../support/p2-server.ts");
+	const { sessionsContract } = await import("../../../src/plugins/sessions/contract.ts");
+	const { chatContract } = await import("../../../src/plugins/chat/contract.ts");
 	const { mkdirSync, mkdtempSync, realpathSync, renameSync, rmSync, writeFileSync } = await import("node:fs");
 	const { tmpdir } = await import("node:os");
 	const repo = realpathSync(mkdtempSync(join(tmpdir(), "p2-watch-")));
@@ -57,10 +57,10 @@ test("while a session is open, a checkout shows in its row at once (its HEAD is 
 });
 
 test("a view guest's row carries no branch, live or after a change of access; a full guest's does", async () => {
-	const { connectClient, startTestServer, waitForState } = await import("../support/p2-server.ts");
-	const { joinAsGuest } = await import("../support/guests.ts");
-	const { sessionsContract } = await import("../../src/plugins/sessions/contract.ts");
-	const { sharingContract } = await import("../../src/plugins/sharing/contract.ts");
+	const { connectClient, startTestServer, waitForState } = await import("../../support/p2-server.ts");
+	const { joinAsGuest } = await import("../../support/guests.ts");
+	const { sessionsContract } = await import("../../../src/plugins/sessions/contract.ts");
+	const { sharingContract } = await import("../../../src/plugins/sharing/contract.ts");
 	const { realpathSync } = await import("node:fs");
 	const repo = realpathSync(mkdtempSync(join(tmpdir(), "p2-view-branch-")));
 	mkdirSync(join(repo, ".git"));

@@ -1,8 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import { mkdirSync, rmSync } from "node:fs";
-import { chatContract } from "../../src/plugins/chat/contract.ts";
-import { chatFixture, requestId } from "../support/chat-fixture.ts";
-import { waitForState } from "../support/p2-server.ts";
+import { chatContract } from "../../../src/plugins/chat/contract.ts";
+import { chatFixture, requestId } from "../../support/chat-fixture.ts";
+import { waitForState } from "../../support/p2-server.ts";
 
 const fixture = chatFixture();
 

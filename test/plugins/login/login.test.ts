@@ -2,10 +2,10 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { normalizeContext } from "@earendil-works/pi-ai/utils/transcript";
-import { loginContract } from "../../src/plugins/login/contract.ts";
-import { modelsContract } from "../../src/plugins/models/contract.ts";
-import { keyedProvider, loopbackOAuthProvider, startLoopbackAuthServer } from "../support/fake-login-providers.ts";
-import { startTestServer, type TestServer } from "../support/p2-server.ts";
+import { loginContract } from "../../../src/plugins/login/contract.ts";
+import { modelsContract } from "../../../src/plugins/models/contract.ts";
+import { keyedProvider, loopbackOAuthProvider, startLoopbackAuthServer } from "../../support/fake-login-providers.ts";
+import { startTestServer, type TestServer } from "../../support/p2-server.ts";
 
 const SECRET = "sk-keyed-very-secret-1234";
 let ts: TestServer;

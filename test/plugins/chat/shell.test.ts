@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { chatFixture, requestId } from "../support/chat-fixture.ts";
-import { waitForState } from "../support/p2-server.ts";
+import { chatFixture, requestId } from "../../support/chat-fixture.ts";
+import { waitForState } from "../../support/p2-server.ts";
 
 const fixture = chatFixture();
 const rid = requestId;

@@ -1,0 +1,163 @@
+/**
+ * What every job of one conversation shares: its store, the replicated state its clients see, what it is
+ * doing (its activity), and the agent. Entries are stored first and shown after, in a bounded window.
+ */
+import { relative } from "node:path";
+import type { Author } from "../../protocol/common.ts";
+import type { PatchOp } from "../../protocol/patch.ts";
+import type { ConversationEngine } from "../../server/agent/conversation-engine.ts";
+import { LiveState } from "../../server/objects/live-state.ts";
+import type { Principal } from "../../server/objects/principal.ts";
+import type { ServerContext } from "../../server/plugin.ts";
+import type { SessionStore, StoredEntry } from "../../server/store/session-store.ts";
+import { type Activity, IDLE } from "./activity.ts";
+import type { ChatState } from "./contract.ts";
+import { modelState, resolveModel, resolveThinking } from "./model-choice.ts";
+import { fitWindow, type StoredData, toView } from "./view.ts";
+
+/** The first window: this many entries at most, and at most this many bytes of them. */
+const WINDOW_ENTRIES = 200;
+const WINDOW_BYTES = 192 * 1024;
+/** The replicated window is trimmed back to this when it grows past WINDOW_ENTRIES during a long session. */
+const WINDOW_KEEP = 150;
+const HISTORY_PAGE = 1000;
+
+/** Work that follows a stored message: it may fail (a full disk) without failing what was already stored. */
+export function afterStored(what: string, work: () => void): void {
+	try {
+		work();
+	} catch (error) {
+		console.error(`${what} failed:`, error);
+	}
+}
+
+export class ConversationCore {
+	readonly ctx: ServerContext;
+	readonly store: SessionStore;
+	readonly session: string;
+	readonly id: string;
+	readonly live: LiveState<ChatState>;
+	/**
+	 * The agent, built from the stored entries when a run needs one. Dropped (set to null) when what the model
+	 * should read changed outside a run: a compaction, a fresh context, a `!` command it should see.
+	 */
+	agent: ConversationEngine | null = null;
+	/** The context's size after the latest answer (null: unknown, e.g. right after a compaction). */
+	contextTokens: number | null = null;
+	#activity: Activity = IDLE;
+
+	constructor(ctx: ServerContext, store: SessionStore, session: string, conversation: string) {
+		this.ctx = ctx;
+		this.store = store;
+		this.session = session;
+		this.id = conversation;
+		this.#noteReplacedStore();
+		const stored = store.window(conversation, WINDOW_ENTRIES);
+		const window = fitWindow(stored.map(toView), WINDOW_BYTES);
+		const total = store.count(conversation);
+		const model = resolveModel(ctx, session);
+		// Inputs still queued when the server last stopped go back to their authors, never silently run.
+		const returned = store
+			.queued(conversation)
+			.map((row) => ({ id: row.id, authorId: (row.author as Author | null)?.id ?? "", texts: [row.text], at: row.at }));
+		this.live = new LiveState<ChatState>({
+			entries: window.entries,
+			older: window.trimmed || total > window.entries.length,
+			live: null,
+			queue: [],
+			returned,
+			model: modelState(model),
+			thinkingLevel: resolveThinking(ctx, session, model),
+			compacting: null,
+			shell: null,
+		});
+	}
+
+	/**
+	 * The session's file was found damaged or emptied and moved aside: the conversation, now empty, says so
+	 * first, naming the file that was kept. Never silently a new, empty conversation.
+	 */
+	#noteReplacedStore(): void {
+		const replaced = this.store.replaced;
+		if (!replaced || this.store.count(this.id) > 0) return;
+		const kept = relative(this.ctx.dataDir, replaced.movedTo);
+		const message = `This session's history could not be read (${replaced.reason}); its file was kept as ${kept} in the server's data directory. The conversation starts afresh here.`;
+		afterStored("noting the damaged store", () =>
+			this.store.append(this.id, { kind: "error", data: { kind: "error", message } satisfies StoredData }),
+		);
+	}
+
+	get activity(): Activity {
+		return this.#activity;
+	}
+
+	/** Starts `activity` (the conversation is idle), shows it with `ops`, and tells others the session is busy. */
+	begin(activity: Exclude<Activity, { kind: "idle" }>, ops: PatchOp[]): void {
+		if (this.#activity.kind !== "idle") throw new Error(`${activity.kind} started during ${this.#activity.kind}`);
+		this.#activity = activity;
+		this.update(ops);
+		this.ctx.bus.emit({ type: "session.busy", session: this.session, busy: true });
+	}
+
+	/** Back to idle: `ops` show it, and others are told the session is no longer busy. */
+	end(ops: PatchOp[]): void {
+		this.#activity = IDLE;
+		this.update(ops);
+		this.ctx.bus.emit({ type: "session.busy", session: this.session, busy: false });
+	}
+
+	update(ops: PatchOp[]): void {
+		this.live.update(ops);
+	}
+
+	/** Shows a stored entry after `before`; the replicated window stays bounded (clients page older entries). */
+	show(entry: StoredEntry, before: PatchOp[] = []): void {
+		this.update([...before, { op: "push", path: ["entries"], items: [toView(entry)] }]);
+		const count = this.live.state.entries.length;
+		if (count <= WINDOW_ENTRIES) return;
+		this.update([
+			{ op: "splice", path: ["entries"], start: 0, remove: count - WINDOW_KEEP, items: [] },
+			{ op: "set", path: ["older"], value: true },
+		]);
+	}
+
+	/** Stores an entry first, then shows it: what clients see is always already durable. */
+	commit(data: StoredData, runId: string, before: PatchOp[]): void {
+		this.show(this.store.append(this.id, { kind: data.kind, data, runId }), before);
+	}
+
+	allEntries(): StoredEntry[] {
+		const all: StoredEntry[] = [];
+		let after = 0;
+		for (;;) {
+			const page = this.store.since(this.id, after, HISTORY_PAGE);
+			all.push(...page.entries);
+			const last = page.entries[page.entries.length - 1];
+			if (!page.more || !last) return all;
+			after = last.seq;
+		}
+	}
+
+	/** The model's context starts over (a compaction, a fresh context): its size is unknown until the next answer. */
+	contextReset(): void {
+		this.agent = null;
+		this.contextTokens = null;
+		this.ctx.bus.emit({ type: "context.reset", session: this.session, conversation: this.id });
+	}
+
+	/** After the message was stored: a failure here is logged, never the sender's error. */
+	nameSessionAfter(text: string): void {
+		afterStored("naming the session", () => {
+			const record = this.ctx.catalog.get(this.session);
+			if (record?.title !== "") return;
+			const title = text.replace(/\s+/g, " ").trim().slice(0, 80);
+			if (title === "") return;
+			this.ctx.catalog.update(this.session, { title });
+			this.ctx.bus.emit({ type: "session.activity", session: this.session });
+		});
+	}
+}
+
+export function authorOf(principal: Principal): Author {
+	return { id: principal.id, name: principal.name, role: principal.role };
+}
