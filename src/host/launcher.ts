@@ -4,7 +4,9 @@
  * file wires the parts together: the worker supervisor, the input router, the terminal probe, the launcher's
  * screens and actions, and the server connection.
  */
+
 import type { ConnectionState, StartData, WorkerMessage } from "../protocol/channel.ts";
+import { errorText } from "../protocol/errors.ts";
 import { ProcessTerminal, type Terminal } from "../protocol/pi-tui-parts.ts";
 import type { LaunchArgs } from "./args.ts";
 import { type Clock, realClock } from "./clock.ts";
@@ -271,7 +273,7 @@ export async function runLauncher(options: LauncherOptions): Promise<LauncherRes
 		try {
 			await actions.onRequest(worker, message);
 		} catch (error) {
-			problem(`request ${message.action}: ${(error as Error).message}`);
+			problem(`request ${message.action}: ${errorText(error)}`);
 		} finally {
 			if (asking?.worker === worker) asking = undefined;
 		}

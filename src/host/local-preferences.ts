@@ -4,6 +4,7 @@
  * Every read is bounded; only the whitelisted display keys, valid key bindings and theme documents pass, and
  * problems are named without paths or contents. pi's files are only ever read.
  */
+
 import {
 	closeSync,
 	constants,
@@ -17,6 +18,7 @@ import {
 } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join } from "node:path";
+import { errorText } from "../protocol/errors.ts";
 import { readKeybindings } from "../protocol/keybindings.ts";
 import { FORBIDDEN_KEYS, forbiddenKeyIn, isRecord, own } from "../protocol/own-keys.ts";
 import {
@@ -184,7 +186,7 @@ function readThemes(agentDir: string, problems: string[]): ThemeFile[] {
 			if (FORBIDDEN_KEYS.has(theme.name)) throw new Error(`theme ${label}: the name ${theme.name} is not allowed`);
 			themes.push({ name: theme.name, json: theme });
 		} catch (error) {
-			problems.push((error as Error).message.slice(0, 300));
+			problems.push(errorText(error).slice(0, 300));
 		}
 	}
 	return themes;

@@ -3,7 +3,9 @@
  * server) the one taking over, whose output is held until it is ready. A worker that crashes or hangs is
  * replaced with the last snapshot (the draft, the session, the reading position), a few times a minute at most.
  */
+
 import type { ConnectionState, StartData, WorkerMessage } from "../protocol/channel.ts";
+import { errorText } from "../protocol/errors.ts";
 import type { Clock } from "./clock.ts";
 import { type ModeObserver, type MousePolicy, OutputFilter } from "./output-filter.ts";
 import { Sandbox, type SandboxLimits, type WorkerEnd } from "./sandbox.ts";
@@ -95,7 +97,7 @@ export class WorkerSupervisor {
 			if (!next || (onlyIfNewer && next.hash === this.#bundle.hash) || this.#busy()) return;
 			this.#bundle = next;
 		} catch (error) {
-			if (!onlyIfNewer) this.#options.problem(`reload: ${(error as Error).message}`);
+			if (!onlyIfNewer) this.#options.problem(`reload: ${errorText(error)}`);
 			return;
 		}
 		// The successor starts from the person's work as it is now: the draft and the reading position.
@@ -127,7 +129,7 @@ export class WorkerSupervisor {
 				try {
 					this.#receive(worker as GuestWorker, message);
 				} catch (error) {
-					this.#options.problem(`handling a worker message (${message.kind}): ${(error as Error).message}`);
+					this.#options.problem(`handling a worker message (${message.kind}): ${errorText(error)}`);
 				}
 			},
 			onProblem: (text) => this.#options.problem(text),
