@@ -13,7 +13,7 @@ const NODE_BUILTINS = /^(node:)?(fs|path|os|url|child_process|module|perf_hooks|
  * Makes third-party code fit the sandbox at build time: `node:*` imports become stubs without capabilities,
  * and modules that read `process` get the guest's own process object (filled from the launcher's facts).
  */
-const sandboxPlugin: BunPlugin = {
+export const sandboxPlugin: BunPlugin = {
 	name: "p2-guest-sandbox",
 	setup(build) {
 		build.onResolve({ filter: NODE_BUILTINS }, () => ({ path: NODE_STUB }));
