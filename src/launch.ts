@@ -1,12 +1,14 @@
 /**
- * Wires the launcher to a server: this device's (found through its data directory, or started here, in this
- * process) or a remote one signed in as owner. The only place that knows both the launcher and the server.
+ * Wires the launcher to a server: this device's (found through its data directory, or started in its own
+ * process) or a remote one signed in as owner or joined as a guest.
  */
 import { homedir } from "node:os";
 import type { LaunchArgs } from "./host/args.ts";
 import { BundleCache, cachedFetch } from "./host/bundle-cache.ts";
 import { fetchGuestBundle } from "./host/bundle-fetch.ts";
+import { realClock } from "./host/clock.ts";
 import { configDir, LauncherConfig } from "./host/config.ts";
+import { askToMakeWay, DeviceServerBusy, startDeviceServer } from "./host/device-server.ts";
 import { forgetGuestCookie, parseJoinLink } from "./host/join.ts";
 import { type LaunchTarget, runLauncher } from "./host/launcher.ts";
 import { dataDirProblem, findLocalServer } from "./host/local-server.ts";
@@ -14,67 +16,55 @@ import { ENDED_PROMPT, forgetOwnerCookie, signInRemote } from "./host/remote.ts"
 import { SignInError } from "./host/sign-in.ts";
 import { terminalLine } from "./host/visible-text.ts";
 import { type GuestBundleSource, preloadBundle } from "./host/worker-spawn.ts";
-import { DEVICE_TOKEN_HEADER } from "./protocol/server-info.ts";
-import type { P2Server } from "./server/server.ts";
+import { DEVICE_TOKEN_HEADER, type ServerInfo } from "./protocol/server-info.ts";
+import { buildId } from "./server/build-id.ts";
 import { resolveDataDir } from "./server/store/data-dir.ts";
-import { DataDirBusyError, dataDirHolder } from "./server/store/data-dir-lock.ts";
+import { dataDirHolder } from "./server/store/data-dir-lock.ts";
 
 /** How often a launcher waiting for an unresponsive server looks again. */
 const HOLDER_POLL_MS = 1000;
 
 /**
- * The embedded server is loaded only when this device has none running: a second terminal never pays for it.
- * Its bundle is handed to the prewarmed worker at once, so the UI is evaluated while the server starts; the
- * launcher still fetches the bundle from the server and runs it only if the hashes agree.
+ * This device's server: the one running for the data directory, else one started now in its own process (it
+ * outlives this terminal, and the next start finds it). A server a launcher of another build started is asked
+ * to make way first (it refuses while runs are live, and is used as it is). While the server holding the data
+ * directory does not answer (stopped, busy, still starting), the launcher says so once and waits: a second
+ * server on the same data would take the first one's live runs for crashed ones.
  */
-async function startEmbeddedServer(dataDir: string): Promise<P2Server> {
-	// Another server holds the directory (perhaps stopped, or still starting): building the UI would be for nothing.
-	const busy = dataDirHolder(dataDir);
-	if (busy) throw busy;
-	const { defaultGuestBundle } = await import("./server/bundle.ts");
-	const build = defaultGuestBundle();
-	let first: ReturnType<typeof build> | undefined = build();
-	// The executable has already handed its embedded bundle to the worker (main.ts); in development the bundle
-	// is built here, and the worker should start on it before the server's modules take the thread.
-	await first.then(preloadBundle, () => {});
-	const bundle = () => {
-		const next = first ?? build();
-		first = undefined;
-		return next;
-	};
-	const [{ startServer }, { defaultPlugins }] = await Promise.all([
-		import("./server/server.ts"),
-		import("./server/plugins.ts"),
-	]);
-	return startServer({ dataDir, plugins: defaultPlugins(), bundle, advertise: true });
-}
-
-async function localTarget(): Promise<{ target: LaunchTarget; stop(): Promise<void> }> {
+async function localTarget(): Promise<LaunchTarget> {
 	const dataDir = resolveDataDir(process.env);
-	let embedded: P2Server | undefined;
 	let current = { origin: "", token: "" };
-	/**
-	 * `wait`: when the server that holds the data directory does not answer (stopped, busy, still starting), say
-	 * so once and keep trying, rather than start a second server on the same data. A reconnect does not wait.
-	 */
+	const use = (info: ServerInfo) => {
+		current = { origin: info.origin, token: info.deviceToken };
+	};
 	const connect = async (wait: boolean) => {
-		for (let said = false; !embedded; ) {
+		let said = false;
+		let asked = false;
+		for (;;) {
 			const running = await findLocalServer(dataDir);
-			if (running) {
-				current = { origin: running.origin, token: running.deviceToken };
-				return;
+			if (running && running.auto && running.build !== undefined && !asked && running.build !== buildId()) {
+				asked = true;
+				if (await askToMakeWay(running)) {
+					await waitUntilGone(dataDir);
+					continue;
+				}
 			}
+			if (running) return use(running);
 			try {
-				embedded = await startEmbeddedServer(dataDir);
-				current = { origin: embedded.origin, token: embedded.deviceToken };
+				if (dataDirHolder(dataDir)) throw new DeviceServerBusy("");
+				return use(await startDeviceServer(dataDir, process.env, realClock));
 			} catch (error) {
-				if (!(error instanceof DataDirBusyError)) {
+				if (!(error instanceof DeviceServerBusy)) {
 					// "EROFS … chmod" names neither the directory nor a way out; say both when the directory is the cause.
 					const problem = dataDirProblem(dataDir);
 					throw problem ? new Error(problem) : error;
 				}
 				if (!wait) throw error;
-				if (!said) console.error(`p2: ${error.message} that does not answer; waiting for it (Ctrl+C to give up)…`);
+				const holder = dataDirHolder(dataDir);
+				if (!said) {
+					const who = holder ? `${holder.message} that does not answer` : "another p2 server is starting";
+					console.error(`p2: ${who}; waiting for it (Ctrl+C to give up)…`);
+				}
 				said = true;
 				await Bun.sleep(HOLDER_POLL_MS);
 			}
@@ -82,16 +72,18 @@ async function localTarget(): Promise<{ target: LaunchTarget; stop(): Promise<vo
 	};
 	await connect(true);
 	return {
-		target: {
-			kind: "device",
-			origin: () => current.origin,
-			credentials: () => ({ [DEVICE_TOKEN_HEADER]: current.token }),
-			refresh: () => connect(false),
-		},
-		stop: async () => {
-			await embedded?.stop();
-		},
+		kind: "device",
+		origin: () => current.origin,
+		credentials: () => ({ [DEVICE_TOKEN_HEADER]: current.token }),
+		refresh: () => connect(false),
 	};
+}
+
+/** Until the server that was asked to make way has let go of the data directory (bounded). */
+async function waitUntilGone(dataDir: string): Promise<void> {
+	for (let i = 0; i < 200 && (dataDirHolder(dataDir) || (await findLocalServer(dataDir))); i++) {
+		await Bun.sleep(HOLDER_POLL_MS / 20);
+	}
 }
 
 /** Which server a kept bundle is for: this device's (by its data directory), or a remote one by origin. */
@@ -113,7 +105,6 @@ export async function launch(args: LaunchArgs): Promise<number> {
 	const kept = server ? bundles.read(server) : undefined;
 	if (kept) preloadBundle(kept);
 	let target: LaunchTarget;
-	let stop = async () => {};
 	if (args.join) {
 		// The origin comes from the link unless a server was named; then the link must be for that server.
 		let origin: string;
@@ -134,20 +125,14 @@ export async function launch(args: LaunchArgs): Promise<number> {
 		if (!signedIn) return 1;
 		target = signedIn;
 	} else {
-		const local = await localTarget();
-		target = local.target;
-		stop = local.stop;
+		target = await localTarget();
 	}
-	try {
-		const bundleFetch = (current: LaunchTarget) =>
-			cachedFetch(bundles, server ?? current.origin(), (running) =>
-				fetchGuestBundle(current.origin(), current.credentials(), running),
-			);
-		return await runUntilDone(args, config, target, bundleFetch);
-	} finally {
-		// Also when the launcher failed (a refused bundle): this process' server ends with it.
-		await stop();
-	}
+	const bundleFetch = (current: LaunchTarget) =>
+		cachedFetch(bundles, server ?? current.origin(), (running) =>
+			fetchGuestBundle(current.origin(), current.credentials(), running),
+		);
+	// This device's server is not this process': it goes on after the launcher, and ends by itself when idle.
+	return runUntilDone(args, config, target, bundleFetch);
 }
 
 /** Runs the launcher until the person leaves; a share that ends asks for a new link and runs again. */

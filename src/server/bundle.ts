@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { BunPlugin } from "bun";
+import { bundleInputsHash } from "./build-id.ts";
 import type { GuestBundle } from "./server.ts";
 
 const ROOT = join(import.meta.dir, "..", "..");
@@ -59,21 +60,6 @@ export async function buildGuestBundle(options: { minify?: boolean; entry?: stri
 	const raw = await result.outputs[0]!.text();
 	const source = fitForSes(raw);
 	return { source, hash: new Bun.CryptoHasher("sha256").update(source).digest("hex") };
-}
-
-/** Every file the bundle could be built from, as one hash: any change to any of them builds it again. */
-export function bundleInputsHash(root = ROOT): string {
-	const hash = new Bun.CryptoHasher("sha256");
-	hash.update(`${Bun.version}\n`);
-	for (const file of [join(root, "package-lock.json"), join(root, "bun.lock")]) {
-		if (existsSync(file)) hash.update(readFileSync(file));
-	}
-	const glob = new Bun.Glob("**/*.{ts,tsx,js,json}");
-	for (const path of [...glob.scanSync({ cwd: join(root, "src"), onlyFiles: true })].sort()) {
-		hash.update(`${path}\n`);
-		hash.update(readFileSync(join(root, "src", path)));
-	}
-	return hash.digest("hex");
 }
 
 const CACHE_DIR = join(ROOT, "node_modules", ".cache", "p2-guest-bundle");

@@ -1,6 +1,8 @@
 import { parseArgs } from "node:util";
 import { errorText } from "../protocol/errors.ts";
+import { buildId } from "./build-id.ts";
 import { defaultGuestBundle } from "./bundle.ts";
+import { type IdleWatch, watchIdle } from "./idle-watch.ts";
 import { defaultPlugins } from "./plugins.ts";
 import { ServerConfigError, startServer } from "./server.ts";
 import { resolveDataDir } from "./store/data-dir.ts";
@@ -36,6 +38,7 @@ export function parseServeArgs(argv: string[]) {
 				"tls-key": { type: "string" },
 				"behind-proxy": { type: "boolean" },
 				"public-origin": { type: "string" },
+				device: { type: "boolean" },
 				help: { type: "boolean", short: "h" },
 			},
 		});
@@ -61,14 +64,66 @@ export function parseServeArgs(argv: string[]) {
 			throw new UsageError("p2 serve: --public-origin is an origin only (scheme, host, port)");
 		}
 	}
+	if (
+		values.device &&
+		(values.host !== undefined || values.port !== undefined || values["public-origin"] !== undefined)
+	) {
+		throw new UsageError("p2 serve: --device picks its own address (a free port on 127.0.0.1)");
+	}
 	return {
 		help: values.help === true,
+		device: values.device === true,
 		hostname: values.host ?? "127.0.0.1",
 		port,
 		tls: values["tls-cert"] && values["tls-key"] ? { cert: values["tls-cert"], key: values["tls-key"] } : undefined,
 		behindProxy: values["behind-proxy"] === true,
 		publicOrigin: values["public-origin"]?.replace(/\/$/, ""),
 	};
+}
+
+/** How long a server a launcher started stays up with nobody connected and nothing running. */
+const DEVICE_IDLE_MS = 15 * 60_000;
+
+/**
+ * `p2 serve --device`: this device's server as a launcher starts it, in its own process so it outlives the
+ * terminal (runs go on, the next start is quick). A free loopback port, found through server.json; no owner
+ * link (this device's launchers hold the device token); it ends when idle, and makes way for another build.
+ */
+async function deviceServer(): Promise<number> {
+	const idleMs = Number(process.env.P2_SERVER_IDLE_MS ?? DEVICE_IDLE_MS);
+	let watch: IdleWatch | undefined;
+	let stopping = false;
+	try {
+		const server = await startServer({
+			dataDir: resolveDataDir(process.env),
+			hostname: "127.0.0.1",
+			port: 0,
+			plugins: defaultPlugins(),
+			bundle: defaultGuestBundle(),
+			advertise: true,
+			build: buildId(),
+			onExitRequest: () => {
+				if (watch?.busy()) return "busy";
+				setTimeout(stop, 0);
+				return "stopping";
+			},
+		});
+		const stop = async () => {
+			if (stopping) return;
+			stopping = true;
+			watch?.stop();
+			await server.stop();
+			process.exit(0);
+		};
+		watch = watchIdle(server.ctx, Number.isFinite(idleMs) && idleMs > 0 ? idleMs : DEVICE_IDLE_MS, stop);
+		console.log(`p2 server for this device listening on ${server.origin}`);
+		process.on("SIGINT", stop);
+		process.on("SIGTERM", stop);
+		return await new Promise<number>(() => {});
+	} catch (error) {
+		console.error(`p2 serve: ${errorText(error)}`);
+		return error instanceof DataDirBusyError ? 3 : 1;
+	}
 }
 
 export async function serveCommand(argv: string[]): Promise<number> {
@@ -83,6 +138,7 @@ export async function serveCommand(argv: string[]): Promise<number> {
 		console.log(USAGE);
 		return 0;
 	}
+	if (args.device) return deviceServer();
 	try {
 		const server = await startServer({
 			dataDir: resolveDataDir(process.env),

@@ -2,7 +2,7 @@ import { existsSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import type { Server, ServerWebSocket } from "bun";
 import { CLOSE_CODES } from "../protocol/codes.ts";
-import { SERVER_INFO_FILE, type ServerInfo, SOCKET_PATH } from "../protocol/server-info.ts";
+import { EXIT_PATH, SERVER_INFO_FILE, type ServerInfo, SOCKET_PATH } from "../protocol/server-info.ts";
 import {
 	isLoopbackHostname,
 	isWildcardHostname,
@@ -16,7 +16,7 @@ import { resolvePrincipal } from "./auth/principals.ts";
 import { newToken } from "./auth/tokens.ts";
 import { addBundleRoute } from "./bundle-route.ts";
 import { type CoreServices, createServices, type ServicesOptions } from "./core-services.ts";
-import { problem } from "./http-util.ts";
+import { json, problem } from "./http-util.ts";
 import { type Connection, ObjectHost } from "./objects/host.ts";
 import type { Principal } from "./objects/principal.ts";
 import type { GuestAdmission, ServerContext, ServerPlugin } from "./plugin.ts";
@@ -45,6 +45,13 @@ export interface ServerOptions extends ServicesOptions {
 	readonly advertise?: boolean;
 	/** Bytes that may wait for one client before it is closed as too slow; SOCKET_BUFFER_LIMIT by default. */
 	readonly socketBufferLimit?: number;
+	/** Which build of p2 this is, for server.json. */
+	readonly build?: string;
+	/**
+	 * A server a launcher started (`p2 serve --device`): server.json says so, and this device's owner may ask
+	 * it to make way (for another build); the answer says whether it will.
+	 */
+	readonly onExitRequest?: () => "stopping" | "busy";
 }
 
 export interface P2Server {
@@ -155,6 +162,15 @@ async function listen(
 	// The core's routes first: a plugin cannot take one of their paths.
 	addOwnerRoutes(routes, owners, host);
 	addBundleRoute(routes, loadBundle);
+	const onExitRequest = options.onExitRequest;
+	if (onExitRequest) {
+		routes.add(EXIT_PATH, {
+			POST(_req, { principal }) {
+				if (principal?.role !== "deviceOwner") return problem(403, "only this device's owner");
+				return onExitRequest() === "stopping" ? json({ stopping: true }, 202) : problem(409, "runs are live");
+			},
+		});
+	}
 	for (const plugin of options.plugins) {
 		registered.push(plugin);
 		await plugin.register(ctx);
@@ -277,7 +293,14 @@ async function listen(
 	lock.setOrigin(origin);
 	const infoPath = join(options.dataDir, SERVER_INFO_FILE);
 	if (options.advertise) {
-		const info: ServerInfo = { origin, port: server.port ?? 0, pid: process.pid, deviceToken };
+		const info: ServerInfo = {
+			origin,
+			port: server.port ?? 0,
+			pid: process.pid,
+			deviceToken,
+			...(options.build ? { build: options.build } : {}),
+			...(options.onExitRequest ? { auto: true } : {}),
+		};
 		writePrivateFile(infoPath, `${JSON.stringify(info)}\n`);
 	}
 

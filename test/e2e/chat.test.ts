@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { stopDeviceServer } from "../support/device-server.ts";
 import { type FakeHome, fakeHome, MAIN } from "../support/fake-home.ts";
 import type { FakeOpenAI } from "../support/fake-openai.ts";
 import { runInPty } from "../support/pty.ts";
@@ -147,6 +148,8 @@ describe("the chat surface end to end (real server, fake model)", () => {
 	}, 60_000);
 
 	test("a long conversation opens at its end; scrolling to the top loads older pages above, in order", async () => {
+		// The stores are written directly: no server may have them open meanwhile (the last test's still runs).
+		await stopDeviceServer(env.P2_DATA_DIR!);
 		const id = seedConversation(env.P2_DATA_DIR!, project, 600);
 		const run = runInPty([process.execPath, MAIN, "--session", id], { env, cwd: project, cols: 100, rows: 20 });
 		await run.waitFor((s) => s.includes("Answer 599:"), "the end of the conversation");

@@ -2,12 +2,13 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { removeHome } from "../support/device-server.ts";
 import { MAIN } from "../support/fake-home.ts";
 import { runInPty } from "../support/pty.ts";
 
 let homes: string[] = [];
-afterEach(() => {
-	for (const home of homes) rmSync(home, { recursive: true, force: true });
+afterEach(async () => {
+	for (const home of homes) await removeHome(home);
 	homes = [];
 });
 

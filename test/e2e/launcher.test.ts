@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { removeHome } from "../support/device-server.ts";
 import { type PtyRun, runInPty } from "../support/pty.ts";
 
 const MAIN = join(import.meta.dir, "..", "..", "src", "main.ts");
@@ -17,7 +18,7 @@ beforeAll(() => {
 		SECRET_TOKEN: "must-not-reach-the-worker",
 	};
 });
-afterAll(() => rmSync(home, { recursive: true, force: true }));
+afterAll(() => removeHome(home));
 
 function expectRestored(run: PtyRun) {
 	const modes = run.term.modes;
@@ -107,7 +108,7 @@ describe("the compiled executable", () => {
 			expectRestored(run);
 			expect(existsSync(marker)).toBe(false);
 		} finally {
-			rmSync(out, { recursive: true, force: true });
+			await removeHome(out);
 		}
 	}, 60000);
 });

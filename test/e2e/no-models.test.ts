@@ -2,6 +2,7 @@ import { expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { removeHome } from "../support/device-server.ts";
 import { runInPty } from "../support/pty.ts";
 
 const MAIN = join(import.meta.dir, "..", "..", "src", "main.ts");
@@ -23,6 +24,6 @@ test("with no model configured, the owner is told where to configure one, as pi 
 		run.type("\x04");
 		expect(await run.exited).toBe(0);
 	} finally {
-		rmSync(home, { recursive: true, force: true });
+		await removeHome(home);
 	}
 }, 30_000);

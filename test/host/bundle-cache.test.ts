@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { BundleCache, cachedFetch } from "../../src/host/bundle-cache.ts";
-import { bundleInputsHash } from "../../src/server/bundle.ts";
+import { bundleInputsHash } from "../../src/server/build-id.ts";
 
 const dirs: string[] = [];
 afterEach(() => {

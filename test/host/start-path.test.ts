@@ -27,7 +27,7 @@ function staticGraph(entry: string): Map<string, string[]> {
 }
 
 describe("the launcher's start path", () => {
-	test("loads no schema library and no server module beyond the data directory's lock", () => {
+	test("loads no schema library, and of the server only the data directory's lock and the build's identity", () => {
 		const graph = staticGraph(join(SRC, "launch.ts"));
 		for (const entry of ["main.ts", "host/args.ts", "host/worker-spawn.ts"]) {
 			for (const [file, imports] of staticGraph(join(SRC, entry))) graph.set(file, imports);
@@ -36,6 +36,7 @@ describe("the launcher's start path", () => {
 		expect(loadingArktype).toEqual([]);
 		const server = [...graph.keys()].filter((file) => file.includes("/src/server/")).map((f) => f.slice(SRC.length));
 		expect(server.sort()).toEqual([
+			"/server/build-id.ts",
 			"/server/store/data-dir-lock.ts",
 			"/server/store/data-dir.ts",
 			"/server/store/errors.ts",

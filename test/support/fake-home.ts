@@ -2,6 +2,7 @@ import { afterAll, beforeAll } from "bun:test";
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { stopDeviceServer } from "./device-server.ts";
 import { type FakeOpenAI, startFakeOpenAI, writeFakeModelsJson } from "./fake-openai.ts";
 
 /** `src/main.ts`, as the end-to-end tests start it. */
@@ -29,6 +30,7 @@ export async function fakeHome(prefix: string): Promise<FakeHome> {
 		fake,
 		env: { PATH: process.env.PATH ?? "", HOME: home, P2_DATA_DIR: data, TERM: "xterm-256color" },
 		async remove() {
+			await stopDeviceServer(data);
 			await fake.stop();
 			rmSync(home, { recursive: true, force: true });
 		},

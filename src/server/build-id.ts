@@ -1,0 +1,32 @@
+/**
+ * Which build of p2 this process is: the executable's file (its size and time, cheaply), or in development a
+ * hash of the sources. A launcher and the server it started compare them, so development never talks to a
+ * server still running older code.
+ */
+import { existsSync, readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
+
+const ROOT = join(import.meta.dir, "..", "..");
+
+export function buildId(): string {
+	if ((globalThis as { P2_EMBEDDED_BUNDLE?: string }).P2_EMBEDDED_BUNDLE) {
+		const stat = statSync(process.execPath);
+		return `exe:${stat.size}:${Math.round(stat.mtimeMs)}`;
+	}
+	return `src:${bundleInputsHash().slice(0, 32)}`;
+}
+
+/** Every file the bundle could be built from, as one hash: any change to any of them builds it again. */
+export function bundleInputsHash(root = ROOT): string {
+	const hash = new Bun.CryptoHasher("sha256");
+	hash.update(`${Bun.version}\n`);
+	for (const file of [join(root, "package-lock.json"), join(root, "bun.lock")]) {
+		if (existsSync(file)) hash.update(readFileSync(file));
+	}
+	const glob = new Bun.Glob("**/*.{ts,tsx,js,json}");
+	for (const path of [...glob.scanSync({ cwd: join(root, "src"), onlyFiles: true })].sort()) {
+		hash.update(`${path}\n`);
+		hash.update(readFileSync(join(root, "src", path)));
+	}
+	return hash.digest("hex");
+}
