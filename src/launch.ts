@@ -14,6 +14,7 @@ import { type LaunchTarget, runLauncher } from "./host/launcher.ts";
 import { dataDirProblem, findLocalServer } from "./host/local-server.ts";
 import { ENDED_PROMPT, forgetOwnerCookie, signInRemote } from "./host/remote.ts";
 import { SignInError } from "./host/sign-in.ts";
+import { mark } from "./host/timeline.ts";
 import { terminalLine } from "./host/visible-text.ts";
 import { type GuestBundleSource, preloadBundle } from "./host/worker-spawn.ts";
 import { DEVICE_TOKEN_HEADER, type ServerInfo } from "./protocol/server-info.ts";
@@ -127,6 +128,7 @@ export async function launch(args: LaunchArgs): Promise<number> {
 	} else {
 		target = await localTarget();
 	}
+	mark("server");
 	const bundleFetch = (current: LaunchTarget) =>
 		cachedFetch(bundles, server ?? current.origin(), (running) =>
 			fetchGuestBundle(current.origin(), current.credentials(), running),

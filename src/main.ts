@@ -40,6 +40,8 @@ async function main(argv: string[]): Promise<number> {
 	spawn.prewarmWorker();
 	if (!args.url) spawn.preloadEmbeddedBundle();
 	const { launch } = await import("./launch.ts");
+	const { mark } = await import("./host/timeline.ts");
+	mark("imports");
 	let code: number;
 	try {
 		code = await launch(args);

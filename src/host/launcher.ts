@@ -31,6 +31,7 @@ import { SelectionGesture } from "./selection-gesture.ts";
 import { serverHttp } from "./server-http.ts";
 import { TerminalModes } from "./terminal-modes.ts";
 import { defaultMouse, sharedEnv, TerminalProbe } from "./terminal-probe.ts";
+import { mark } from "./timeline.ts";
 import { ConsentScreen } from "./trusted-ui.ts";
 import type { GuestBundleSource } from "./worker-spawn.ts";
 import { type GuestWorker, WorkerSupervisor } from "./worker-supervisor.ts";
@@ -88,6 +89,7 @@ export async function runLauncher(options: LauncherOptions): Promise<LauncherRes
 	let preferences = readPreferences(prefPaths, prefOptions);
 	const bundle = await options.fetchBundle();
 	if (!bundle) throw new Error("the server sent no UI bundle");
+	mark("bundle");
 	const releaseLog = takeLog(problem);
 
 	let finish!: (result: LauncherResult) => void;
@@ -285,6 +287,7 @@ export async function runLauncher(options: LauncherOptions): Promise<LauncherRes
 		credentials: () => options.target.credentials(),
 		onFrame: (text) => workers.post({ kind: "frame", text }),
 		onState: (state) => {
+			if (state === "open") mark("connected");
 			// After a reconnect the server may be a newer one, with a newer UI.
 			if (state === "open" && connectionState !== "open" && everOpen) void workers.reload(true);
 			if (state === "open") everOpen = true;

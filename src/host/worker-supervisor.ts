@@ -9,6 +9,7 @@ import { errorText } from "../protocol/errors.ts";
 import type { Clock } from "./clock.ts";
 import { type ModeObserver, type MousePolicy, OutputFilter } from "./output-filter.ts";
 import { Sandbox, type SandboxLimits, type WorkerEnd } from "./sandbox.ts";
+import { mark, note } from "./timeline.ts";
 import type { GuestBundleSource } from "./worker-spawn.ts";
 
 export interface GuestWorker {
@@ -145,6 +146,7 @@ export class WorkerSupervisor {
 		const swap = this.#swap;
 		switch (message.kind) {
 			case "output": {
+				mark("first output");
 				const safe = worker.filter.write(message.data);
 				if (swap.kind === "swapping" && swap.incoming === worker) swap.held.push(safe);
 				else if (current) this.#options.show(safe);
@@ -156,8 +158,19 @@ export class WorkerSupervisor {
 				for (const resolve of this.#snapshotWaiters.splice(0)) resolve();
 				return;
 			case "ready":
+				mark("worker ready");
 				if (swap.kind === "swapping" && swap.incoming === worker) this.#activate(worker, swap.held);
 				return;
+			case "log": {
+				const timing = /^timeline lockdown=(\d+) evaluation=(\d+)$/.exec(message.text);
+				if (message.level === "info" && timing) {
+					note("worker lockdown", Number(timing[1]));
+					note("worker evaluation", Number(timing[2]));
+					return;
+				}
+				this.#options.onMessage(worker, message, current);
+				return;
+			}
 			case "reload":
 				if (current) void this.reload(false);
 				return;
