@@ -1,5 +1,5 @@
 import { type } from "arktype";
-import { SessionId, ThinkingLevel } from "../../protocol/common.ts";
+import { SessionId } from "../../protocol/common.ts";
 import { defineContract, method } from "../../protocol/contract.ts";
 import { lazy } from "../../protocol/lazy.ts";
 
@@ -33,16 +33,7 @@ export type SessionsState = typeof SessionsState.infer;
 export const MAX_TITLE = 200;
 const Title = lazy(() => type(`0 < string <= ${MAX_TITLE}`));
 
-export const CreateArgs = lazy(() =>
-	type({
-		cwd: "0 < string <= 4096",
-		"title?": Title,
-		"parent?": SessionId,
-		/** pi's /new keeps the model and thinking level in use; without them the server's default applies. */
-		"model?": { provider: "string <= 200", id: "string <= 400" },
-		"thinkingLevel?": ThinkingLevel,
-	}),
-);
+export const CreateArgs = lazy(() => type({ cwd: "0 < string <= 4096", "title?": Title, "parent?": SessionId }));
 export const RenameArgs = lazy(() => type({ id: SessionId, title: Title }));
 export const PinArgs = lazy(() => type({ id: SessionId, pinned: "boolean" }));
 export const IdArgs = lazy(() => type({ id: SessionId }));

@@ -140,20 +140,10 @@ class SessionsObject {
 
 	/** The owners' methods; a guest's handle may call none of them. */
 	readonly #methods: Handlers<typeof sessionsContract> = {
-		create: ({ cwd, title, parent, model, thinkingLevel }) => {
+		create: ({ cwd, title, parent }) => {
 			checkDirectory(cwd);
 			if (parent) this.#require(parent);
-			// A model that is no longer usable is not kept: the session starts on the server's default.
-			const usable = model ? this.#ctx.models.find(model.provider, model.id) : undefined;
-			return this.#publish(
-				this.#ctx.catalog.create({
-					cwd,
-					title: title ?? "",
-					parent: parent ?? null,
-					model: usable ? `${usable.provider}/${usable.id}` : null,
-					thinkingLevel: thinkingLevel ?? null,
-				}),
-			);
+			return this.#publish(this.#ctx.catalog.create({ cwd, title: title ?? "", parent: parent ?? null }));
 		},
 		rename: ({ id, title }) => {
 			this.#require(id);

@@ -29,28 +29,3 @@ describe("the session catalog's last activity", () => {
 		expect(order.find((r) => r.id === old.id)?.updatedAt).toBe(active);
 	});
 });
-
-describe("a new session's model", () => {
-	test("create keeps the model and thinking level it is given (pi's /new); an unusable model is not kept", async () => {
-		const server = await fixture.start();
-		const owner = await server.connect();
-		const sessions = await owner.open(sessionsContract, {});
-		const kept = await sessions.call("create", {
-			cwd: fixture.workDir(),
-			model: { provider: "fake", id: "fake-model" },
-			thinkingLevel: "high",
-		});
-		expect(kept).toMatchObject({ model: "fake/fake-model", thinkingLevel: "high" });
-		const chat = await owner.open(chatContract, { session: kept.id, conversation: "main" });
-		expect(chat.state?.thinkingLevel).toBe("high");
-
-		const gone = await sessions.call("create", {
-			cwd: fixture.workDir(),
-			model: { provider: "nobody", id: "nothing" },
-			thinkingLevel: "low",
-		});
-		expect(gone).toMatchObject({ model: null, thinkingLevel: "low" });
-		const plain = await sessions.call("create", { cwd: fixture.workDir() });
-		expect(plain).toMatchObject({ model: null, thinkingLevel: null });
-	});
-});

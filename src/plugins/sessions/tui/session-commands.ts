@@ -50,13 +50,7 @@ export function registerNewAndName(ctx: GuestContext, catalog: Catalog): () => v
 				if (!sessions) throw new Error("No session catalog yet.");
 				const cwd = newSessionDirectory(ctx, catalog, path);
 				if (!cwd) throw new Error("Usage: /new <absolute path on the server>");
-				// pi's /new keeps the model and thinking level in use.
-				const chat = ctx.services.get("conversation")?.ref?.state;
-				const row = await sessions.call("create", {
-					cwd,
-					...(chat?.model ? { model: { provider: chat.model.provider, id: chat.model.id } } : {}),
-					...(chat ? { thinkingLevel: chat.thinkingLevel } : {}),
-				});
+				const row = await sessions.call("create", { cwd });
 				ctx.session.open(row.id);
 				ctx.ui.notice("✓ New session started", "success");
 			},
