@@ -12,6 +12,8 @@ const Settings = type({
 	"defaultThinkingLevel?": ThinkingLevel,
 	/** pi's scoped models (Ctrl+P cycles them): `provider/id`, ids or globs, each with an optional `:level`. */
 	"enabledModels?": "string[] <= 200",
+	/** pi's compaction settings: how much of the latest conversation a compaction keeps word for word. */
+	"compaction?": { "keepRecentTokens?": "number.integer >= 0", "+": "ignore" },
 });
 export type Settings = typeof Settings.infer;
 

@@ -55,14 +55,18 @@ export function entryText(row: StoredRow): string | null {
 	}
 }
 
+/** The estimated size of these entries, as the summarizer would read them. */
+export function estimateRows(rows: readonly StoredRow[]): number {
+	return rows.reduce((sum, row) => sum + estimateTokens(entryText(row) ?? ""), 0);
+}
+
 /**
  * The first entry the compacted context keeps word for word: a user message, such that what follows it is at
  * most `keepTokens`. KEEP_NONE when everything should be summarized (it all fits, or nothing fits).
  */
 export function firstKeptSeq(rows: readonly StoredRow[], keepTokens = KEEP_RECENT_TOKENS): number {
-	// A conversation that fits entirely is summarized entirely: a /compact asked for compacts.
-	const total = rows.reduce((sum, row) => sum + estimateTokens(entryText(row) ?? ""), 0);
-	if (total <= keepTokens) return KEEP_NONE;
+	// A conversation that fits entirely is summarized entirely (an automatic compaction; /compact refuses it).
+	if (estimateRows(rows) <= keepTokens) return KEEP_NONE;
 	let tail = 0;
 	let kept = KEEP_NONE;
 	for (let i = rows.length - 1; i > 0; i--) {
