@@ -100,7 +100,9 @@ export function contextTokens(lead: string | null, rows: readonly StoredRow[]): 
 	for (let i = rows.length - 1; i >= 0; i--) {
 		const data = rows[i]!.data as StoredData | null;
 		if (data?.kind !== "assistant") continue;
-		const u = (data.message as AssistantMessage).usage;
+		const message = data.message as AssistantMessage;
+		if (message.stopReason === "error" || message.stopReason === "aborted") continue;
+		const u = message.usage;
 		if (u && u.input + u.output > 0) return u.input + u.cacheRead + u.cacheWrite + u.output;
 	}
 	return estimateTokens([lead ?? "", ...rows.map((r) => entryText(r) ?? "")].join("\n"));
