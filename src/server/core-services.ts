@@ -12,7 +12,7 @@ export interface ServicesOptions {
 	readonly dataDir: string;
 	/** Where provider credentials are read from; the process environment by default. */
 	readonly env?: Record<string, string | undefined>;
-	/** Automatic retry of transient provider errors (pi's defaults: 3 retries from 2 s). */
+	/** Automatic retry of transient provider errors; else pi's `retry` in the server's settings.json, else pi's defaults. */
 	readonly retry?: RetryPolicy;
 	/** Idle session stores are closed after this long. */
 	readonly storeIdleMs?: number;
@@ -69,7 +69,7 @@ export async function createServices(options: ServicesOptions): Promise<CoreServ
 		models,
 		settings,
 		bus: new EventBus(),
-		retry: options.retry ?? DEFAULT_RETRY,
+		retry: options.retry ?? { ...DEFAULT_RETRY, ...settings.value.retry },
 		async close() {
 			stores.closeAll();
 			catalog.close();

@@ -41,6 +41,7 @@ export function entryText(row: StoredRow): string | null {
 		case "user":
 			return `User: ${data.text}${data.images?.length ? ` [${data.images.length} image(s)]` : ""}`;
 		case "assistant": {
+			if (data.retried === true) return null;
 			const parts: string[] = [];
 			for (const block of data.message.content) {
 				if (block.type === "text" && block.text.trim()) parts.push(block.text);
