@@ -1,6 +1,7 @@
 import type { Database } from "bun:sqlite";
 import type { Provider, RetryPolicy } from "@earendil-works/pi-ai";
 import { loadModelCatalog, type ModelCatalog } from "./agent/models.ts";
+import { keepModelsLive } from "./agent/models-live.ts";
 import { EventBus } from "./events.ts";
 import { ServerSettings } from "./settings.ts";
 import type { Catalog } from "./store/catalog.ts";
@@ -62,15 +63,18 @@ export async function createServices(options: ServicesOptions): Promise<CoreServ
 	for (const problem of [...models.problems(), ...(settings.problem ? [settings.problem] : [])]) {
 		console.error(`p2 server: ${problem}`);
 	}
+	const bus = new EventBus();
+	const stopWatchingModels = keepModelsLive(models, options.dataDir, bus);
 	return {
 		dataDir: options.dataDir,
 		catalog,
 		stores,
 		models,
 		settings,
-		bus: new EventBus(),
+		bus,
 		retry: options.retry ?? { ...DEFAULT_RETRY, ...settings.value.retry },
 		async close() {
+			stopWatchingModels();
 			stores.closeAll();
 			catalog.close();
 		},

@@ -49,6 +49,10 @@ class Conversations {
 			for (const slot of this.#slots.values())
 				if (slot.conversation.session === session) slot.conversation.releaseWaiting();
 		});
+		// A sign-in or an edited models.json: each open conversation shows (and uses) the model it resolves to now.
+		ctx.bus.on("models.changed", () => {
+			for (const slot of this.#slots.values()) slot.conversation.followModels();
+		});
 		ctx.bus.on("session.busy", ({ session, busy }) => {
 			if (busy) return;
 			for (const [key, slot] of this.#slots) {

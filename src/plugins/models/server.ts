@@ -58,7 +58,9 @@ export const modelsPlugin: ServerPlugin = {
 					methods: {
 						async reload() {
 							await ctx.models.reload();
-							return publish();
+							// Everyone who shows a model follows (this catalog, open conversations).
+							ctx.bus.emit({ type: "models.changed" });
+							return live.state;
 						},
 						setScope({ patterns }) {
 							ctx.settings.update({ enabledModels: patterns.map((p) => p.trim()).filter(Boolean) });
