@@ -41,11 +41,13 @@ export async function startTestServer(
 		providers?: (baseUrl: string) => readonly Provider[];
 		/** The server's `settings.json`, written before it starts. */
 		settings?: Record<string, unknown>;
+		/** False: no models.json (the fake provider is not configured). */
+		modelsJson?: boolean;
 	} = {},
 ) {
 	const dataDir = mkdtempSync(join(tmpdir(), "p2-test-"));
 	const fake = await startFakeOpenAI();
-	writeFakeModelsJson(dataDir, fake.baseUrl);
+	if (options.modelsJson !== false) writeFakeModelsJson(dataDir, fake.baseUrl);
 	if (options.settings) {
 		writeFileSync(join(dataDir, "settings.json"), JSON.stringify(options.settings), { mode: 0o600 });
 	}
