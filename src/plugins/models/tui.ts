@@ -19,6 +19,11 @@ declare module "../../guest/services.ts" {
 	}
 }
 
+/** pi's start-up warning, naming where the server's models.json is (an owner's own server, or the remote one's). */
+export function noModelsWarning(modelsFile: string): string {
+	return `Warning: No models available. Use /login to log into a provider via OAuth or API key, or add a provider to models.json in the server's data directory: ${modelsFile}`;
+}
+
 export const modelsPlugin: GuestPlugin = {
 	name: "models",
 	register(ctx) {
@@ -42,10 +47,7 @@ export const modelsPlugin: GuestPlugin = {
 				if (!state) return;
 				for (const problem of state.problems) ctx.ui.notice(`Error: ${problem}`, "error");
 				if (state.models.length === 0) {
-					ctx.ui.notice(
-						"Warning: No models available. Use /login to log into a provider via OAuth or API key, or add a provider to models.json in the server's data directory.",
-						"warning",
-					);
+					ctx.ui.notice(noModelsWarning(state.modelsFile), "warning");
 				}
 			} catch {
 				// Not fatal: the footer says "unknown" and a send says why.
