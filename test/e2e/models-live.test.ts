@@ -25,6 +25,13 @@ describe("the server's models.json, edited while p2 runs", () => {
 			run.type("\x0c");
 			await run.waitFor((s) => s.includes("Model Name:") && s.includes("tiny-model"), "the new model in /model");
 			expect(run.screen().join("\n")).not.toContain("fake-model");
+			run.type("\x1b");
+			await run.waitFor((s) => !s.includes("Model Name:"), "the selector closed");
+
+			// A broken file is named with its path and line as soon as it is saved (the owner's UI).
+			writeFileSync(join(h.data, "models.json"), '{\n  "providers": {,\n');
+			const problem = `Error: models.json (${join(h.data, "models.json")}): not valid JSON at line 2`;
+			await run.waitFor((s) => s.replace(/\s+/g, " ").includes(problem), "the problem in the owner's UI");
 		} finally {
 			run.kill();
 			await run.exited;
