@@ -1,6 +1,7 @@
 import type { Database } from "bun:sqlite";
 import type { Provider, RetryPolicy } from "@earendil-works/pi-ai";
 import { loadModelCatalog, type ModelCatalog } from "./agent/models.ts";
+import { keepModelsLive } from "./agent/models-live.ts";
 import { EventBus } from "./events.ts";
 import { ServerSettings } from "./settings.ts";
 import type { Catalog } from "./store/catalog.ts";
@@ -12,7 +13,7 @@ export interface ServicesOptions {
 	readonly dataDir: string;
 	/** Where provider credentials are read from; the process environment by default. */
 	readonly env?: Record<string, string | undefined>;
-	/** Automatic retry of transient provider errors (pi's defaults: 3 retries from 2 s). */
+	/** Automatic retry of transient provider errors; else pi's `retry` in the server's settings.json, else pi's defaults. */
 	readonly retry?: RetryPolicy;
 	/** Idle session stores are closed after this long. */
 	readonly storeIdleMs?: number;
@@ -62,15 +63,18 @@ export async function createServices(options: ServicesOptions): Promise<CoreServ
 	for (const problem of [...models.problems(), ...(settings.problem ? [settings.problem] : [])]) {
 		console.error(`p2 server: ${problem}`);
 	}
+	const bus = new EventBus();
+	const stopWatchingModels = keepModelsLive(models, options.dataDir, bus);
 	return {
 		dataDir: options.dataDir,
 		catalog,
 		stores,
 		models,
 		settings,
-		bus: new EventBus(),
-		retry: options.retry ?? DEFAULT_RETRY,
+		bus,
+		retry: options.retry ?? { ...DEFAULT_RETRY, ...settings.value.retry },
 		async close() {
+			stopWatchingModels();
 			stores.closeAll();
 			catalog.close();
 		},

@@ -13,7 +13,7 @@ export interface ServerEvents {
 	"session.activity": { session: string };
 	/** Someone has a conversation of this session open (or the last one closed it): live facts are worth watching. */
 	"session.watched": { session: string; watched: boolean };
-	/** Sign-ins changed what is usable: the model catalog is read again. */
+	/** What is usable changed (a sign-in, an edited models.json): the model catalog was read again. */
 	"models.changed": {};
 }
 

@@ -12,6 +12,16 @@ const Settings = type({
 	"defaultThinkingLevel?": ThinkingLevel,
 	/** pi's scoped models (Ctrl+P cycles them): `provider/id`, ids or globs, each with an optional `:level`. */
 	"enabledModels?": "string[] <= 200",
+	/** pi's compaction settings: how much of the latest conversation a compaction keeps word for word. */
+	"compaction?": { "keepRecentTokens?": "number.integer >= 0", "+": "ignore" },
+	/** pi's automatic retry of transient provider errors. */
+	"retry?": {
+		"enabled?": "boolean",
+		"maxRetries?": "0 <= number.integer <= 100",
+		"baseDelayMs?": "number.integer >= 0",
+		"maxAgentDelayMs?": "number.integer >= 0",
+		"+": "ignore",
+	},
 });
 export type Settings = typeof Settings.infer;
 

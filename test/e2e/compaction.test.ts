@@ -1,11 +1,38 @@
 import { describe, expect, test } from "bun:test";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { fakeHomeForFile, MAIN } from "../support/fake-home.ts";
 import { runInPty } from "../support/pty.ts";
 
 const h = fakeHomeForFile("p2-compact-e2e-");
 
 describe("/compact and /new-context end to end", () => {
+	test("pi's notice for a session too small to compact", async () => {
+		const cwd = join(h.home, "small");
+		mkdirSync(cwd);
+		const run = runInPty([process.execPath, MAIN], { env: h.env, cwd, cols: 100, rows: 40 });
+		try {
+			await run.waitFor((s) => s.includes("fake-model"), "the chat");
+			h.fake.enqueue({ text: "Hello back." });
+			run.type("hello\r");
+			await run.waitFor((s) => s.includes("Hello back."), "the answer");
+			run.type("/compact");
+			await Bun.sleep(200);
+			run.type("\r");
+			await run.waitFor(
+				(s) => s.includes("Error: Compaction failed: Nothing to compact (session too small)"),
+				"pi's notice",
+			);
+			expect(run.screen().join("\n")).toContain("Hello back.");
+		} finally {
+			run.kill();
+			await run.exited;
+		}
+	}, 40_000);
+
 	test("pi's compaction block replaces what it summarized, Ctrl+O shows the summary, and a fresh context is marked", async () => {
+		// pi's setting: keep nothing word for word, so this short conversation compacts.
+		writeFileSync(join(h.data, "settings.json"), JSON.stringify({ compaction: { keepRecentTokens: 0 } }));
 		const run = runInPty([process.execPath, MAIN], { env: h.env, cwd: h.home, cols: 100, rows: 40 });
 		try {
 			await run.waitFor((s) => s.includes("fake-model"), "the chat");

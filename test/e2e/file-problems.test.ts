@@ -79,7 +79,7 @@ describe("what the person reads about a file p2 could not use", () => {
 	}, 30_000);
 
 	test("pi's settings.json, keybindings.json and themes: warned at start even with quietStartup, and when one breaks while p2 runs", async () => {
-		const { home, agent, env } = newHome();
+		const { home, data, agent, env } = newHome();
 		mkdirSync(join(agent, "themes"), { recursive: true });
 		writeFileSync(join(agent, "settings.json"), JSON.stringify({ quietStartup: true, hideThinkingBlock: "yes" }));
 		writeFileSync(join(agent, "keybindings.json"), "{ nope");
@@ -98,8 +98,9 @@ describe("what the person reads about a file p2 could not use", () => {
 				"Warning: Invalid keybindings file keybindings.json in pi's agent directory: not valid JSON",
 			);
 			expect(screen).toContain("[Theme conflicts] themes/mine.json in pi's agent directory: not valid JSON");
-			// The worker never learns where the person's files are.
-			expect(screen).not.toContain(home);
+			// The worker never learns where the person's files are (the server's own data directory it may name).
+			expect(screen).not.toContain(agent);
+			expect(screen.replaceAll(join(data, "models.json"), "")).not.toContain(home);
 
 			// Fixed, then broken another way while p2 runs: the launcher sends the preferences again, the UI says it.
 			writeFileSync(join(agent, "settings.json"), JSON.stringify({ quietStartup: true }));

@@ -13,6 +13,10 @@ test("with no model configured, the owner is told where to configure one, as pi 
 		const env = { PATH: process.env.PATH ?? "", HOME: home, P2_DATA_DIR: join(home, "data"), TERM: "xterm-256color" };
 		const run = runInPty([process.execPath, MAIN], { env, cwd: home, cols: 120, rows: 30 });
 		await run.waitFor((s) => s.includes("Warning: No models available."), "the warning");
+		// It names the server's models.json (this device's server: its own data directory).
+		expect(run.screen().join(" ").replace(/\s+/g, " ")).toContain(
+			`add a provider to models.json in the server's data directory: ${join(home, "data", "models.json")}`,
+		);
 		expect(run.screen().join("\n")).toContain("unknown");
 		// A send is refused with the reason, and the text comes back to the editor (it is not retried forever).
 		run.type("hello there\r");

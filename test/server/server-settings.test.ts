@@ -38,4 +38,22 @@ describe("the server's settings.json", () => {
 		);
 		expect(readFileSync(path, "utf8")).toBe('{"enabledModels": ["a/b",]}');
 	});
+
+	test("pi's retry and compaction settings are read; retry falls back to pi's defaults field by field", async () => {
+		dir = mkdtempSync(join(tmpdir(), "p2-settings-"));
+		const { createServices } = await import("../../src/server/core-services.ts");
+		writeFileSync(
+			join(dir, "settings.json"),
+			JSON.stringify({ retry: { baseDelayMs: 10, maxRetries: 5 }, compaction: { keepRecentTokens: 500 } }),
+		);
+		const services = await createServices({ dataDir: dir, env: {} });
+		try {
+			expect(services.retry).toEqual({ enabled: true, maxRetries: 5, baseDelayMs: 10 });
+			expect(services.settings.value.compaction).toEqual({ keepRecentTokens: 500 });
+		} finally {
+			await services.close();
+		}
+		writeFileSync(join(dir, "settings.json"), JSON.stringify({ retry: { maxRetries: -1 } }));
+		expect(new ServerSettings(dir).problem).toContain("retry.maxRetries must be");
+	});
 });

@@ -57,16 +57,19 @@ describe("Catalog", () => {
 		});
 	});
 
-	test("update changes only the patched fields and bumps updatedAt", () => {
+	test("update changes only the patched fields and leaves the last activity (updatedAt) as it was", () => {
 		const row = catalog.create({ cwd: "/a", title: "old", model: "p/m" });
 		const renamed = catalog.update(row.id, { title: "new" });
 		expect(renamed).toMatchObject({ title: "new", model: "p/m", pinned: false });
-		expect(renamed.updatedAt).toBeGreaterThan(row.updatedAt);
+		expect(renamed.updatedAt).toBe(row.updatedAt);
 		const changed = catalog.update(row.id, { pinned: true, archived: true, model: null, thinkingLevel: "low" });
 		expect(changed).toMatchObject({ title: "new", pinned: true, archived: true, model: null, thinkingLevel: "low" });
 		expect(changed.createdAt).toBe(row.createdAt);
+		expect(changed.updatedAt).toBe(row.updatedAt);
 		expect(catalog.get(row.id)).toEqual(changed);
+		expect(catalog.update(row.id, {})).toEqual(changed);
 		expect(() => catalog.update(crypto.randomUUID(), { title: "x" })).toThrow(StoreError);
+		expect(() => catalog.update(crypto.randomUUID(), {})).toThrow(StoreError);
 	});
 
 	test("list is newest first, touch moves a session up, and the archived filter selects a scope", () => {
@@ -80,7 +83,7 @@ describe("Catalog", () => {
 		catalog.update(c.id, { archived: true });
 		expect(catalog.list({ archived: false }).map((r) => r.id)).toEqual([a.id, b.id]);
 		expect(catalog.list({ archived: true }).map((r) => r.id)).toEqual([c.id]);
-		expect(catalog.list().map((r) => r.id)).toEqual([c.id, a.id, b.id]);
+		expect(catalog.list().map((r) => r.id)).toEqual([a.id, c.id, b.id]);
 	});
 
 	test("rows survive a reopen, and the order stays right after it", () => {

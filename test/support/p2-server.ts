@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Provider, RetryPolicy } from "@earendil-works/pi-ai";
@@ -39,11 +39,18 @@ export async function startTestServer(
 		env?: Record<string, string>;
 		/** Extra model providers, given the fake endpoint's base URL. */
 		providers?: (baseUrl: string) => readonly Provider[];
+		/** The server's `settings.json`, written before it starts. */
+		settings?: Record<string, unknown>;
+		/** False: no models.json (the fake provider is not configured). */
+		modelsJson?: boolean;
 	} = {},
 ) {
 	const dataDir = mkdtempSync(join(tmpdir(), "p2-test-"));
 	const fake = await startFakeOpenAI();
-	writeFakeModelsJson(dataDir, fake.baseUrl);
+	if (options.modelsJson !== false) writeFakeModelsJson(dataDir, fake.baseUrl);
+	if (options.settings) {
+		writeFileSync(join(dataDir, "settings.json"), JSON.stringify(options.settings), { mode: 0o600 });
+	}
 	const boot = () =>
 		startServer({
 			dataDir,

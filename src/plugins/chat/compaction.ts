@@ -41,6 +41,7 @@ export function entryText(row: StoredRow): string | null {
 		case "user":
 			return `User: ${data.text}${data.images?.length ? ` [${data.images.length} image(s)]` : ""}`;
 		case "assistant": {
+			if (data.retried === true) return null;
 			const parts: string[] = [];
 			for (const block of data.message.content) {
 				if (block.type === "text" && block.text.trim()) parts.push(block.text);
@@ -55,14 +56,18 @@ export function entryText(row: StoredRow): string | null {
 	}
 }
 
+/** The estimated size of these entries, as the summarizer would read them. */
+export function estimateRows(rows: readonly StoredRow[]): number {
+	return rows.reduce((sum, row) => sum + estimateTokens(entryText(row) ?? ""), 0);
+}
+
 /**
  * The first entry the compacted context keeps word for word: a user message, such that what follows it is at
  * most `keepTokens`. KEEP_NONE when everything should be summarized (it all fits, or nothing fits).
  */
 export function firstKeptSeq(rows: readonly StoredRow[], keepTokens = KEEP_RECENT_TOKENS): number {
-	// A conversation that fits entirely is summarized entirely: a /compact asked for compacts.
-	const total = rows.reduce((sum, row) => sum + estimateTokens(entryText(row) ?? ""), 0);
-	if (total <= keepTokens) return KEEP_NONE;
+	// A conversation that fits entirely is summarized entirely (an automatic compaction; /compact refuses it).
+	if (estimateRows(rows) <= keepTokens) return KEEP_NONE;
 	let tail = 0;
 	let kept = KEEP_NONE;
 	for (let i = rows.length - 1; i > 0; i--) {
@@ -96,7 +101,9 @@ export function contextTokens(lead: string | null, rows: readonly StoredRow[]): 
 	for (let i = rows.length - 1; i >= 0; i--) {
 		const data = rows[i]!.data as StoredData | null;
 		if (data?.kind !== "assistant") continue;
-		const u = (data.message as AssistantMessage).usage;
+		const message = data.message as AssistantMessage;
+		if (message.stopReason === "error" || message.stopReason === "aborted") continue;
+		const u = message.usage;
 		if (u && u.input + u.output > 0) return u.input + u.cacheRead + u.cacheWrite + u.output;
 	}
 	return estimateTokens([lead ?? "", ...rows.map((r) => entryText(r) ?? "")].join("\n"));

@@ -4,7 +4,7 @@
  * fresh context with an optional handoff note. The transcript stays; the agent is rebuilt from the entries.
  */
 import { ProtocolError } from "../../protocol/codes.ts";
-import { contextTokens, firstKeptSeq, summarize } from "./compaction.ts";
+import { contextTokens, estimateRows, firstKeptSeq, KEEP_RECENT_TOKENS, summarize } from "./compaction.ts";
 import type { ConversationCore } from "./conversation-core.ts";
 import { contextRows } from "./history.ts";
 import { requireModel } from "./model-choice.ts";
@@ -12,6 +12,9 @@ import type { StoredData } from "./view.ts";
 
 /** `manual`: /compact; `threshold`: the context is nearly full; `overflow`: it overflowed. */
 export type CompactionReason = "manual" | "threshold" | "overflow";
+
+/** pi's words when /compact finds nothing older than what it keeps. */
+export const TOO_SMALL = "Compaction failed: Nothing to compact (session too small)";
 
 export class Compactor {
 	readonly #core: ConversationCore;
@@ -36,14 +39,20 @@ export class Compactor {
 		}
 		if (doing === "compaction") throw new ProtocolError("conflict", "A compaction is already running.");
 		const model = requireModel(core.ctx, core.session);
-		const { lead, rows } = contextRows(core.allEntries());
-		if (!rows.some((r) => r.kind === "user" || r.kind === "assistant")) {
-			throw new ProtocolError("conflict", "Nothing to compact yet.");
+		const all = core.allEntries();
+		if (all.at(-1)?.kind === "compaction") throw new ProtocolError("conflict", "Compaction failed: Already compacted");
+		const { lead, rows } = contextRows(all);
+		const keepTokens = core.ctx.settings.value.compaction?.keepRecentTokens ?? KEEP_RECENT_TOKENS;
+		// pi's rule for /compact: what would be kept word for word anyway leaves nothing to summarize. (An
+		// automatic compaction follows the measured context instead, which counts what the estimate does not.)
+		const tooSmall = reason === "manual" && estimateRows(rows) <= keepTokens;
+		if (tooSmall || !rows.some((r) => r.kind === "user" || r.kind === "assistant")) {
+			throw new ProtocolError("conflict", TOO_SMALL);
 		}
 		// After an overflow the person's latest message stays word for word: the run goes on to answer it.
 		const lastUser = rows.findLast((r) => r.kind === "user")?.seq;
-		const keep =
-			reason === "overflow" && lastUser !== undefined ? Math.min(firstKeptSeq(rows), lastUser) : firstKeptSeq(rows);
+		const cut = firstKeptSeq(rows, keepTokens);
+		const keep = reason === "overflow" && lastUser !== undefined ? Math.min(cut, lastUser) : cut;
 		const older = rows.filter((r) => r.seq < keep);
 		const tokensBefore = contextTokens(lead?.text ?? null, rows);
 		const abort = new AbortController();

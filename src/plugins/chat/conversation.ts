@@ -11,7 +11,7 @@ import { Compactor } from "./compactor.ts";
 import type { ChatEntry, ChatState, ConfigureArgs, ModelState, QueueMode } from "./contract.ts";
 import { authorOf, ConversationCore } from "./conversation-core.ts";
 import { InputQueue } from "./input-queue.ts";
-import { chooseModel, modelState, requireModel } from "./model-choice.ts";
+import { chooseModel, modelState, requireModel, resolveModel, resolveThinking } from "./model-choice.ts";
 import { authorIdOf } from "./pending-inputs.ts";
 import { Runs } from "./runs.ts";
 import { runShell } from "./shell.ts";
@@ -260,6 +260,25 @@ export class Conversation {
 			{ op: "set", path: ["thinkingLevel"], value: level },
 		]);
 		return state;
+	}
+
+	/**
+	 * The server's models changed: the model this conversation resolves to now (its own, else the default, else
+	 * the first usable) is shown and used from the next turn on; e.g. the first provider signed in gives a
+	 * conversation that had none its model at once.
+	 */
+	followModels(): void {
+		const core = this.#core;
+		const model = resolveModel(core.ctx, core.session);
+		const level = resolveThinking(core.ctx, core.session, model);
+		if (model) core.agent?.setModel(model, level);
+		const state = modelState(model);
+		const now = core.live.state;
+		if (JSON.stringify(now.model) === JSON.stringify(state) && now.thinkingLevel === level) return;
+		core.update([
+			{ op: "set", path: ["model"], value: state },
+			{ op: "set", path: ["thinkingLevel"], value: level },
+		]);
 	}
 
 	page(beforeSeq: number, limit: number): { entries: ChatEntry[]; more: boolean } {

@@ -55,8 +55,10 @@ export function streamStep(event: StreamEvent, view: StreamView, now: number): S
 			return { ops: [{ op: "push", path: ["live", "message", "toolCalls"], items: [event.id] }] };
 		case "assistant_end": {
 			const ops: PatchOp[] = [{ op: "set", path: ["live", "message"], value: null }];
-			// A transient error that will be retried is not part of the transcript.
-			return event.retrying ? { ops } : { ops, commit: { kind: "assistant", message: event.message } };
+			// A transient error that will be retried stays in the transcript (pi shows each attempt's error) but
+			// out of what the model reads.
+			const retried = event.retrying ? { retried: true } : {};
+			return { ops, commit: { kind: "assistant", message: event.message, ...retried } };
 		}
 		case "tool_start":
 			return {
@@ -110,5 +112,10 @@ export function streamStep(event: StreamEvent, view: StreamView, now: number): S
 			};
 		case "retry_cleared":
 			return live ? { ops: [{ op: "set", path: ["live", "retry"], value: null }] } : NOTHING;
+		case "retry_failed":
+			return {
+				ops: [],
+				commit: { kind: "error", message: `Retry failed after ${event.attempts} attempts: ${event.error}` },
+			};
 	}
 }

@@ -107,6 +107,7 @@ export function toAgentHistory(all: readonly StoredRow[]): AgentMessage[] {
 				});
 				break;
 			case "assistant": {
+				if (data.retried === true) break;
 				closeOpen();
 				const message: AssistantMessage = data.message;
 				if (message.stopReason === "error" && message.content.length === 0) break;

@@ -245,7 +245,9 @@ export class Runs {
 		if (!u) return;
 		const core = this.#core;
 		const totalInput = u.input + u.cacheRead + u.cacheWrite;
-		core.contextTokens = totalInput + u.output;
+		// pi: an answer that failed or was stopped measured nothing; the last known context size stands.
+		const measured = message.stopReason !== "error" && message.stopReason !== "aborted" && totalInput + u.output > 0;
+		if (measured) core.contextTokens = totalInput + u.output;
 		core.ctx.bus.emit({
 			type: "usage.changed",
 			session: core.session,
@@ -257,8 +259,8 @@ export class Runs {
 				cacheWrite: u.cacheWrite,
 				cost: u.cost?.total ?? 0,
 			},
-			contextTokens: totalInput + u.output,
-			cacheHitRate: totalInput > 0 ? u.cacheRead / totalInput : null,
+			contextTokens: measured ? totalInput + u.output : null,
+			cacheHitRate: measured && totalInput > 0 ? u.cacheRead / totalInput : null,
 		});
 	}
 }

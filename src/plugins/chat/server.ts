@@ -17,8 +17,11 @@ declare module "../../server/events.ts" {
 			session: string;
 			conversation: string;
 			usage: UsageTotals;
-			/** Input + output + cache tokens of this response: the context size after it. */
-			contextTokens: number;
+			/**
+			 * Input + output + cache tokens of this response: the context size after it. Null when the answer failed
+			 * or was stopped: it measured nothing, and the last known size (and cache hit rate) stands.
+			 */
+			contextTokens: number | null;
 			cacheHitRate: number | null;
 		};
 		/** A compaction or a fresh context: the conversation's context size is unknown until the next answer. */
@@ -45,6 +48,10 @@ class Conversations {
 			if (on) return;
 			for (const slot of this.#slots.values())
 				if (slot.conversation.session === session) slot.conversation.releaseWaiting();
+		});
+		// A sign-in or an edited models.json: each open conversation shows (and uses) the model it resolves to now.
+		ctx.bus.on("models.changed", () => {
+			for (const slot of this.#slots.values()) slot.conversation.followModels();
 		});
 		ctx.bus.on("session.busy", ({ session, busy }) => {
 			if (busy) return;

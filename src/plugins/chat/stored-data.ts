@@ -23,6 +23,7 @@ const SHAPES = {
 			"provider?": "string",
 			"model?": "string",
 		},
+		"retried?": "boolean",
 	}),
 	tool: type({
 		kind: "'tool'",

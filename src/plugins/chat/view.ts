@@ -5,7 +5,8 @@ import { damagedText, readStored } from "./stored-data.ts";
 /** What the chat plugin stores per entry kind (the `data` column); assistant entries keep pi-ai's full message. */
 export type StoredData =
 	| { kind: "user"; text: string; images?: ImageContent[] }
-	| { kind: "assistant"; message: AssistantMessage }
+	/** `retried`: a failed attempt that was retried; shown, but never part of what the model reads. */
+	| { kind: "assistant"; message: AssistantMessage; retried?: boolean }
 	| {
 			kind: "tool";
 			callId: string;

@@ -60,6 +60,13 @@ export const LoginFlow = lazy(() =>
 		/** The question waiting for an answer. An answer is never shown back, here or anywhere. */
 		prompt: LoginPrompt.or("null"),
 		"error?": "string <= 500",
+		/**
+		 * Done, on a server that had no usable model: the model now chosen for new and open sessions (pi's
+		 * "Selected …"), or null when the provider offers none.
+		 */
+		"selected?": "string <= 400 | null",
+		/** Done: where the server keeps the credential (its own path; the login object is the owners'). */
+		"savedTo?": "string <= 4096",
 	}),
 );
 export type LoginFlow = typeof LoginFlow.infer;

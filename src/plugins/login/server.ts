@@ -1,6 +1,8 @@
+import { join } from "node:path";
 import type { AuthEvent, AuthPrompt, Provider } from "@earendil-works/pi-ai";
 import { ProtocolError } from "../../protocol/codes.ts";
 import { errorText } from "../../protocol/errors.ts";
+import { AUTH_FILE } from "../../server/agent/credentials.ts";
 import { LiveState } from "../../server/objects/live-state.ts";
 import type { ServerContext, ServerPlugin } from "../../server/plugin.ts";
 import {
@@ -138,6 +140,9 @@ class LoginService {
 	async #run(running: RunningFlow, provider: string, method: AuthMethod): Promise<void> {
 		const registry = this.#ctx.models.registry;
 		let prompts = 0;
+		// pi picks a model after a sign-in only when there was none to use.
+		const hadModels = this.#ctx.models.usable().length > 0;
+		let changed = false;
 		try {
 			await registry.login(
 				provider,
@@ -196,7 +201,16 @@ class LoginService {
 				},
 				{ agentName: "p2" },
 			);
-			this.#patchFlow(running.id, (flow) => ({ ...flow, status: "done", prompt: null }));
+			running.answers.length = 0;
+			changed = true;
+			const selected = await this.#changed(hadModels ? undefined : provider);
+			this.#patchFlow(running.id, (flow) => ({
+				...flow,
+				status: "done",
+				prompt: null,
+				savedTo: join(this.#ctx.dataDir, AUTH_FILE),
+				...(selected === undefined ? {} : { selected }),
+			}));
 		} catch (error) {
 			const cancelled = running.abort.signal.aborted;
 			let message = errorText(error);
@@ -211,7 +225,7 @@ class LoginService {
 		} finally {
 			running.answers.length = 0;
 			if (this.#running === running) this.#running = undefined;
-			await this.#changed();
+			if (!changed) await this.#changed();
 		}
 	}
 
@@ -241,11 +255,27 @@ class LoginService {
 		return null;
 	}
 
-	/** What is usable changed: the catalog and the provider list are read again. */
-	async #changed(): Promise<void> {
+	/**
+	 * What is usable changed: the catalog and the provider list are read again. With `selectFrom`, the first
+	 * usable model of that provider becomes the server's default (pi persists it too), so sessions that had no
+	 * model use it at once; returns its id, or null when the provider has none.
+	 */
+	async #changed(selectFrom?: string): Promise<string | null | undefined> {
 		await this.#ctx.models.reload();
+		let selected: string | null | undefined;
+		if (selectFrom !== undefined) {
+			const model = this.#ctx.models.usable().find((m) => m.provider === selectFrom);
+			selected = model?.id ?? null;
+			try {
+				if (model) this.#ctx.settings.update({ defaultModel: { provider: model.provider, id: model.id } });
+			} catch (error) {
+				// A settings.json that cannot be used is left alone; the model is still the first usable one.
+				console.error(`p2 server: the default model was not saved: ${errorText(error)}`);
+			}
+		}
 		this.#ctx.bus.emit({ type: "models.changed" });
 		await this.refreshProviders();
+		return selected;
 	}
 }
 

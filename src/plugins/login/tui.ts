@@ -8,10 +8,29 @@ import { errorText } from "../../protocol/errors.ts";
 import type { ObjectRef } from "../../protocol/object-client.ts";
 import { isOwnerRole } from "../../protocol/roles.ts";
 import { FilterSelector } from "../../ui/selector.ts";
-import { type AuthMethod, type LoginProvider, loginContract } from "./contract.ts";
+import { type AuthMethod, type LoginFlow, type LoginProvider, loginContract } from "./contract.ts";
 import { LoginDialog } from "./tui-dialog.ts";
 
 const HINT = "↑↓ navigate  enter select  escape/ctrl+c cancel";
+
+/** pi's words when a sign-in is done: what was saved, the model it chose when there was none, and where. */
+export function doneNotices(
+	flow: LoginFlow,
+	providerName: string,
+	method: AuthMethod,
+): [text: string, tone: "status" | "error"][] {
+	const action = method === "oauth" ? `Logged in to ${providerName}` : `Saved API key for ${providerName}`;
+	const savedTo = flow.savedTo ? `. Credentials saved to ${flow.savedTo}` : "";
+	if (flow.selected) return [[`${action}. Selected ${flow.selected}${savedTo}`, "status"]];
+	const done: [string, "status" | "error"][] = [[`${action}${savedTo}`, "status"]];
+	if (flow.selected === null) {
+		done.push([
+			`Error: ${action}, but no models are available for that provider. Use /model to select a model.`,
+			"error",
+		]);
+	}
+	return done;
+}
 
 /** pi's status mark beside a provider: configured, and how. */
 function status(p: LoginProvider): string {
@@ -121,8 +140,9 @@ function registerLoginCommands(guest: GuestContext, loginRef: () => ObjectRef<ty
 			if (current.status === "running") return;
 			stop();
 			ctx.closeSelector();
-			if (current.status === "done") ctx.notice(`Logged in to ${provider.name}`, "success");
-			else if (current.status === "cancelled") ctx.notice("Login cancelled");
+			if (current.status === "done") {
+				for (const [text, tone] of doneNotices(current, provider.name, method)) ctx.notice(text, tone);
+			} else if (current.status === "cancelled") ctx.notice("Login cancelled");
 			else ctx.notice(`Error: Login failed: ${current.error ?? "unknown error"}`, "error");
 		});
 		const now = login.state?.flow;

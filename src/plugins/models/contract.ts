@@ -29,6 +29,8 @@ export const ModelsState = lazy(() =>
 		scopePatterns: "string[]",
 		/** Problems with the server's model configuration (e.g. a bad models.json), for the owner to fix. */
 		problems: "string[]",
+		/** Where the server's models.json is, on the server (the catalog is the owners' alone). */
+		modelsFile: "string",
 	}),
 );
 export type ModelsState = typeof ModelsState.infer;

@@ -1,8 +1,9 @@
+import { join } from "node:path";
 import type { Api, Model } from "@earendil-works/pi-ai";
 import { clampThinkingLevel } from "@earendil-works/pi-ai";
 import { ProtocolError } from "../../protocol/codes.ts";
 import type { ThinkingLevel } from "../../protocol/common.ts";
-import { thinkingLevelsOf } from "../../server/agent/models.ts";
+import { MODELS_FILE, thinkingLevelsOf } from "../../server/agent/models.ts";
 import { LiveState } from "../../server/objects/live-state.ts";
 import type { ServerContext, ServerPlugin } from "../../server/plugin.ts";
 import { type ModelInfo, type ModelsState, modelsContract } from "./contract.ts";
@@ -37,6 +38,7 @@ function snapshot(ctx: ServerContext): ModelsState {
 		scoped: scope.scoped,
 		scopePatterns: [...patterns],
 		problems,
+		modelsFile: join(ctx.dataDir, MODELS_FILE),
 	};
 }
 
@@ -58,7 +60,9 @@ export const modelsPlugin: ServerPlugin = {
 					methods: {
 						async reload() {
 							await ctx.models.reload();
-							return publish();
+							// Everyone who shows a model follows (this catalog, open conversations).
+							ctx.bus.emit({ type: "models.changed" });
+							return live.state;
 						},
 						setScope({ patterns }) {
 							ctx.settings.update({ enabledModels: patterns.map((p) => p.trim()).filter(Boolean) });

@@ -5,7 +5,7 @@
 import type { GuestPlugin } from "../../guest/plugin.ts";
 import type { ObjectRef } from "../../protocol/object-client.ts";
 import { isOwnerRole } from "../../protocol/roles.ts";
-import { modelsContract } from "./contract.ts";
+import { type ModelsState, modelsContract } from "./contract.ts";
 import { registerModelCommands } from "./tui/model-commands.ts";
 
 export interface Models {
@@ -17,6 +17,11 @@ declare module "../../guest/services.ts" {
 	interface GuestServices {
 		models: Models;
 	}
+}
+
+/** pi's start-up warning, naming where the server's models.json is (an owner's own server, or the remote one's). */
+export function noModelsWarning(modelsFile: string): string {
+	return `Warning: No models available. Use /login to log into a provider via OAuth or API key, or add a provider to models.json in the server's data directory: ${modelsFile}`;
 }
 
 export const modelsPlugin: GuestPlugin = {
@@ -33,23 +38,29 @@ export const modelsPlugin: GuestPlugin = {
 		 * pi's startup warnings about models, for owners (guests never see the catalog): none configured, or a
 		 * configuration the server could not read.
 		 */
-		const warnAboutModels = async () => {
+		const warnAboutModels = async (atStart: boolean) => {
 			if (!isOwnerRole(ctx.session.role)) return;
 			const ref = catalog();
 			try {
 				await ref.ready;
 				const state = ref.state;
 				if (!state) return;
+				known = new Set(state.problems);
+				if (!atStart) return;
 				for (const problem of state.problems) ctx.ui.notice(`Error: ${problem}`, "error");
 				if (state.models.length === 0) {
-					ctx.ui.notice(
-						"Warning: No models available. Use /login to log into a provider via OAuth or API key, or add a provider to models.json in the server's data directory.",
-						"warning",
-					);
+					ctx.ui.notice(noModelsWarning(state.modelsFile), "warning");
 				}
 			} catch {
 				// Not fatal: the footer says "unknown" and a send says why.
 			}
+		};
+		/** The server's configuration is read again when it changes (models.json): a new problem is said then. */
+		let known: Set<string> | undefined;
+		const followProblems = (state: ModelsState | undefined) => {
+			if (!state || !known) return;
+			for (const problem of state.problems) if (!known.has(problem)) ctx.ui.notice(`Error: ${problem}`, "error");
+			known = new Set(state.problems);
 		};
 
 		let opened = false;
@@ -79,7 +90,9 @@ export const modelsPlugin: GuestPlugin = {
 			ctx.session.on("opened", () => {
 				if (opened) return;
 				opened = true;
-				if (ctx.start.reason === "start") void warnAboutModels();
+				if (!isOwnerRole(ctx.session.role)) return;
+				void warnAboutModels(ctx.start.reason === "start");
+				removals.push(catalog().onChange(followProblems));
 			}),
 		];
 		return () => {

@@ -45,7 +45,14 @@ function usageOf(data: unknown): (UsageTotals & Latest) | null {
 		cost: n(cost),
 	};
 	const totalInput = u.input + u.cacheRead + u.cacheWrite;
-	return { ...u, contextTokens: totalInput + u.output, cacheHitRate: totalInput > 0 ? u.cacheRead / totalInput : null };
+	// An answer that failed or was stopped measured no context (pi skips it): only its tokens count.
+	const stop = (data as { message?: { stopReason?: unknown } }).message?.stopReason;
+	const measured = stop !== "error" && stop !== "aborted" && totalInput + u.output > 0;
+	return {
+		...u,
+		contextTokens: measured ? totalInput + u.output : null,
+		cacheHitRate: measured && totalInput > 0 ? u.cacheRead / totalInput : null,
+	};
 }
 
 function scan(store: SessionStore): Totals {
@@ -59,7 +66,9 @@ function scan(store: SessionStore): Totals {
 				if (entry.kind === "compaction" || entry.kind === "reset") sum = { ...sum, contextTokens: null, unknown: true };
 				if (entry.kind !== "assistant") continue;
 				const u = usageOf(entry.data);
-				if (u) sum = { ...add(sum, u), contextTokens: u.contextTokens, cacheHitRate: u.cacheHitRate, unknown: false };
+				if (u?.contextTokens === null) sum = { ...sum, ...add(sum, u) };
+				else if (u)
+					sum = { ...add(sum, u), contextTokens: u.contextTokens, cacheHitRate: u.cacheHitRate, unknown: false };
 			}
 			const last = page.entries[page.entries.length - 1];
 			if (!page.more || !last) break;
@@ -83,12 +92,12 @@ class Status {
 			const totals = this.#totals.get(e.session);
 			if (!totals) return;
 			const prev = totals.conversations.get(e.conversation) ?? { ...ZERO, contextTokens: null, cacheHitRate: null };
-			totals.conversations.set(e.conversation, {
-				...add(prev, e.usage),
-				contextTokens: e.contextTokens,
-				cacheHitRate: e.cacheHitRate,
-				unknown: false,
-			});
+			totals.conversations.set(
+				e.conversation,
+				e.contextTokens === null
+					? { ...prev, ...add(prev, e.usage) }
+					: { ...add(prev, e.usage), contextTokens: e.contextTokens, cacheHitRate: e.cacheHitRate, unknown: false },
+			);
 			totals.session = add(totals.session, e.usage);
 			this.#publish(e.session);
 		});

@@ -40,7 +40,9 @@ export type EngineEvent =
 			durationMs: number | null;
 	  }
 	| { type: "retry_scheduled"; attempt: number; maxAttempts: number; delayMs: number; error: string }
-	| { type: "retry_cleared" };
+	| { type: "retry_cleared" }
+	/** The run ended after `attempts` retries without an answer: the last error, or "Retry cancelled" (pi). */
+	| { type: "retry_failed"; attempts: number; error: string };
 
 export type RunOutcome = "done" | "aborted" | "error";
 
@@ -129,7 +131,7 @@ export class ConversationEngine {
 		try {
 			await start();
 			for (;;) {
-				if (this.#aborted) return "aborted";
+				if (this.#aborted) return this.#cancelled();
 				if (!this.#pendingRetry) break;
 				this.#pendingRetry = false;
 				const failed = this.#lastAssistant;
@@ -146,12 +148,15 @@ export class ConversationEngine {
 				});
 				const waited = await this.#sleep(delayMs);
 				this.#options.onEvent({ type: "retry_cleared" });
-				if (!waited || this.#aborted) return "aborted";
+				if (!waited || this.#aborted) return this.#cancelled();
 				await this.#agent.continue();
 			}
 			const last = this.#lastAssistant;
-			if (last?.stopReason === "aborted" || this.#aborted) return "aborted";
-			if (last?.stopReason === "error") return "error";
+			if (last?.stopReason === "aborted" || this.#aborted) return this.#cancelled();
+			if (last?.stopReason === "error") {
+				this.#retryFailed(last.errorMessage || "Unknown error");
+				return "error";
+			}
 			return "done";
 		} catch (error) {
 			console.error("agent run failed:", error);
@@ -160,6 +165,18 @@ export class ConversationEngine {
 			this.#running = false;
 			this.#retryAbort = null;
 		}
+	}
+
+	/** pi says when retrying ended without an answer: after how many retries, and why. */
+	#retryFailed(error: string): void {
+		if (this.#attempt === 0) return;
+		this.#options.onEvent({ type: "retry_failed", attempts: this.#attempt, error });
+		this.#attempt = 0;
+	}
+
+	#cancelled(): RunOutcome {
+		this.#retryFailed("Retry cancelled");
+		return "aborted";
 	}
 
 	/** Delivered at the next tool boundary of the current run (pi's Enter while busy). */

@@ -196,7 +196,11 @@ export class Catalog {
 		return out;
 	}
 
-	/** Changes the given fields and bumps `updatedAt`; throws StoreError when there is no such session. */
+	/**
+	 * Changes the given fields; throws StoreError when there is no such session. `updatedAt` is the session's
+	 * last activity (pi's "modified": its latest message), so a rename, a pin, an archive or a restore leaves it
+	 * as it is; `touch` marks activity.
+	 */
 	update(id: string, patch: SessionPatch): SessionRecord {
 		this.#live();
 		const sets: string[] = [];
@@ -212,7 +216,11 @@ export class Catalog {
 		if (patch.thinkingLevel !== undefined) set("thinking_level", patch.thinkingLevel);
 		if (patch.pinned !== undefined) set("pinned", patch.pinned ? 1 : 0);
 		if (patch.archived !== undefined) set("archived", patch.archived ? 1 : 0);
-		set("updated_at", this.#clock.now());
+		if (sets.length === 0) {
+			const unchanged = this.get(id);
+			if (!unchanged) throw new StoreError(`no session ${id}`);
+			return unchanged;
+		}
 		// The column list varies with the patch; the handful of shapes stay in bun:sqlite's statement cache.
 		const row = writing(this.#path, () =>
 			this.#db

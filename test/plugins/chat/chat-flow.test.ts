@@ -11,6 +11,8 @@ import { type TestClient, type TestServer, waitForState } from "../../support/p2
 type Chat = ObjectRef<typeof chatContract>;
 
 const fixture = chatFixture();
+/** Retries wait a minute: a test can stop one during its countdown. */
+const slowRetry = chatFixture({ retry: { enabled: true, maxRetries: 3, baseDelayMs: 60_000 } });
 let ts: TestServer | undefined;
 const rid = requestId;
 const newSession = (c: TestClient, cwd?: string) => fixture.session(c, cwd);
@@ -102,7 +104,7 @@ describe("a real agent session over a WebSocket", () => {
 		expect(readFileSync(join(cwd, "notes.txt"), "utf8")).toBe("alpha\nBETA\ngamma\n");
 	});
 
-	test("a transient provider error is retried with a countdown, and only the answer is kept", async () => {
+	test("a transient provider error is retried with a countdown; the model sees only the answer", async () => {
 		ts = await fixture.start();
 		const c = await ts.connect();
 		const { id } = await newSession(c);
@@ -116,8 +118,52 @@ describe("a real agent session over a WebSocket", () => {
 		const state = await waitForState(chat, (s) => s.live === null && s.entries.length >= 2);
 		off();
 		expect(retry).toMatchObject({ attempt: 1, maxAttempts: 3 });
-		expect(texts(state.entries)).toEqual(["user:try", "assistant:Recovered."]);
+		// As in pi, the attempt's error stays in the transcript; the answer follows it.
+		expect(texts(state.entries)).toEqual(["user:try", "assistant:", "assistant:Recovered."]);
+		expect(state.entries[1]).toMatchObject({
+			stopReason: "error",
+			error: expect.stringContaining("upstream overloaded"),
+		});
 		expect(ts.fake.requests.length).toBe(2);
+		// The failed attempt never reaches the model, now or after the agent is rebuilt from the entries.
+		await ts.restart();
+		const again = await openChat(await ts.connect(), id);
+		ts.fake.enqueue({ text: "Next." });
+		await again.call("send", { text: "more", mode: "steer", requestId: rid() });
+		await waitForState(again, (s) => s.live === null && s.entries.length >= 5);
+		const sent = JSON.stringify(ts.fake.requests[2]);
+		expect(sent).toContain("Recovered.");
+		expect(sent).not.toContain("upstream overloaded");
+	});
+
+	test('retries that never get an answer end with pi\'s "Retry failed after N attempts" line', async () => {
+		ts = await fixture.start();
+		const c = await ts.connect();
+		const { id } = await newSession(c);
+		const chat = await openChat(c, id);
+		const boom = (n: number) => ({ status: 500, error: `boom ${n}` });
+		ts.fake.enqueue(boom(1), boom(2), boom(3), boom(4));
+		await chat.call("send", { text: "try", mode: "steer", requestId: rid() });
+		const state = await waitForState(chat, (s) => s.live === null && s.entries.at(-1)?.kind === "error");
+		const errors = state.entries.flatMap((e) => (e.kind === "assistant" ? [e.error ?? ""] : []));
+		expect(errors).toHaveLength(4);
+		for (const [i, error] of errors.entries()) expect(error).toContain(`boom ${i + 1}`);
+		const last = state.entries.at(-1);
+		expect(last?.kind === "error" && last.message).toStartWith("Retry failed after 3 attempts: 500");
+		expect(last?.kind === "error" && last.message).toContain("boom 4");
+	});
+
+	test("Escape during a retry's countdown ends it with pi's words for a cancelled retry", async () => {
+		ts = await slowRetry.start();
+		const c = await ts.connect();
+		const { id } = await slowRetry.session(c);
+		const chat = await openChat(c, id);
+		ts.fake.enqueue({ status: 500, error: "boom" });
+		await chat.call("send", { text: "again", mode: "steer", requestId: rid() });
+		await waitForState(chat, (s) => s.live?.retry != null);
+		await chat.call("stop", null);
+		const stopped = await waitForState(chat, (s) => s.live === null && s.entries.at(-1)?.kind === "error");
+		expect(texts(stopped.entries).at(-1)).toBe("error:Retry failed after 1 attempts: Retry cancelled");
 	});
 
 	test("steering while busy lands at the next tool boundary; follow-up waits for the end", async () => {

@@ -6,6 +6,8 @@ import { chatFixture, requestId } from "../../support/chat-fixture.ts";
 import { waitForState } from "../../support/p2-server.ts";
 
 const fixture = chatFixture();
+/** A server whose compactions keep nothing word for word (pi's `compaction.keepRecentTokens`), so any conversation compacts. */
+const keepsNothing = chatFixture({ settings: { compaction: { keepRecentTokens: 0 } } });
 const rid = requestId;
 const openChat = () => fixture.openChat();
 
@@ -14,7 +16,7 @@ const contentText = (content: unknown) => (typeof content === "string" ? content
 
 describe("/compact", () => {
 	test("the model summarizes the conversation; the next run starts from the summary, not the old messages", async () => {
-		const { server, chat } = await openChat();
+		const { server, chat } = await keepsNothing.openChat();
 		server.fake.enqueue({ text: "Paris is the capital.", usage: { prompt: 1200, completion: 30 } });
 		await chat.call("send", { text: "What is the capital of France?", mode: "steer", requestId: rid() });
 		await waitForState(chat, (s) => s.live === null && s.entries.some((e) => e.kind === "assistant"));
@@ -34,6 +36,10 @@ describe("/compact", () => {
 			summary: "## Goal\n- The person asked about France's capital (Paris).",
 		});
 		expect(state.compacting).toBeNull();
+		await expect(chat.call("compact", {})).rejects.toMatchObject({
+			code: "conflict",
+			message: "Compaction failed: Already compacted",
+		});
 
 		server.fake.enqueue({ text: "Lyon." });
 		await chat.call("send", { text: "And the second city?", mode: "steer", requestId: rid() });
@@ -48,12 +54,26 @@ describe("/compact", () => {
 		expect(next[1]).toContain("And the second city?");
 	});
 
-	test("Escape cancels a compaction: nothing is written; compacting an empty conversation is refused", async () => {
+	test("pi's rule: a conversation within what a compaction keeps word for word is too small to compact", async () => {
 		const { server, chat } = await openChat();
-		await expect(chat.call("compact", {})).rejects.toMatchObject({
-			code: "conflict",
-			message: "Nothing to compact yet.",
-		});
+		const tooSmall = { code: "conflict", message: "Compaction failed: Nothing to compact (session too small)" };
+		await expect(chat.call("compact", {})).rejects.toMatchObject(tooSmall);
+		server.fake.enqueue({ text: "hello" });
+		await chat.call("send", { text: "hi", mode: "steer", requestId: rid() });
+		await waitForState(chat, (s) => s.live === null && s.entries.some((e) => e.kind === "assistant"));
+		await expect(chat.call("compact", {})).rejects.toMatchObject(tooSmall);
+		expect(server.fake.requests).toHaveLength(1);
+		expect(chat.state?.entries.map((e) => e.kind)).toEqual(["user", "assistant"]);
+
+		// Past the 20k tokens pi keeps (four characters a token), there is something older to summarize.
+		server.fake.enqueue({ text: "x".repeat(84_000) }, { text: "## Summary\n- a long answer" });
+		await chat.call("send", { text: "go long", mode: "steer", requestId: rid() });
+		await waitForState(chat, (s) => s.live === null && s.entries.at(-1)?.kind === "assistant");
+		expect(await chat.call("compact", {})).toMatchObject({ aborted: false });
+	});
+
+	test("Escape cancels a compaction: nothing is written", async () => {
+		const { server, chat } = await keepsNothing.openChat();
 		server.fake.enqueue({ text: "hello" });
 		await chat.call("send", { text: "hi", mode: "steer", requestId: rid() });
 		await waitForState(chat, (s) => s.live === null && s.entries.some((e) => e.kind === "assistant"));

@@ -48,13 +48,15 @@ describe("a run's events as patches", () => {
 		expect(steps[7]?.ops).toEqual([]);
 	});
 
-	test("a finished answer is stored and leaves the live message; a retried one is only dropped", () => {
+	test("a finished answer is stored and leaves the live message; a retried one is stored marked as retried", () => {
 		const done = play([{ type: "assistant_start" }, { type: "assistant_end", message: answer, retrying: false }]);
 		expect(done.commits).toEqual([{ kind: "assistant", message: answer }]);
 		expect(done.live?.message).toBeNull();
 		const retried = play([{ type: "assistant_start" }, { type: "assistant_end", message: answer, retrying: true }]);
-		expect(retried.commits).toEqual([]);
+		expect(retried.commits).toEqual([{ kind: "assistant", message: answer, retried: true }]);
 		expect(retried.live?.message).toBeNull();
+		const failed = play([{ type: "retry_failed", attempts: 3, error: "500: overloaded" }]);
+		expect(failed.commits).toEqual([{ kind: "error", message: "Retry failed after 3 attempts: 500: overloaded" }]);
 	});
 
 	test("a tool shows its output while it runs and becomes an entry when it ends", () => {

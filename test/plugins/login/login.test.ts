@@ -56,6 +56,8 @@ describe("signing the server in", () => {
 		expect(prompt).toMatchObject({ type: "secret", message: "Enter Keyed API key" });
 		await login.call("answer", { flow, prompt: prompt.id, value: SECRET });
 		await until(() => (login.state?.flow?.status === "done" ? true : undefined), "the sign-in to finish");
+		// The server had a model already (models.json's): the sign-in chooses none (pi).
+		expect(login.state?.flow?.selected).toBeUndefined();
 		Object.assign(console, originals);
 		for (const line of logged) expect(line).not.toContain(SECRET);
 		await until(() => (models.state?.models.some((m) => m.id === "keyed-model") ? true : undefined), "the model");
