@@ -43,7 +43,7 @@ async function localTarget(): Promise<LaunchTarget> {
 		let asked = false;
 		for (;;) {
 			const running = await findLocalServer(dataDir);
-			if (running && running.auto && running.build !== undefined && !asked && running.build !== buildId()) {
+			if (running?.auto && running.build !== undefined && !asked && running.build !== buildId()) {
 				asked = true;
 				if (await askToMakeWay(running)) {
 					await waitUntilGone(dataDir);
