@@ -38,6 +38,15 @@ async function main(argv: string[]): Promise<number> {
 	}
 	const spawn = await import("./host/worker-spawn.ts");
 	spawn.prewarmWorker();
+	if (!args.url && !args.join) {
+		// This device's server, if none runs yet, starts now: beside the launcher's own start, not after it.
+		const [{ prestartDeviceServer }, { resolveDataDir }, { realClock }] = await Promise.all([
+			import("./host/device-server.ts"),
+			import("./server/store/data-dir.ts"),
+			import("./host/clock.ts"),
+		]);
+		prestartDeviceServer(resolveDataDir(process.env), process.env, realClock);
+	}
 	if (!args.url) spawn.preloadEmbeddedBundle();
 	const { launch } = await import("./launch.ts");
 	const { mark } = await import("./host/timeline.ts");

@@ -3,10 +3,10 @@
  * the terminal (runs go on; the next start finds it running), logging to `server.log` in its data directory.
  */
 import { spawn } from "node:child_process";
-import { closeSync, mkdirSync, openSync, readFileSync, statSync, truncateSync } from "node:fs";
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, statSync, truncateSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
-import { DEVICE_TOKEN_HEADER, EXIT_PATH, type ServerInfo } from "../protocol/server-info.ts";
+import { DEVICE_TOKEN_HEADER, EXIT_PATH, SERVER_INFO_FILE, type ServerInfo } from "../protocol/server-info.ts";
 import type { Clock } from "./clock.ts";
 import { findLocalServer } from "./local-server.ts";
 import { trustedFetch } from "./trusted-http.ts";
@@ -39,11 +39,37 @@ function lastLines(path: string): string {
 	}
 }
 
+/** A server started before the launcher needed it (see `prestartDeviceServer`), by data directory. */
+const starting = new Map<string, Promise<ServerInfo>>();
+
+/**
+ * Starts this device's server at once when none has advertised itself, so its start runs beside the
+ * launcher's own (its imports, the UI worker); `startDeviceServer` then takes this one over.
+ */
+export function prestartDeviceServer(dataDir: string, env: Record<string, string | undefined>, clock: Clock): void {
+	if (starting.has(dataDir) || existsSync(join(dataDir, SERVER_INFO_FILE))) return;
+	const pending = launchDeviceServer(dataDir, env, clock);
+	// Whoever takes it over hears how it went; until then a failure is only kept.
+	pending.catch(() => {});
+	starting.set(dataDir, pending);
+}
+
 /**
  * Starts this device's server for `dataDir` and resolves with it once it answers. Rejects with
  * DeviceServerBusy when another server holds the directory, or with what its log says when it could not start.
  */
-export async function startDeviceServer(
+export function startDeviceServer(
+	dataDir: string,
+	env: Record<string, string | undefined>,
+	clock: Clock,
+	command = serveCommand(),
+): Promise<ServerInfo> {
+	const pending = starting.get(dataDir);
+	starting.delete(dataDir);
+	return pending ?? launchDeviceServer(dataDir, env, clock, command);
+}
+
+async function launchDeviceServer(
 	dataDir: string,
 	env: Record<string, string | undefined>,
 	clock: Clock,

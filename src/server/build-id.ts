@@ -1,6 +1,6 @@
 /**
- * Which build of p2 this process is: the executable's file (its size and time, cheaply), or in development a
- * hash of the sources. A launcher and the server it started compare them, so development never talks to a
+ * Which build of p2 this process is: the executable's file (its size and time, cheaply), or in development the
+ * sources' sizes and times. A launcher and the server it started compare them, so development never talks to a
  * server still running older code.
  */
 import { existsSync, readFileSync, statSync } from "node:fs";
@@ -13,7 +13,30 @@ export function buildId(): string {
 		const stat = statSync(process.execPath);
 		return `exe:${stat.size}:${Math.round(stat.mtimeMs)}`;
 	}
-	return `src:${bundleInputsHash().slice(0, 32)}`;
+	return `src:${sourcesStamp().slice(0, 32)}`;
+}
+
+/**
+ * The sources as they stand, by name, size and time (no file is read: this is on the launcher's start path).
+ * Any edit changes it; the bundle's own cache key (`bundleInputsHash`) reads the contents.
+ */
+function sourcesStamp(root = ROOT): string {
+	const hash = new Bun.CryptoHasher("sha256");
+	hash.update(`${Bun.version}\n`);
+	const glob = new Bun.Glob("**/*.{ts,tsx,js,json}");
+	const files = [
+		join(root, "package-lock.json"),
+		...[...glob.scanSync({ cwd: join(root, "src"), onlyFiles: true, absolute: true })].sort(),
+	];
+	for (const file of files) {
+		try {
+			const stat = statSync(file, { bigint: true });
+			hash.update(`${file}:${stat.size}:${stat.mtimeNs}\n`);
+		} catch {
+			hash.update(`${file}:-\n`);
+		}
+	}
+	return hash.digest("hex");
 }
 
 /** Every file the bundle could be built from, as one hash: any change to any of them builds it again. */
