@@ -1,8 +1,6 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { BunPlugin } from "bun";
-import { guestSchemas } from "./guest-schemas.ts";
-import { precompiledValidatorsModule } from "./precompile-validators.ts";
 import type { GuestBundle } from "./server.ts";
 
 const ROOT = join(import.meta.dir, "..", "..");
@@ -44,10 +42,15 @@ export const guestValidatorsPlugin: BunPlugin = {
 			path: PRECOMPILED,
 			namespace: "p2-precompiled",
 		}));
-		build.onLoad({ filter: /.*/, namespace: "p2-precompiled" }, async () => ({
-			contents: precompiledValidatorsModule(await guestSchemas()),
-			loader: "js",
-		}));
+		build.onLoad({ filter: /.*/, namespace: "p2-precompiled" }, async () => {
+			// Loaded only for a build: the launcher reads the cached bundle through this module before anything
+			// else of the server, and the schemas would cost it arktype's start-up.
+			const [{ guestSchemas }, { precompiledValidatorsModule }] = await Promise.all([
+				import("./guest-schemas.ts"),
+				import("./precompile-validators.ts"),
+			]);
+			return { contents: precompiledValidatorsModule(await guestSchemas()), loader: "js" };
+		});
 	},
 };
 
