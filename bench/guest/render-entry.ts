@@ -3,7 +3,6 @@
  * the real sandbox (ses lockdown, Compartment), and logs the cost per token.
  */
 import "../../src/guest/platform-prelude.ts";
-import "../../src/guest/arktype-config.ts";
 import type { GuestEntry } from "../../src/protocol/channel.ts";
 import { assistantMessageCost } from "./stream-render.ts";
 

@@ -4,6 +4,7 @@ import { MAX_COPY_CHARS } from "../protocol/channel-kinds.ts";
 import { errorText } from "../protocol/errors.ts";
 import { ObjectClient } from "../protocol/object-client.ts";
 import { DISPLAY_DEFAULTS } from "../protocol/preferences.ts";
+import type { SchemaChecks } from "../protocol/schema-checks.ts";
 import { Appearance } from "./appearance.ts";
 import { BridgeTerminal } from "./bridge-terminal.ts";
 import { CommandRegistry } from "./commands.ts";
@@ -45,7 +46,8 @@ export class GuestRuntime {
 	readonly #connectionListeners = new Set<(state: ConnectionState) => void>();
 	#connection: ConnectionState = "connecting";
 
-	constructor(host: GuestHost) {
+	/** `checks`: how frames, states, results and the reload snapshot are checked (the bundle's precompiled validators). */
+	constructor(host: GuestHost, checks: SchemaChecks) {
 		this.#host = host;
 		const start = host.start;
 		configureProcess({ env: start.env, platform: start.capabilities.platform });
@@ -85,8 +87,9 @@ export class GuestRuntime {
 		});
 		this.#client = new ObjectClient({
 			onProtocolError: (message) => host.post({ kind: "log", level: "warn", text: message.slice(0, 4000) }),
+			checks,
 		});
-		this.#restored = parseSnapshot(start.snapshot);
+		this.#restored = parseSnapshot(start.snapshot, checks);
 	}
 
 	start(): void {

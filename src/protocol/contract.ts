@@ -51,6 +51,8 @@ export function method<Args, Result>(args: Type<Args>, result: Type<Result>): Me
 	return { args, result };
 }
 
+const DEFINED = new WeakSet<object>();
+
 export function defineContract<Input, State, Methods extends Record<string, MethodSpec>>(
 	spec: ContractSpec<Input, State, Methods>,
 ): Contract<Input, State, Methods> {
@@ -59,7 +61,14 @@ export function defineContract<Input, State, Methods extends Record<string, Meth
 			if (!Object.hasOwn(spec.methods, name)) throw new Error(`${spec.name}: variant names unknown method ${name}`);
 		}
 	}
-	return Object.freeze(spec);
+	const contract = Object.freeze(spec);
+	DEFINED.add(contract);
+	return contract;
+}
+
+/** Whether `value` is a contract `defineContract` made (how the bundle's build finds the plugins' contracts). */
+export function isContract(value: unknown): value is AnyContract {
+	return typeof value === "object" && value !== null && DEFINED.has(value);
 }
 
 export function acceptsVersion(contract: AnyContract, version: number): boolean {

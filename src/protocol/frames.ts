@@ -1,8 +1,10 @@
 import { type } from "arktype";
+import { arktypeChecks } from "./arktype-checks.ts";
 import { REFUSAL_CODES } from "./codes.ts";
 import { lazy } from "./lazy.ts";
 import { PatchOp } from "./patch.ts";
 import { Role } from "./roles.ts";
+import { type SchemaChecks, SERVER_FRAME_KEY, type Verdict } from "./schema-checks.ts";
 
 /** The largest frame either end accepts (a tool result or a page of entries fits well inside). */
 export const MAX_FRAME_BYTES = 1024 * 1024;
@@ -70,7 +72,7 @@ export type ResultFrame = typeof ResultFrame.infer;
 
 export type ParseResult<T> = { ok: true; frame: T } | { ok: false; code: "bad_frame" | "too_large"; message: string };
 
-function parseWith<T>(schema: (data: unknown) => unknown, text: string, maxBytes: number): ParseResult<T> {
+function parseWith<T>(text: string, maxBytes: number, check: (data: unknown) => Verdict): ParseResult<T> {
 	if (text.length > maxBytes) return { ok: false, code: "too_large", message: `frame over ${maxBytes} bytes` };
 	let data: unknown;
 	try {
@@ -78,15 +80,20 @@ function parseWith<T>(schema: (data: unknown) => unknown, text: string, maxBytes
 	} catch {
 		return { ok: false, code: "bad_frame", message: "frame is not valid JSON" };
 	}
-	const out = schema(data);
-	if (out instanceof type.errors) return { ok: false, code: "bad_frame", message: out.summary.slice(0, 500) };
-	return { ok: true, frame: out as T };
+	const verdict = check(data);
+	if (!verdict.ok) return { ok: false, code: "bad_frame", message: verdict.why.slice(0, 500) };
+	return { ok: true, frame: verdict.value as T };
 }
 
 export function parseClientFrame(text: string, maxBytes = MAX_FRAME_BYTES): ParseResult<ClientFrame> {
-	return parseWith<ClientFrame>(ClientFrame, text, maxBytes);
+	return parseWith<ClientFrame>(text, maxBytes, (data) => arktypeChecks.check("frame/client", ClientFrame, data));
 }
 
-export function parseServerFrame(text: string, maxBytes = 8 * MAX_FRAME_BYTES): ParseResult<ServerFrame> {
-	return parseWith<ServerFrame>(ServerFrame, text, maxBytes);
+/** `checks`: the guest passes its precompiled validators; elsewhere the arktype schema checks. */
+export function parseServerFrame(
+	text: string,
+	maxBytes = 8 * MAX_FRAME_BYTES,
+	checks: SchemaChecks = arktypeChecks,
+): ParseResult<ServerFrame> {
+	return parseWith<ServerFrame>(text, maxBytes, (data) => checks.check(SERVER_FRAME_KEY, ServerFrame, data));
 }

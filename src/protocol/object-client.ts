@@ -1,9 +1,10 @@
-import { type } from "arktype";
+import { arktypeChecks } from "./arktype-checks.ts";
 import { ProtocolError, type RefusalCode } from "./codes.ts";
 import type { AnyContract, ArgsOf, InputOf, MethodsOf, ResultOf, StateOf } from "./contract.ts";
 import { parseServerFrame, type ServerFrame } from "./frames.ts";
 import { applyPatch, onlyAppends, PatchError } from "./patch.ts";
 import type { Role } from "./roles.ts";
+import { resultKey, type SchemaChecks, stateKey } from "./schema-checks.ts";
 
 /**
  * The client's own "unavailable": the transport is down (or the object not open yet), so the call may be
@@ -27,7 +28,8 @@ type Listener<S> = (state: S, ref: ObjectRef<AnyContract>) => void;
 interface Pending {
 	resolve(value: unknown): void;
 	reject(error: unknown): void;
-	check: (data: unknown) => unknown;
+	/** The method's result schema and its key among the precompiled validators. */
+	result: { key: string; schema: (data: unknown) => unknown };
 }
 
 /** A client-side replica of one server object: its state, its status and its methods. */
@@ -110,6 +112,8 @@ export interface ObjectClientOptions {
 	/** Called for every server frame that could not be taken (shown to developers, never trusted). */
 	onProtocolError?(message: string): void;
 	maxFrameBytes?: number;
+	/** How frames, states and results are checked: the guest passes its precompiled validators; arktype's otherwise. */
+	checks?: SchemaChecks;
 }
 
 /**
@@ -124,10 +128,12 @@ export class ObjectClient {
 	#nextHandle = 1;
 	#nextCall = 1;
 	#options: ObjectClientOptions;
+	#checks: SchemaChecks;
 	hello: { role: Role; name: string } | undefined;
 
 	constructor(options: ObjectClientOptions = {}) {
 		this.#options = options;
+		this.#checks = options.checks ?? arktypeChecks;
 	}
 
 	/** A transport is up: every ref (re)opens and gets a fresh snapshot. */
@@ -182,14 +188,15 @@ export class ObjectClient {
 		}
 		const id = this.#nextCall++;
 		return new Promise((resolve, reject) => {
-			this.#pending.set(id, { resolve, reject, check: spec.result, h: ref.h });
+			const result = { key: resultKey(ref.contract, method), schema: spec.result };
+			this.#pending.set(id, { resolve, reject, result, h: ref.h });
 			this.#send?.(JSON.stringify({ t: "call", h: ref.h, id, method, args: args ?? null }));
 		});
 	}
 
 	/** Feeds one server frame. Never throws. */
 	receive(text: string): void {
-		const parsed = parseServerFrame(text, this.#options.maxFrameBytes);
+		const parsed = parseServerFrame(text, this.#options.maxFrameBytes, this.#checks);
 		if (!parsed.ok) return this.#problem(`refused a server frame: ${parsed.message}`);
 		this.#take(parsed.frame);
 	}
@@ -210,11 +217,9 @@ export class ObjectClient {
 				if (!ref) return;
 				const variant = ref.contract.variants[frame.role];
 				if (!variant) return this.#problem(`${ref.contract.name}: snapshot for a role with no variant`);
-				const checked = variant.state(frame.state);
-				if (checked instanceof type.errors) {
-					return this.#problem(`${ref.contract.name}: snapshot refused: ${checked.summary}`);
-				}
-				ref.setState(checked);
+				const checked = this.#checks.check(stateKey(ref.contract, frame.role), variant.state, frame.state);
+				if (!checked.ok) return this.#problem(`${ref.contract.name}: snapshot refused: ${checked.why}`);
+				ref.setState(checked.value);
 				ref.setStatus({ kind: "live", role: frame.role });
 				return;
 			}
@@ -229,12 +234,12 @@ export class ObjectClient {
 					return this.#problem(`${ref.contract.name}: patch refused: ${why}`);
 				}
 				if (!onlyAppends(frame.ops)) {
-					const variant = ref.contract.variants[ref.status.role];
-					const checked = variant ? variant.state(next) : undefined;
-					if (checked === undefined || checked instanceof type.errors) {
-						const why = checked instanceof type.errors ? checked.summary : "no variant";
-						return this.#problem(`${ref.contract.name}: patched state refused: ${why}`);
-					}
+					const role = ref.status.role;
+					const variant = ref.contract.variants[role];
+					const checked = variant
+						? this.#checks.check(stateKey(ref.contract, role), variant.state, next)
+						: { ok: false as const, why: "no variant" };
+					if (!checked.ok) return this.#problem(`${ref.contract.name}: patched state refused: ${checked.why}`);
 				}
 				ref.setState(next);
 				return;
@@ -244,12 +249,12 @@ export class ObjectClient {
 				if (!pending || pending.h !== frame.h) return;
 				this.#pending.delete(frame.id);
 				if (!frame.ok) return pending.reject(new ProtocolError(frame.code, frame.message));
-				const checked = pending.check(frame.value);
-				if (checked instanceof type.errors) {
-					this.#problem(`result refused: ${checked.summary}`);
+				const checked = this.#checks.check(pending.result.key, pending.result.schema, frame.value);
+				if (!checked.ok) {
+					this.#problem(`result refused: ${checked.why}`);
 					return pending.reject(new ProtocolError("bad_frame", "the server's answer did not match the contract"));
 				}
-				return pending.resolve(checked);
+				return pending.resolve(checked.value);
 			}
 			case "refused": {
 				const ref = frame.h === undefined ? undefined : this.#refs.get(frame.h);

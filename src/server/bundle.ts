@@ -8,6 +8,8 @@ const ROOT = join(import.meta.dir, "..", "..");
 const ENTRY = join(ROOT, "src", "guest", "entry.ts");
 const PROCESS_SHIM = join(ROOT, "src", "guest", "process-shim.ts");
 const NODE_STUB = join(ROOT, "src", "guest", "node-stub.ts");
+const ARKTYPE_SHIM = join(ROOT, "src", "guest", "arktype-shim.ts");
+const PRECOMPILED = "p2:precompiled-validators";
 const NODE_BUILTINS = /^(node:)?(fs|path|os|url|child_process|module|perf_hooks|crypto|util|tty|events|stream)(\/.*)?$/;
 
 /**
@@ -30,6 +32,30 @@ export const sandboxPlugin: BunPlugin = {
 };
 
 /**
+ * Keeps arktype out of the guest: `arktype` resolves to an inert shim, and `p2:precompiled-validators` is the
+ * module of validators arktype compiles now from every schema the guest checks (written only if imported).
+ */
+export const guestValidatorsPlugin: BunPlugin = {
+	name: "p2-guest-validators",
+	setup(build) {
+		build.onResolve({ filter: /^arktype(\/config)?$/ }, () => ({ path: ARKTYPE_SHIM }));
+		build.onResolve({ filter: /^p2:precompiled-validators$/ }, () => ({
+			path: PRECOMPILED,
+			namespace: "p2-precompiled",
+		}));
+		build.onLoad({ filter: /.*/, namespace: "p2-precompiled" }, async () => {
+			// Loaded only for a build: the launcher reads the cached bundle through this module before anything
+			// else of the server, and the schemas would cost it arktype's start-up.
+			const [{ guestSchemas }, { precompiledValidatorsModule }] = await Promise.all([
+				import("./guest-schemas.ts"),
+				import("./precompile-validators.ts"),
+			]);
+			return { contents: precompiledValidatorsModule(await guestSchemas()), loader: "js" };
+		});
+	},
+};
+
+/**
  * Hardened JavaScript refuses source that contains HTML comment tokens or the text of a dynamic import, even
  * inside strings and regular expressions. Rewrites them to equivalent escapes; the result is parse-checked.
  */
@@ -43,22 +69,33 @@ export function fitForSes(source: string): string {
 	return out;
 }
 
-/** Builds the guest bundle: the runtime, `src/ui` and the enabled plugins' TUI parts, as one script. */
-export async function buildGuestBundle(options: { minify?: boolean; entry?: string } = {}): Promise<GuestBundle> {
+export interface GuestBuildOptions {
+	minify?: boolean;
+	/** Another entry, only for benchmarks and tests that run guest code in the real sandbox. */
+	entry?: string;
+}
+
+/** The guest script and every module it was built from (paths, as Bun's metafile names them). */
+export async function buildGuestScript(options: GuestBuildOptions = {}): Promise<{ source: string; inputs: string[] }> {
 	const result = await Bun.build({
-		// Another entry only for benchmarks that run guest code in the real sandbox.
 		entrypoints: [options.entry ?? ENTRY],
 		target: "browser",
 		format: "iife",
 		minify: options.minify ?? true,
-		plugins: [sandboxPlugin],
+		plugins: [guestValidatorsPlugin, sandboxPlugin],
 		define: { "process.env.NODE_ENV": '"production"' },
+		metafile: true,
 	});
 	if (!result.success) {
 		throw new Error(`guest bundle build failed:\n${result.logs.map((l) => String(l)).join("\n")}`);
 	}
 	const raw = await result.outputs[0]!.text();
-	const source = fitForSes(raw);
+	return { source: fitForSes(raw), inputs: Object.keys(result.metafile?.inputs ?? {}) };
+}
+
+/** Builds the guest bundle: the runtime, `src/ui` and the enabled plugins' TUI parts, as one script. */
+export async function buildGuestBundle(options: GuestBuildOptions = {}): Promise<GuestBundle> {
+	const { source } = await buildGuestScript(options);
 	return { source, hash: new Bun.CryptoHasher("sha256").update(source).digest("hex") };
 }
 

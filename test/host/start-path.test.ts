@@ -43,4 +43,11 @@ describe("the launcher's start path", () => {
 			"/server/store/sqlite.ts",
 		]);
 	});
+
+	test("the embedded server's bundle, read before the server loads, loads no schema library unless it is built", () => {
+		// launch.ts hands the cached bundle to the worker first; precompiling validators is for a build only.
+		const graph = staticGraph(join(SRC, "server", "bundle.ts"));
+		const loadingArktype = [...graph].filter(([, imports]) => imports.includes("arktype")).map(([file]) => file);
+		expect(loadingArktype).toEqual([]);
+	});
 });

@@ -1,3 +1,0 @@
-import { configure } from "arktype/config";
-
-configure({ jitless: true });

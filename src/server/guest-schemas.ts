@@ -1,0 +1,50 @@
+import { join } from "node:path";
+import { ReloadSnapshot } from "../guest/snapshot.ts";
+import { type AnyContract, isContract, type MethodSpec } from "../protocol/contract.ts";
+import { ServerFrame } from "../protocol/frames.ts";
+import { ROLES } from "../protocol/roles.ts";
+import { resultKey, SERVER_FRAME_KEY, SNAPSHOT_KEY, stateKey } from "../protocol/schema-checks.ts";
+
+const ROOT = join(import.meta.dir, "..", "..");
+
+/** The schemas of one contract the guest checks: each role's state and each method's result. */
+export function contractSchemas(contract: AnyContract): Map<string, unknown> {
+	const schemas = new Map<string, unknown>();
+	for (const role of ROLES) {
+		const variant = contract.variants[role];
+		if (variant) schemas.set(stateKey(contract, role), variant.state);
+	}
+	for (const [name, spec] of Object.entries(contract.methods as Record<string, MethodSpec>)) {
+		schemas.set(resultKey(contract, name), spec.result);
+	}
+	return schemas;
+}
+
+/** Every contract the plugins define (`src/plugins/<name>/contract.ts`), found by looking, not by a list. */
+export async function pluginContracts(root = ROOT): Promise<AnyContract[]> {
+	const found = new Map<string, AnyContract>();
+	const paths = [...new Bun.Glob("src/plugins/*/contract.ts").scanSync({ cwd: root, onlyFiles: true })].sort();
+	for (const path of paths) {
+		const module = (await import(join(root, path))) as Record<string, unknown>;
+		for (const value of Object.values(module)) {
+			if (!isContract(value)) continue;
+			const id = `${value.name}@${value.version}`;
+			const known = found.get(id);
+			if (known && known !== value) throw new Error(`two contracts are named ${id} (${path})`);
+			found.set(id, value);
+		}
+	}
+	return [...found.values()];
+}
+
+/** Every schema the guest checks, by the key its precompiled validator has (`schema-checks.ts`). */
+export async function guestSchemas(root = ROOT): Promise<Map<string, unknown>> {
+	const schemas = new Map<string, unknown>([
+		[SERVER_FRAME_KEY, ServerFrame],
+		[SNAPSHOT_KEY, ReloadSnapshot],
+	]);
+	for (const contract of await pluginContracts(root)) {
+		for (const [key, schema] of contractSchemas(contract)) schemas.set(key, schema);
+	}
+	return schemas;
+}

@@ -1,0 +1,17 @@
+import { describe, expect, test } from "bun:test";
+import { buildGuestScript } from "../../src/server/bundle.ts";
+
+describe("the guest bundle", () => {
+	test("carries no arktype: no module of it is an input, and none of its code is in the text", async () => {
+		const { source, inputs } = await buildGuestScript();
+		expect(inputs.filter((path) => /node_modules\/(arktype|@ark)\//.test(path))).toEqual([]);
+		// Its validators come from the module precompiled at build time; `arktype` is the inert shim.
+		expect(inputs.some((path) => path.endsWith("src/guest/arktype-shim.ts"))).toBe(true);
+		expect(inputs.some((path) => path.includes("precompiled-validators"))).toBe(true);
+		expect(inputs.some((path) => path.endsWith("src/plugins/chat/contract.ts"))).toBe(true);
+		// Markers of arktype's own code: its registry, its node kinds, its jitless mode, its compiled traversal.
+		for (const marker of ["$ark", "arkKind", "jitless", "precompilation", "errorFromNodeContext"]) {
+			expect({ marker, found: source.includes(marker) }).toEqual({ marker, found: false });
+		}
+	}, 60_000);
+});
