@@ -3,7 +3,8 @@ import type { Provider, RetryPolicy } from "@earendil-works/pi-ai";
 import { loadModelCatalog, type ModelCatalog } from "./agent/models.ts";
 import { keepModelsLive } from "./agent/models-live.ts";
 import { EventBus } from "./events.ts";
-import { ServerSettings } from "./settings.ts";
+import { watchFileIn } from "./file-watch.ts";
+import { SERVER_SETTINGS_FILE, ServerSettings } from "./settings.ts";
 import type { Catalog } from "./store/catalog.ts";
 import { openCatalog } from "./store/catalog-rebuild.ts";
 import { ensurePrivateDir } from "./store/data-dir.ts";
@@ -31,7 +32,8 @@ export interface CoreServices {
 	readonly models: ModelCatalog;
 	readonly settings: ServerSettings;
 	readonly bus: EventBus;
-	readonly retry: RetryPolicy;
+	/** The retry policy now (the server's settings.json may change while it runs). */
+	retry(): RetryPolicy;
 	close(): Promise<void>;
 }
 
@@ -65,6 +67,11 @@ export async function createServices(options: ServicesOptions): Promise<CoreServ
 	}
 	const bus = new EventBus();
 	const stopWatchingModels = keepModelsLive(models, options.dataDir, bus);
+	// The server runs on after its launcher: an edit of its settings.json applies without a restart.
+	const stopWatchingSettings = watchFileIn(options.dataDir, SERVER_SETTINGS_FILE, () => {
+		settings.reload();
+		if (settings.problem) console.error(`p2 server: ${settings.problem}`);
+	});
 	return {
 		dataDir: options.dataDir,
 		catalog,
@@ -72,9 +79,10 @@ export async function createServices(options: ServicesOptions): Promise<CoreServ
 		models,
 		settings,
 		bus,
-		retry: options.retry ?? { ...DEFAULT_RETRY, ...settings.value.retry },
+		retry: () => options.retry ?? { ...DEFAULT_RETRY, ...settings.value.retry },
 		async close() {
 			stopWatchingModels();
+			stopWatchingSettings();
 			stores.closeAll();
 			catalog.close();
 		},

@@ -28,12 +28,16 @@ export type Settings = typeof Settings.infer;
 /** The server's own defaults (`<data>/settings.json`): what new sessions start with. */
 export class ServerSettings {
 	readonly path: string;
-	#value: Settings;
-	/** Set when the file exists but could not be used; the defaults apply and the file is left alone. */
-	readonly problem: string | null;
+	#value: Settings = {};
+	#problem: string | null = null;
 
 	constructor(dataDir: string) {
 		this.path = join(dataDir, SERVER_SETTINGS_FILE);
+		this.reload();
+	}
+
+	/** Reads the file again (it changed on disk): a server that runs on keeps to what the person wrote. */
+	reload(): void {
 		const label = fileLabel(this.path);
 		const read = readJsonFile(this.path, { label });
 		let value: Settings = {};
@@ -45,11 +49,16 @@ export class ServerSettings {
 			else value = parsed;
 		}
 		this.#value = value;
-		this.problem = problem;
+		this.#problem = problem;
 	}
 
 	get value(): Settings {
 		return this.#value;
+	}
+
+	/** Set when the file exists but could not be used; the defaults apply and the file is left alone. */
+	get problem(): string | null {
+		return this.#problem;
 	}
 
 	/** A file that could not be used is never overwritten: what the person wrote in it stays theirs to fix. */

@@ -3,6 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ServerSettings } from "../../src/server/settings.ts";
+import { waitUntil } from "../support/wait.ts";
 
 let dir = "";
 afterEach(() => {
@@ -48,12 +49,29 @@ describe("the server's settings.json", () => {
 		);
 		const services = await createServices({ dataDir: dir, env: {} });
 		try {
-			expect(services.retry).toEqual({ enabled: true, maxRetries: 5, baseDelayMs: 10 });
+			expect(services.retry()).toEqual({ enabled: true, maxRetries: 5, baseDelayMs: 10 });
 			expect(services.settings.value.compaction).toEqual({ keepRecentTokens: 500 });
 		} finally {
 			await services.close();
 		}
 		writeFileSync(join(dir, "settings.json"), JSON.stringify({ retry: { maxRetries: -1 } }));
 		expect(new ServerSettings(dir).problem).toContain("retry.maxRetries must be");
+	});
+
+	test("an edit while the server runs applies without a restart (the server outlives its launcher)", async () => {
+		dir = mkdtempSync(join(tmpdir(), "p2-settings-"));
+		const { createServices } = await import("../../src/server/core-services.ts");
+		const services = await createServices({ dataDir: dir, env: {} });
+		try {
+			expect(services.settings.value.compaction).toBeUndefined();
+			writeFileSync(
+				join(dir, "settings.json"),
+				JSON.stringify({ compaction: { keepRecentTokens: 0 }, retry: { maxRetries: 1 } }),
+			);
+			await waitUntil(() => services.settings.value.compaction?.keepRecentTokens === 0, "the edit read");
+			expect(services.retry().maxRetries).toBe(1);
+		} finally {
+			await services.close();
+		}
 	});
 });

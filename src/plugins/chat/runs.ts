@@ -69,7 +69,7 @@ export class Runs {
 			tools,
 			history: toAgentHistory(core.allEntries()),
 			streamFn: ctx.models.streamFn,
-			retry: ctx.retry,
+			retry: ctx.retry(),
 			sessionId: session,
 			onEvent: (event) => this.#onEvent(event),
 		});
