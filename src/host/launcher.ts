@@ -200,6 +200,7 @@ export async function runLauncher(options: LauncherOptions): Promise<LauncherRes
 				return;
 			case "navigation":
 				if (!current || !SESSION_ID.test(message.session)) return;
+				mark("session open");
 				// A question asked for one session is not answered for another (seed 3.3, step 6).
 				if (asking?.worker === worker && asking.session !== message.session) consent.cancel();
 				worker.session = message.session;
