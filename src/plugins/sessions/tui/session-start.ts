@@ -20,6 +20,9 @@ export class SessionStart {
 	constructor(ctx: GuestContext, catalogChanged: () => void) {
 		this.#ctx = ctx;
 		this.#catalogChanged = catalogChanged;
+		// Asked for at once, beside who this person is (every role may open it): the choice then waits for no
+		// second round trip.
+		this.#catalog = ctx.objects.open(sessionsContract, {});
 	}
 
 	/** The server's catalog of sessions, once this person's role is known. */
@@ -33,9 +36,12 @@ export class SessionStart {
 		if (ctx.session.id || this.#choosing || !role) return;
 		this.#choosing = true;
 		try {
-			this.#catalog?.close();
-			const sessions = ctx.objects.open(sessionsContract, {});
-			this.#catalog = sessions;
+			let sessions = this.#catalog;
+			if (!sessions || sessions.status.kind === "refused") {
+				sessions?.close();
+				sessions = ctx.objects.open(sessionsContract, {});
+				this.#catalog = sessions;
+			}
 			await sessions.ready;
 			const { start } = ctx;
 			// A reload or a restart reopens the session that was open, whatever the command line said.
