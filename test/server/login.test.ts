@@ -6,7 +6,7 @@ import { loginContract } from "../../src/plugins/login/contract.ts";
 import { modelsContract } from "../../src/plugins/models/contract.ts";
 import { keyedProvider, loopbackOAuthProvider, startLoopbackAuthServer } from "../support/fake-login-providers.ts";
 import { startTestServer, type TestServer } from "../support/p2-server.ts";
-import { waitForValue } from "../support/wait.ts";
+import { waitForValue, waitUntil } from "../support/wait.ts";
 
 const SECRET = "sk-keyed-very-secret-1234";
 let ts: TestServer;
@@ -47,10 +47,10 @@ describe("signing the server in", () => {
 		const prompt = await waitForValue(() => login.state?.flow?.prompt ?? undefined, "the key question");
 		expect(prompt).toMatchObject({ type: "secret", message: "Enter Keyed API key" });
 		await login.call("answer", { flow, prompt: prompt.id, value: SECRET });
-		await waitForValue(() => (login.state?.flow?.status === "done" ? true : undefined), "the sign-in to finish");
+		await waitUntil(() => login.state?.flow?.status === "done", "the sign-in to finish");
 		Object.assign(console, originals);
 		for (const line of logged) expect(line).not.toContain(SECRET);
-		await waitForValue(() => (models.state?.models.some((m) => m.id === "keyed-model") ? true : undefined), "the model");
+		await waitUntil(() => models.state?.models.some((m) => m.id === "keyed-model"), "the model");
 		expect(login.state!.providers.find((p) => p.id === "keyed")!.signedIn).toBe("api_key");
 
 		// The key signs requests to the provider, and lives only in the server's auth.json.
@@ -68,7 +68,7 @@ describe("signing the server in", () => {
 		expect(ts.fake.authorizations.at(-1)).toBe(`Bearer ${SECRET}`);
 
 		await login.call("logout", { provider: "keyed" });
-		await waitForValue(() => (models.state?.models.some((m) => m.provider === "keyed") ? undefined : true), "logout");
+		await waitUntil(() => !models.state?.models.some((m) => m.provider === "keyed"), "logout");
 		expect(JSON.parse(readFileSync(file, "utf8")).keyed).toBeUndefined();
 		c.close();
 	});
@@ -87,7 +87,7 @@ describe("signing the server in", () => {
 			{ type: "progress", message: "Waiting for the code…" },
 		]);
 		await login.call("answer", { flow: bad.flow, prompt: first.id, value: "wrong-code" });
-		await waitForValue(() => (login.state?.flow?.status === "failed" ? true : undefined), "the failure");
+		await waitUntil(() => login.state?.flow?.status === "failed", "the failure");
 		expect(login.state!.flow!.error).toBe("token exchange failed: 400");
 
 		const good = await login.call("start", { provider: "loopy", method: "oauth" });
@@ -96,9 +96,9 @@ describe("signing the server in", () => {
 			"the second question",
 		);
 		await login.call("answer", { flow: good.flow, prompt: second.id, value: "good-code" });
-		await waitForValue(() => (login.state?.flow?.status === "done" ? true : undefined), "the sign-in");
+		await waitUntil(() => login.state?.flow?.status === "done", "the sign-in");
 		const models = await c.open(modelsContract, {});
-		await waitForValue(() => (models.state?.models.some((m) => m.id === "loopy-model") ? true : undefined), "the model");
+		await waitUntil(() => models.state?.models.some((m) => m.id === "loopy-model"), "the model");
 		for (const frame of c.frames) expect(frame).not.toContain("access-good-code");
 		c.close();
 	});
@@ -110,7 +110,7 @@ describe("signing the server in", () => {
 		const prompt = await waitForValue(() => login.state?.flow?.prompt ?? undefined, "the question");
 		await expect(login.call("start", { provider: "loopy", method: "oauth" })).rejects.toThrow("already running");
 		await login.call("cancel", { flow });
-		await waitForValue(() => (login.state?.flow?.status === "cancelled" ? true : undefined), "cancelled");
+		await waitUntil(() => login.state?.flow?.status === "cancelled", "cancelled");
 		await expect(login.call("answer", { flow, prompt: prompt.id, value: "late" })).rejects.toThrow("no such sign-in");
 		await expect(login.call("start", { provider: "keyed", method: "oauth" })).rejects.toThrow("has no account sign-in");
 		c.close();

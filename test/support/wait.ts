@@ -1,5 +1,5 @@
 /** Polls until `predicate` holds; throws naming `what` after `timeoutMs`. For conditions no event reports. */
-export async function waitUntil(predicate: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
+export async function waitUntil(predicate: () => boolean | undefined, what: string, timeoutMs = 10_000): Promise<void> {
 	await waitForValue(() => (predicate() ? true : undefined), what, timeoutMs);
 }
 
