@@ -20,7 +20,7 @@ describe("@ files and Tab paths end to end", () => {
 			await run.waitFor((s) => /look at @src\/parser\.ts\s*$/m.test(s), "the @ path in the editor");
 			run.type("\x15");
 			run.type("cat no");
-			await Bun.sleep(100);
+			await run.waitFor((s) => /^cat no\s*$/m.test(s), "the path typed");
 			run.type("\t");
 			await run.waitFor((s) => /^cat notes\.md\s*$/m.test(s), "Tab completed the path");
 			run.type("\x15");
