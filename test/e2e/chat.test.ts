@@ -129,9 +129,15 @@ describe("the chat surface end to end (real server, fake model)", () => {
 				.slice(0, 12)
 				.map((l) => l.slice(0, 99).trimEnd());
 		const top = topLines();
-		fake.enqueue({ text: `more output ${"x ".repeat(200)} end of more`, chunks: 8, chunkDelayMs: 80 });
+		// The footer counts output tokens when an answer has ended: a count of its own marks the fourth's end.
+		fake.enqueue({
+			text: `more output ${"x ".repeat(200)} end of more`,
+			chunks: 8,
+			chunkDelayMs: 80,
+			usage: { prompt: 100, completion: 777 },
+		});
 		run.type("question 4\r");
-		await Bun.sleep(1500);
+		await run.waitFor((s) => /↓837\b/.test(s) && !s.includes("Working"), "the fourth answer ended");
 		expect(topLines()).toEqual(top);
 		run.type("\x1b[1;5F");
 		await run.waitFor((s) => s.includes("end of more") && !s.includes("Jump to latest"), "following the end again");
@@ -150,11 +156,8 @@ describe("the chat surface end to end (real server, fake model)", () => {
 		const id = seedConversation(env.P2_DATA_DIR!, project, 600);
 		const run = runInPty([process.execPath, MAIN, "--session", id], { env, cwd: project, cols: 100, rows: 20 });
 		await run.waitFor((s) => s.includes("Answer 599:"), "the end of the conversation");
-		for (let i = 0; i < 60 && !text(run.screen()).includes("question 0\n"); i++) {
-			run.type("\x1b[1;5H"); // Ctrl+Home
-			await Bun.sleep(150);
-		}
-		await run.waitFor((s) => / question 0\s*\n/.test(s), "the first question");
+		// Ctrl+Home goes to the top of what is loaded; an older page loads above it, so it is pressed until the first.
+		await run.typeUntil("\x1b[1;5H", (s) => / question 0\s*\n/.test(s), "the first question");
 		expect(text(run.screen())).toContain("Answer 1:");
 		run.type("\x04");
 		expect(await run.exited).toBe(0);
@@ -178,12 +181,12 @@ describe("the chat surface end to end (real server, fake model)", () => {
 		run.type("say it\r");
 		await run.waitFor((s) => s.includes("the word is zanzibar"), "the answer");
 		run.type("\x1b[102;6u"); // Ctrl+Shift+F as a CSI u key
-		await Bun.sleep(300);
+		await run.waitFor((s) => s.includes("Find in transcript"), "the search box");
 		run.type("zanzibar");
 		// pi-tui's search box: the query and "current/total" matches.
 		await run.waitFor((s) => /│ zanzibar +1\/1 │/.test(s), "the search box with its match count");
 		run.type("\x1b");
-		await Bun.sleep(200);
+		await run.waitFor((s) => !s.includes("Shift+Enter · ↓ Enter"), "the search box closed");
 		run.type("\x04");
 		expect(await run.exited).toBe(0);
 	}, 60_000);
@@ -196,8 +199,10 @@ describe("the chat surface end to end (real server, fake model)", () => {
 		await run.waitFor((s) => s.includes("kept across the reload"), "the answer");
 		run.type("/");
 		await run.waitFor((s) => s.includes("→ quit") && s.includes("reload"), "the command list");
+		const beforeReload = run.raw().length;
 		run.type("rel\t\r");
-		await Bun.sleep(1500);
+		// The new UI takes the alternate screen again once the old one has left it.
+		await run.waitForOutput("\x1b[?1049h", beforeReload, "the new UI on the screen");
 		await run.waitFor(
 			(s) => s.includes("kept across the reload") && s.includes("fake-model"),
 			"the same session after /reload",
