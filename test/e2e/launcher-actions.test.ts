@@ -56,22 +56,21 @@ describe("the launcher's actions end to end", () => {
 			await run.waitFor((s) => s.includes("Copied 19 characters to the clipboard"), "copied after consent");
 			expect(copied.length).toBe(2);
 
-			// While a selector has the keys, the launcher leaves its own to it: Ctrl+X copies nothing here.
+			// While a selector has the keys, the launcher leaves its own to it: Ctrl+X copies nothing here. (The UI
+			// tells the launcher who has the keys before the screen that shows the selector.) A copy would write to
+			// the terminal as soon as the UI answered; Ctrl+G's round trip below is answered after it and ends later.
 			run.type("\x0c");
 			await run.waitFor((s) => s.includes("Model Name:"), "the model selector");
-			await Bun.sleep(200);
 			run.type("\x18");
-			await Bun.sleep(300);
-			expect(copied.length).toBe(2);
 			run.type("\x1b");
 			await run.waitFor((s) => !s.includes("Model Name:"), "the selector closed");
-			await Bun.sleep(200);
 
 			run.type("a draft");
 			await run.waitFor((s) => s.includes("a draft"), "the draft");
 			run.type("\x07");
 			await run.waitFor((s) => s.includes("a draft and more from the editor"), "the edited text back in the editor");
 			await run.waitFor((s) => s.includes("fake-model"), "the screen redrawn");
+			expect(copied.length).toBe(2);
 		} finally {
 			run.kill();
 			await run.exited;
@@ -83,8 +82,12 @@ describe("the launcher's actions end to end", () => {
 		const run = runInPty([process.execPath, MAIN], { env: h.env, cwd: h.home, cols: 120, rows: 40 });
 		try {
 			await run.waitFor((s) => s.includes("fake-model"), "the chat");
+			const before = run.raw().length;
 			run.type("\x1a");
-			await Bun.sleep(800);
+			// The launcher lends the terminal out (leaving the alternate screen) and takes it back when the stop
+			// did not happen: the worker's screen modes come back, and keys count again.
+			await run.waitForOutput("\x1b[?1049l", before, "the terminal lent out");
+			await run.waitForOutput("\x1b[?1049h", run.raw().indexOf("\x1b[?1049l", before), "the terminal taken back");
 			run.type("still here");
 			await run.waitFor((s) => s.includes("still here") && s.includes("fake-model"), "the UI back, taking keys");
 		} finally {
