@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { existsSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { type FakeHome, fakeHome, MAIN } from "../support/fake-home.ts";
 import type { FakeOpenAI } from "../support/fake-openai.ts";
 import { runInPty } from "../support/pty.ts";
+import { waitUntil } from "../support/wait.ts";
 
 let h: FakeHome;
 let env: Record<string, string>;
@@ -22,9 +23,21 @@ async function serve() {
 		stdout: "ignore",
 		stderr: "ignore",
 	});
-	const info = join(data, "server.json");
-	for (let i = 0; i < 200 && !existsSync(info); i++) await Bun.sleep(50);
+	await waitUntil(
+		() => servedBy(join(data, "server.json")) === server.pid,
+		"server.json naming the new server",
+		30_000,
+	);
 	return server;
+}
+
+/** The pid server.json names, once it is there and whole. */
+function servedBy(path: string): number | undefined {
+	try {
+		return JSON.parse(readFileSync(path, "utf8")).pid;
+	} catch {
+		return undefined;
+	}
 }
 
 test("a message sent while this device's server is away waits, then goes once when it is back", async () => {
