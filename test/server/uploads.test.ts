@@ -57,8 +57,10 @@ describe("uploads and messages with files", () => {
 		const c = await ts.connect();
 		const chat = await c.open(chatContract, { session, conversation: "main" });
 		ts.fake.enqueue({ text: "Read it." });
+		// Counted before the send: its request may reach the model before the send is answered.
+		const before = ts.fake.requests.length;
 		await chat.call("send", { text: "look", mode: "steer", requestId: "req-files-1", attachments: [text.id, png.id] });
-		const body = (await ts.fake.waitForRequest(ts.fake.requests.length + 1)) as { messages: { content: unknown }[] };
+		const body = (await ts.fake.waitForRequest(before + 1)) as { messages: { content: unknown }[] };
 		const sent = JSON.stringify(body.messages.at(-1));
 		expect(sent).toContain('<file name=\\"plan.md\\">\\nstep one\\nstep two\\n</file>');
 		expect(sent).toContain("[image shot.png: fake-model does not take images]");
