@@ -54,7 +54,8 @@ describe("the chat surface end to end (real server, fake model)", () => {
 			{ text: "Edited." },
 		);
 		run.type("change it\r");
-		await run.waitFor((s) => s.includes("Edited."), "the tool run to finish");
+		// The last answer shows before its run ends: the next message is typed once nothing is working.
+		await run.waitFor((s) => s.includes("Edited.") && !s.includes("Working"), "the tool run to finish");
 		const screen = text(run.screen());
 		expect(screen).toContain("$ echo one; echo two");
 		expect(screen).toMatch(/Took \d+\.\ds/);
@@ -65,9 +66,9 @@ describe("the chat surface end to end (real server, fake model)", () => {
 
 		fake.enqueue({ hang: true });
 		run.type("wait forever\r");
-		await run.waitFor((s) => s.includes("Working"), "a run that hangs");
+		await run.waitFor((s) => s.includes("Working") && s.includes(" wait forever"), "a run that hangs");
 		run.type("\x1b");
-		await run.waitFor((s) => s.includes("Operation aborted"), "Esc to stop it");
+		await run.waitFor((s) => s.includes("Operation aborted") && !s.includes("Working"), "Esc to stop it");
 
 		fake.enqueue({ text: "first answer", chunks: 10, chunkDelayMs: 150 }, { text: "steered answer" });
 		run.type("first\r");
