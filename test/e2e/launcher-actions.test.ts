@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { chmodSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { type FakeHome, fakeHome, MAIN } from "../support/fake-home.ts";
 import { type PtyRun, runInPty } from "../support/pty.ts";
+import { waitUntil } from "../support/wait.ts";
 
 let h: FakeHome;
 let editor: string;
@@ -133,8 +134,13 @@ describe("the launcher's actions end to end", () => {
 				expect(run.screen().join("\n")).toContain(`Into: ${join(h.home, "Downloads", "p2")}`);
 				await run.waitFor((s) => s.includes("Enter or y: confirm"), "the question ready to confirm");
 				run.type("y");
-				await run.waitFor((s) => s.includes("Saved spec.txt in your download folder"), "saved");
-				expect(readFileSync(join(h.home, "Downloads", "p2", expected), "utf8")).toBe("the attached spec says hello");
+				// The second save's notice reads as the first's did: the new file is what shows it was saved.
+				const saved = join(h.home, "Downloads", "p2", expected);
+				await waitUntil(
+					() => existsSync(saved) && readFileSync(saved, "utf8") === "the attached spec says hello",
+					`${expected} saved`,
+				);
+				await run.waitFor((s) => s.includes("Saved spec.txt in your download folder"), "the notice");
 			}
 		} finally {
 			run.kill();
