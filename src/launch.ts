@@ -8,7 +8,7 @@ import { fetchGuestBundle } from "./host/bundle-fetch.ts";
 import { configDir, LauncherConfig } from "./host/config.ts";
 import { forgetGuestCookie, parseJoinLink } from "./host/join.ts";
 import { type LaunchTarget, runLauncher } from "./host/launcher.ts";
-import { findLocalServer } from "./host/local-server.ts";
+import { dataDirProblem, findLocalServer } from "./host/local-server.ts";
 import { ENDED_PROMPT, forgetOwnerCookie, signInRemote } from "./host/remote.ts";
 import { SignInError } from "./host/sign-in.ts";
 import { terminalLine } from "./host/visible-text.ts";
@@ -16,6 +16,10 @@ import { preloadBundle } from "./host/worker-spawn.ts";
 import { DEVICE_TOKEN_HEADER } from "./protocol/server-info.ts";
 import type { P2Server } from "./server/server.ts";
 import { resolveDataDir } from "./server/store/data-dir.ts";
+import { DataDirBusyError, dataDirHolder } from "./server/store/data-dir-lock.ts";
+
+/** How often a launcher waiting for an unresponsive server looks again. */
+const HOLDER_POLL_MS = 1000;
 
 /**
  * The embedded server is loaded only when this device has none running: a second terminal never pays for it.
@@ -23,6 +27,9 @@ import { resolveDataDir } from "./server/store/data-dir.ts";
  * launcher still fetches the bundle from the server and runs it only if the hashes agree.
  */
 async function startEmbeddedServer(dataDir: string): Promise<P2Server> {
+	// Another server holds the directory (perhaps stopped, or still starting): building the UI would be for nothing.
+	const busy = dataDirHolder(dataDir);
+	if (busy) throw busy;
 	const { defaultGuestBundle } = await import("./server/bundle.ts");
 	const build = defaultGuestBundle();
 	let first: ReturnType<typeof build> | undefined = build();
@@ -45,23 +52,40 @@ async function localTarget(): Promise<{ target: LaunchTarget; stop(): Promise<vo
 	const dataDir = resolveDataDir(process.env);
 	let embedded: P2Server | undefined;
 	let current = { origin: "", token: "" };
-	const connect = async () => {
-		if (embedded) return;
-		const running = await findLocalServer(dataDir);
-		if (running) {
-			current = { origin: running.origin, token: running.deviceToken };
-			return;
+	/**
+	 * `wait`: when the server that holds the data directory does not answer (stopped, busy, still starting), say
+	 * so once and keep trying, rather than start a second server on the same data. A reconnect does not wait.
+	 */
+	const connect = async (wait: boolean) => {
+		for (let said = false; !embedded; ) {
+			const running = await findLocalServer(dataDir);
+			if (running) {
+				current = { origin: running.origin, token: running.deviceToken };
+				return;
+			}
+			try {
+				embedded = await startEmbeddedServer(dataDir);
+				current = { origin: embedded.origin, token: embedded.deviceToken };
+			} catch (error) {
+				if (!(error instanceof DataDirBusyError)) {
+					// "EROFS … chmod" names neither the directory nor a way out; say both when the directory is the cause.
+					const problem = dataDirProblem(dataDir);
+					throw problem ? new Error(problem) : error;
+				}
+				if (!wait) throw error;
+				if (!said) console.error(`p2: ${error.message} that does not answer; waiting for it (Ctrl+C to give up)…`);
+				said = true;
+				await Bun.sleep(HOLDER_POLL_MS);
+			}
 		}
-		embedded = await startEmbeddedServer(dataDir);
-		current = { origin: embedded.origin, token: embedded.deviceToken };
 	};
-	await connect();
+	await connect(true);
 	return {
 		target: {
 			kind: "device",
 			origin: () => current.origin,
 			credentials: () => ({ [DEVICE_TOKEN_HEADER]: current.token }),
-			refresh: connect,
+			refresh: () => connect(false),
 		},
 		stop: async () => {
 			await embedded?.stop();

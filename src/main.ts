@@ -39,8 +39,13 @@ async function main(argv: string[]): Promise<number> {
 	spawn.prewarmWorker();
 	if (!args.url) spawn.preloadEmbeddedBundle();
 	const { launch } = await import("./launch.ts");
-	const code = await launch(args);
-	// Whatever is still running (a spare worker, the embedded server's sockets) ends with the launcher.
+	let code: number;
+	try {
+		code = await launch(args);
+	} finally {
+		spawn.discardSpareWorker();
+	}
+	// Whatever else is still running (the embedded server's sockets, a timer) ends with the launcher.
 	process.exit(code);
 }
 

@@ -11,6 +11,34 @@ import {
 } from "@earendil-works/pi-tui";
 import { parseWhen, type When, WhenError } from "./when.ts";
 
+/** pi 1.6.0's built-in slash commands, in the order its list shows them (pi-look §3.1). */
+const PI_SLASH_ORDER = [
+	"settings",
+	"model",
+	"tree",
+	"thinking",
+	"scoped-models",
+	"export",
+	"import",
+	"share",
+	"bug",
+	"copy",
+	"name",
+	"session",
+	"changelog",
+	"hotkeys",
+	"fork",
+	"clone",
+	"trust",
+	"login",
+	"logout",
+	"new",
+	"compact",
+	"resume",
+	"reload",
+	"quit",
+];
+
 export interface SlashForm {
 	/** The name, without the slash. */
 	readonly name: string;
@@ -84,6 +112,18 @@ export class CommandRegistry {
 		return [...this.#commands.values()];
 	}
 
+	/**
+	 * The commands in the order a person sees them (slash list, palette, /hotkeys): pi's built-in commands in
+	 * pi's own list order, then every other command in the order it was registered.
+	 */
+	listed(): readonly RegisteredCommand[] {
+		const rank = (entry: RegisteredCommand) => {
+			const at = PI_SLASH_ORDER.indexOf(entry.command.slash?.name ?? "");
+			return at < 0 ? PI_SLASH_ORDER.length : at;
+		};
+		return [...this.all()].sort((a, b) => rank(a) - rank(b) || a.order - b.order);
+	}
+
 	/** The slash index: the first command to claim a name keeps it; later ones lose only their slash form. */
 	slashIndex(): { byName: Map<string, TuiCommand>; problems: CommandProblem[] } {
 		const byName = new Map<string, TuiCommand>();
@@ -151,7 +191,11 @@ export class SlashAutocomplete implements AutocompleteProvider {
 		const name = /^\/(\S*)$/.exec(before);
 		if (name) {
 			const query = name[1]!;
-			const commands = [...this.#registry.slashIndex().byName.values()];
+			const index = this.#registry.slashIndex().byName;
+			const commands = this.#registry
+				.listed()
+				.map((entry) => entry.command)
+				.filter((command) => command.slash && index.get(command.slash.name) === command);
 			const matched = query ? fuzzyFilter(commands, query, (c) => c.slash!.name) : commands;
 			const items: AutocompleteItem[] = matched.map((c) => ({
 				value: c.slash!.name,

@@ -116,7 +116,7 @@ export function hotkeysMarkdown(keymap: Keymap, commands: CommandRegistry): stri
 			row("Other", shown([id]), `${LAUNCHER_TITLES[id]} (the launcher's key${ready ? "" : "; not available yet"})`);
 		}
 	}
-	for (const entry of commands.all()) if (!listed.has(entry.command.id)) commandRow(entry);
+	for (const entry of commands.listed()) if (!listed.has(entry.command.id)) commandRow(entry);
 	row("Other", "`/`", "Slash commands");
 	for (const [category, rows] of byCategory) sections.push(`**${category}**\n${table(rows)}`);
 	const problems = [...commands.problems().map((p) => p.text), ...keymap.problems];

@@ -8,16 +8,16 @@ import type { PrefsPatch } from "../protocol/preferences.ts";
 import { FilterSelector } from "../ui/selector.ts";
 import { appearanceOf, type TerminalFacts } from "../ui/theme/builtin.ts";
 import type { ThemeRef } from "../ui/theme/theme-ref.ts";
-import type { ChatScreen } from "./chat-screen.ts";
 import type { CommandRegistry } from "./commands.ts";
 import { type KeybindingRow, KeybindingsSelector } from "./keybindings-selector.ts";
 import { type Keymap, keyText } from "./keymap.ts";
+import type { GuestUi } from "./layout.ts";
 import type { EffectivePreferences } from "./preferences.ts";
 import { SettingsSelector } from "./settings-selector.ts";
 import { type CustomThemes, themeFor, themeNames } from "./theme-setting.ts";
 
 export interface PreferenceScreensContext {
-	readonly screen: ChatScreen;
+	readonly ui: GuestUi;
 	readonly theme: ThemeRef;
 	readonly commands: CommandRegistry;
 	/** `--theme` for this run, if given. */
@@ -38,7 +38,7 @@ export class PreferenceScreens {
 
 	/** /settings: pi's list; what changed is proposed to the launcher as one patch when it closes. */
 	openSettings(): void {
-		const { screen, theme } = this.#ctx;
+		const { ui: screen, theme } = this.#ctx;
 		const prefs = this.#ctx.effective();
 		const facts = this.#ctx.facts();
 		const custom = this.#ctx.custom();
@@ -60,13 +60,13 @@ export class PreferenceScreens {
 
 	/** /keybindings: each change is saved on its own; the list comes back with the new keys. */
 	openKeybindings(selected?: string): void {
-		const { screen, theme, commands } = this.#ctx;
+		const { ui: screen, theme, commands } = this.#ctx;
 		const keymap = this.#ctx.keymap();
 		const pi = piKeybindings(keymap.platform);
 		const rows: KeybindingRow[] = [];
 		const add = (id: string, title: string) =>
 			rows.push({ id, title, keys: keyText(keymap.keys(id), { capitalize: true }) });
-		for (const { command } of commands.all()) add(command.id, command.title);
+		for (const { command } of commands.listed()) add(command.id, command.title);
 		for (const id of Object.keys(pi)) {
 			if (id.startsWith("tui.editor.") || id.startsWith("tui.input.") || id.startsWith("tui.altScreen.")) {
 				add(id, pi[id]!.description);
@@ -88,10 +88,10 @@ export class PreferenceScreens {
 
 	/** F1: every command with a palette entry; Enter runs it (a slash form that needs an argument goes to the editor). */
 	openPalette(): void {
-		const { screen, theme, commands } = this.#ctx;
+		const { ui: screen, theme, commands } = this.#ctx;
 		const keymap = this.#ctx.keymap();
 		const items = commands
-			.all()
+			.listed()
 			.filter(({ command }) => command.palette !== false && !isPrivilegedId(command.id))
 			.map(({ command }) => {
 				const keys = keyText(keymap.keys(command.id));
@@ -109,7 +109,7 @@ export class PreferenceScreens {
 				const command = commands.get(item.value);
 				if (!command) return;
 				if (command.slash?.argumentHint?.startsWith("<")) {
-					screen.editor.setText(`/${command.slash.name} `);
+					screen.setEditorText(`/${command.slash.name} `);
 					return;
 				}
 				Promise.resolve()
@@ -125,7 +125,7 @@ export class PreferenceScreens {
 	/** Asks the launcher to write `prefs.json`; it shows the change on its own screen first. */
 	async #save(patch: PrefsPatch): Promise<void> {
 		const answer = await this.#ctx.savePrefs(patch);
-		const screen = this.#ctx.screen;
+		const screen = this.#ctx.ui;
 		if (answer.ok) screen.notice("Preferences saved", "success");
 		else if (answer.error === "declined") screen.notice("Preferences not saved");
 		else screen.notice(`Preferences not saved: ${answer.error ?? "refused"}`, "warning");

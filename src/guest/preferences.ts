@@ -1,6 +1,13 @@
-import type { TuiDefaultsState } from "../plugins/tui-defaults/contract.ts";
 import { isPrivilegedId } from "../protocol/keybindings.ts";
 import { type DisplaySettings, mergeSettings, type Preferences } from "../protocol/preferences.ts";
+
+/** The server's defaults for its UI (its tui.json), as a plugin brings them. */
+export interface ServerDefaults {
+	readonly keybindings: Readonly<Record<string, readonly string[]>>;
+	readonly theme?: string;
+	readonly settings: DisplaySettings;
+	readonly problems: readonly string[];
+}
 
 export interface EffectivePreferences {
 	readonly keybindings: Readonly<Record<string, readonly string[]>>;
@@ -15,7 +22,7 @@ export interface EffectivePreferences {
  */
 export function effectivePreferences(
 	local: Preferences | undefined,
-	server: TuiDefaultsState | undefined,
+	server: ServerDefaults | undefined,
 ): EffectivePreferences {
 	const keybindings: Record<string, readonly string[]> = {};
 	for (const [id, keys] of Object.entries(server?.keybindings ?? {})) if (!isPrivilegedId(id)) keybindings[id] = keys;

@@ -3,7 +3,6 @@
  * name and ordered resolvers, Markdown transformers, and slots on the screen. Each registration returns its own removal.
  */
 import { type Component, Container } from "@earendil-works/pi-tui";
-import type { ChatEntry } from "../plugins/chat/contract.ts";
 import type { ThemeRef } from "../ui/theme/theme-ref.ts";
 import { generic, TOOL_RENDERERS, type ToolCardData, type ToolRenderer } from "../ui/tools/tool-card.ts";
 
@@ -42,15 +41,21 @@ export class ToolRenderers {
 	}
 }
 
+/** A committed transcript entry, as entry renderers receive it: its kind says what else it holds. */
+export interface TranscriptEntry {
+	readonly kind: string;
+	readonly seq: number;
+}
+
 /** Draws a committed entry of one kind in place of the transcript's own display; undefined declines. */
-export type EntryRenderer = (entry: ChatEntry, theme: ThemeRef) => Component | undefined;
+export type EntryRenderer = (entry: TranscriptEntry, theme: ThemeRef) => Component | undefined;
 
 /** Plugins' renderers for transcript entries, by entry kind: the latest registration is asked first. */
 export class EntryRenderers {
 	readonly #byKind = new Map<string, EntryRenderer[]>();
 	#version = 0;
 
-	register(kind: ChatEntry["kind"], renderer: EntryRenderer): () => void {
+	register(kind: string, renderer: EntryRenderer): () => void {
 		this.#byKind.set(kind, [renderer, ...(this.#byKind.get(kind) ?? [])]);
 		this.#version++;
 		return () => {
@@ -72,7 +77,7 @@ export class EntryRenderers {
 	}
 
 	/** The first renderer's component; a renderer that throws is skipped, so one plugin cannot break the transcript. */
-	resolve(entry: ChatEntry, theme: ThemeRef): Component | undefined {
+	resolve(entry: TranscriptEntry, theme: ThemeRef): Component | undefined {
 		for (const renderer of this.#byKind.get(entry.kind) ?? []) {
 			try {
 				const component = renderer(entry, theme);
@@ -127,10 +132,20 @@ export type SlotName = "header" | "widgets:above" | "widgets:below";
 export class Slots {
 	readonly #containers = new Map<SlotName, Container>();
 	readonly #statuses = new Map<string, string>();
-	readonly #changed: () => void;
+	readonly #listeners = new Set<() => void>();
 
-	constructor(changed: () => void) {
-		this.#changed = changed;
+	constructor(changed?: () => void) {
+		if (changed) this.#listeners.add(changed);
+	}
+
+	/** A component or a status came or went. */
+	onChange(listener: () => void): () => void {
+		this.#listeners.add(listener);
+		return () => this.#listeners.delete(listener);
+	}
+
+	#changed(): void {
+		for (const listener of [...this.#listeners]) listener();
 	}
 
 	container(name: SlotName): Container {

@@ -1,7 +1,6 @@
 /** The launcher's command line: pi's flags where they apply to a server-backed client, and p2's own. */
-
-export const THINKING_LEVELS = ["off", "minimal", "low", "medium", "high", "xhigh", "max"] as const;
-export type ThinkingLevel = (typeof THINKING_LEVELS)[number];
+import { type ParseArgsConfig, parseArgs } from "node:util";
+import { THINKING_LEVELS, type ThinkingLevel } from "../protocol/thinking-levels.ts";
 
 export interface LaunchArgs {
 	url?: string;
@@ -72,96 +71,107 @@ function isUrl(text: string): boolean {
 	}
 }
 
-export function parseLaunchArgs(argv: readonly string[]): LaunchArgs {
-	const out: LaunchArgs = {
-		verbose: false,
-		noThemes: false,
-		continue: false,
-		resume: false,
-		draft: "",
-		help: false,
-		version: false,
-	};
+/** The options, as `node:util` parseArgs reads them; aliases name the option they stand for. */
+const OPTIONS = {
+	help: { type: "boolean", short: "h" },
+	version: { type: "boolean", short: "v" },
+	verbose: { type: "boolean" },
+	"no-themes": { type: "boolean" },
+	continue: { type: "boolean", short: "c" },
+	resume: { type: "boolean", short: "r" },
+	theme: { type: "string" },
+	"use-theme": { type: "string" },
+	session: { type: "string" },
+	"session-id": { type: "string" },
+	fork: { type: "string" },
+	model: { type: "string" },
+	provider: { type: "string" },
+	thinking: { type: "string" },
+	name: { type: "string", short: "n" },
+	"owner-link": { type: "string" },
+	join: { type: "string" },
+} as const satisfies ParseArgsConfig["options"];
+type OptionName = keyof typeof OPTIONS;
+const ALIASES: Partial<Record<OptionName, OptionName>> = { "use-theme": "theme", "session-id": "session" };
+
+/** Each option's value as given (the last one wins), checked: a value where one is needed, none where not. */
+function readOptions(argv: readonly string[]): { values: Map<OptionName, string | true>; words: string[] } {
+	const { tokens } = parseArgs({
+		args: [...argv],
+		options: OPTIONS,
+		allowPositionals: true,
+		strict: false,
+		tokens: true,
+	});
+	const values = new Map<OptionName, string | true>();
 	const words: string[] = [];
-	const value = (i: number, flag: string): string => {
-		const next = argv[i + 1];
-		if (next === undefined || (next.startsWith("-") && next !== "-")) throw new ArgsError(`${flag} needs a value`);
-		return next;
-	};
-	for (let i = 0; i < argv.length; i++) {
-		const arg = argv[i]!;
-		if (arg === "--") {
-			words.push(...argv.slice(i + 1));
-			break;
+	for (const token of tokens) {
+		if (token.kind === "positional") {
+			words.push(token.value);
+			continue;
 		}
-		const unsupported = UNSUPPORTED[arg.split("=")[0]!];
-		if (unsupported) throw new ArgsError(`${arg.split("=")[0]} is not supported by p2: ${unsupported}.`);
-		switch (arg) {
-			case "--help":
-			case "-h":
-				out.help = true;
-				continue;
-			case "--version":
-			case "-v":
-				out.version = true;
-				continue;
-			case "--verbose":
-				out.verbose = true;
-				continue;
-			case "--no-themes":
-				out.noThemes = true;
-				continue;
-			case "--continue":
-			case "-c":
-				out.continue = true;
-				continue;
-			case "--resume":
-			case "-r":
-				out.resume = true;
-				continue;
-			case "--theme":
-			case "--use-theme":
-				out.theme = value(i++, arg);
-				continue;
-			case "--session":
-			case "--session-id":
-				out.session = value(i++, arg);
-				if (!/^[0-9a-f-]{36}$/.test(out.session)) throw new ArgsError(`${arg}: "${out.session}" is not a session id`);
-				continue;
-			case "--fork":
-				out.fork = value(i++, arg);
-				if (!/^[0-9a-f-]{1,36}$/.test(out.fork)) throw new ArgsError(`--fork: "${out.fork}" is not a session id`);
-				continue;
-			case "--model":
-				out.model = value(i++, arg);
-				continue;
-			case "--provider":
-				out.provider = value(i++, arg);
-				continue;
-			case "--thinking": {
-				const level = value(i++, arg);
-				if (!(THINKING_LEVELS as readonly string[]).includes(level)) {
-					throw new ArgsError(`Invalid thinking level "${level}". Valid values: ${THINKING_LEVELS.join(", ")}`);
-				}
-				out.thinking = level as ThinkingLevel;
-				continue;
-			}
-			case "--name":
-			case "-n":
-				out.name = value(i++, arg);
-				continue;
-			case "--owner-link":
-				out.ownerLink = value(i++, arg);
-				continue;
-			case "--join":
-				out.join = value(i++, arg);
-				continue;
+		if (token.kind !== "option") continue;
+		const flag = token.rawName;
+		if (Object.hasOwn(UNSUPPORTED, flag)) throw new ArgsError(`${flag} is not supported by p2: ${UNSUPPORTED[flag]}.`);
+		if (!Object.hasOwn(OPTIONS, token.name)) throw new ArgsError(`unknown option ${flag} (see p2 --help)`);
+		const name = token.name as OptionName;
+		if (OPTIONS[name].type === "boolean") {
+			if (token.value !== undefined) throw new ArgsError(`${flag} takes no value`);
+			values.set(ALIASES[name] ?? name, true);
+			continue;
 		}
-		if (arg.startsWith("-") && arg !== "-") throw new ArgsError(`unknown option ${arg} (see p2 --help)`);
-		if (arg.startsWith("@")) throw new ArgsError(`${arg}: attaching files from the command line is not available yet`);
-		if (out.url === undefined && words.length === 0 && isUrl(arg)) out.url = arg.replace(/\/+$/, "");
-		else words.push(arg);
+		const value = token.value;
+		// A value that looks like another option is a missing value (write --name=-x to mean it).
+		if (value === undefined || (!token.inlineValue && value.startsWith("-") && value !== "-")) {
+			throw new ArgsError(`${flag} needs a value`);
+		}
+		values.set(ALIASES[name] ?? name, value);
 	}
+	return { values, words };
+}
+
+export function parseLaunchArgs(argv: readonly string[]): LaunchArgs {
+	const { values, words: given } = readOptions(argv);
+	const text = (name: OptionName) => {
+		const value = values.get(name);
+		return typeof value === "string" ? value : undefined;
+	};
+	const out: LaunchArgs = {
+		verbose: values.has("verbose"),
+		noThemes: values.has("no-themes"),
+		continue: values.has("continue"),
+		resume: values.has("resume"),
+		draft: "",
+		help: values.has("help"),
+		version: values.has("version"),
+	};
+	const set = <K extends keyof LaunchArgs>(key: K, value: LaunchArgs[K] | undefined) => {
+		if (value !== undefined) out[key] = value;
+	};
+	set("theme", text("theme"));
+	set("model", text("model"));
+	set("provider", text("provider"));
+	set("name", text("name"));
+	set("ownerLink", text("owner-link"));
+	set("join", text("join"));
+	const session = text("session");
+	if (session !== undefined && !/^[0-9a-f-]{36}$/.test(session)) {
+		throw new ArgsError(`--session: "${session}" is not a session id`);
+	}
+	set("session", session);
+	const fork = text("fork");
+	if (fork !== undefined && !/^[0-9a-f-]{1,36}$/.test(fork))
+		throw new ArgsError(`--fork: "${fork}" is not a session id`);
+	set("fork", fork);
+	const level = text("thinking");
+	if (level !== undefined && !(THINKING_LEVELS as readonly string[]).includes(level)) {
+		throw new ArgsError(`Invalid thinking level "${level}". Valid values: ${THINKING_LEVELS.join(", ")}`);
+	}
+	set("thinking", level as ThinkingLevel | undefined);
+	const words = [...given];
+	const at = words.find((word) => word.startsWith("@"));
+	if (at) throw new ArgsError(`${at}: attaching files from the command line is not available yet`);
+	if (words.length && isUrl(words[0]!)) out.url = words.shift()!.replace(/\/+$/, "");
 	if (out.ownerLink !== undefined && out.join !== undefined)
 		throw new ArgsError("--owner-link and --join exclude each other");
 	if (out.continue && out.resume) throw new ArgsError("--continue and --resume exclude each other");

@@ -5,7 +5,7 @@
  */
 import { readdirSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { matchesKey } from "@earendil-works/pi-tui/dist/keys.js";
+import { matchesKey } from "../protocol/pi-tui-parts.ts";
 import { visibleControls } from "./visible-text.ts";
 
 const RESET = "\x1b[?2026l\x1b[0m\x1b[r\x1b[?25h\x1b[0 q\x1b[2J\x1b[H";

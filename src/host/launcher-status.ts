@@ -1,4 +1,5 @@
 import type { StatusAction } from "../protocol/channel.ts";
+import { RateWindow } from "../protocol/rate-window.ts";
 import { isFormat } from "./visible-text.ts";
 
 const MAX_TITLE = 80;
@@ -22,7 +23,7 @@ export function sanitizeTitle(text: string): string {
  */
 export class LauncherStatus {
 	#write: (data: string) => void;
-	#sent = new Map<string, number[]>();
+	readonly #rate = new RateWindow<StatusAction["kind"]>(1000);
 	#latest = new Map<string, StatusAction>();
 	#timers = new Map<string, ReturnType<typeof setTimeout>>();
 	#touched = new Set<string>();
@@ -32,26 +33,25 @@ export class LauncherStatus {
 	}
 
 	apply(action: StatusAction): void {
-		const now = Date.now();
-		const recent = (this.#sent.get(action.kind) ?? []).filter((t) => now - t < 1000);
-		this.#sent.set(action.kind, recent);
-		if (recent.length >= PER_SECOND) {
+		if (!this.#rate.take(action.kind, 1, PER_SECOND)) {
+			// Over the budget: the latest value is written when the next window opens.
 			this.#latest.set(action.kind, action);
 			if (!this.#timers.has(action.kind)) {
-				const wait = 1000 - (now - recent[0]!);
 				this.#timers.set(
 					action.kind,
-					setTimeout(() => {
-						this.#timers.delete(action.kind);
-						const latest = this.#latest.get(action.kind);
-						this.#latest.delete(action.kind);
-						if (latest) this.apply(latest);
-					}, wait),
+					setTimeout(
+						() => {
+							this.#timers.delete(action.kind);
+							const latest = this.#latest.get(action.kind);
+							this.#latest.delete(action.kind);
+							if (latest) this.apply(latest);
+						},
+						Math.max(1, this.#rate.untilNext()),
+					),
 				);
 			}
 			return;
 		}
-		recent.push(now);
 		this.#touched.add(action.kind);
 		this.#write(encode(action));
 	}

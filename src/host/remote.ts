@@ -2,7 +2,7 @@ import { createInterface } from "node:readline/promises";
 import { guestName } from "../protocol/share-link.ts";
 import type { LauncherConfig } from "./config.ts";
 import { checkGuestCookie, forgetGuestCookie, guestCookieHeader, isJoinLink, redeemJoinLink } from "./join.ts";
-import type { LaunchTarget } from "./launcher.ts";
+import type { LaunchTarget } from "./launch-target.ts";
 import { checkOwnerCookie, cookieHeader, redeemOwnerLink, SignInError } from "./sign-in.ts";
 import { TransportError } from "./trusted-http.ts";
 import { terminalLine } from "./visible-text.ts";

@@ -1,5 +1,6 @@
 import { type } from "arktype";
 import { type LauncherMessage, type StartData, WorkerMessage } from "../protocol/channel.ts";
+import { RateWindow } from "../protocol/rate-window.ts";
 import { type GuestBundleSource, takeWorker } from "./worker-spawn.ts";
 
 /** Why a worker ended: it asked to, it stopped answering, it used too much memory, it crashed, or we ended it. */
@@ -44,33 +45,6 @@ export interface SandboxOptions {
 	readonly now?: () => number;
 }
 
-/** Budgets that refill every second; what is over budget is dropped and reported once per second. */
-class Budget {
-	#used = new Map<string, number>();
-	#reported = new Set<string>();
-	#window = 0;
-
-	take(kind: string, amount: number, limit: number): boolean {
-		const now = Math.floor(performance.now() / 1000);
-		if (now !== this.#window) {
-			this.#window = now;
-			this.#used.clear();
-			this.#reported.clear();
-		}
-		const used = (this.#used.get(kind) ?? 0) + amount;
-		if (used > limit) return false;
-		this.#used.set(kind, used);
-		return true;
-	}
-
-	/** True the first time in this second: report a drop once. */
-	firstDrop(kind: string): boolean {
-		if (this.#reported.has(kind)) return false;
-		this.#reported.add(kind);
-		return true;
-	}
-}
-
 /**
  * One guest worker: the bootstrap locks its realm down and evaluates the bundle; everything it posts is
  * validated and budgeted here. A heartbeat and a memory watch end a worker that hangs or balloons, so the
@@ -80,7 +54,8 @@ export class Sandbox {
 	readonly #worker: Worker;
 	readonly #options: SandboxOptions;
 	readonly #limits: SandboxLimits;
-	readonly #budget = new Budget();
+	/** Budgets that refill every second; what is over budget is dropped and reported once per second. */
+	readonly #budget: RateWindow;
 	readonly #rssAtStart = process.memoryUsage.rss();
 	#timer: ReturnType<typeof setInterval> | undefined;
 	#ping = 0;
@@ -95,6 +70,7 @@ export class Sandbox {
 		this.#options = options;
 		this.#limits = { ...DEFAULT_LIMITS, ...options.limits };
 		this.#now = options.now ?? (() => performance.now());
+		this.#budget = new RateWindow(1000, { now: this.#now });
 		this.#lastPong = this.#now();
 		this.#lastBeat = this.#lastPong;
 		this.#beatMs = Math.min(this.#limits.heartbeatMs, 250);
@@ -147,7 +123,7 @@ export class Sandbox {
 		if (this.#ended) return;
 		const message = WorkerMessage(data);
 		if (message instanceof type.errors) {
-			if (this.#budget.firstDrop("invalid"))
+			if (this.#budget.firstRefusal("invalid"))
 				this.#options.onProblem(`refused a worker message: ${message.summary.slice(0, 300)}`);
 			return;
 		}
@@ -183,7 +159,7 @@ export class Sandbox {
 	}
 
 	#drop(kind: string, text: string): void {
-		if (this.#budget.firstDrop(kind)) this.#options.onProblem(text);
+		if (this.#budget.firstRefusal(kind)) this.#options.onProblem(text);
 	}
 
 	#end(reason: WorkerEnd, detail: string): void {

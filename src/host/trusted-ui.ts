@@ -5,7 +5,7 @@
  * never reach the worker. While one is up the launcher forwards no input and discards the worker's output;
  * the worker redraws when it closes.
  */
-import { matchesKey } from "@earendil-works/pi-tui/dist/keys.js";
+import { matchesKey } from "../protocol/pi-tui-parts.ts";
 import { type Clock, realClock } from "./clock.ts";
 import { columnsOf, visibleControls, wrapLine } from "./visible-text.ts";
 

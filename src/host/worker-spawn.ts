@@ -99,6 +99,16 @@ export function preloadEmbeddedBundle(): void {
 	}
 }
 
+/**
+ * The launcher ended before a guest took the prewarmed worker (a refused link, an unusable data directory):
+ * end it, or it keeps the process alive after the error is printed.
+ */
+export function discardSpareWorker(): void {
+	spare?.release();
+	spare?.worker.terminate();
+	spare = undefined;
+}
+
 /** A worker with `bundle` loaded: the prewarmed one when it fits, else a new one. A worker serves one guest. */
 export function takeWorker(bundle: GuestBundleSource): TakenWorker {
 	const taken = spare;

@@ -35,3 +35,15 @@ export function toProtocolError(error: unknown): ProtocolError {
 	if (error instanceof ProtocolError) return error;
 	return new ProtocolError("internal");
 }
+
+/**
+ * Why the server closed a WebSocket (4000–4999 are the application's). The launcher reconnects after any
+ * close and every object comes back as a fresh snapshot; on `accessEnded` the reconnect is refused and the
+ * launcher says the person was signed out.
+ */
+export const CLOSE_CODES = {
+	/** The principal was signed out, removed or blocked. */
+	accessEnded: 4401,
+	/** The client read too slowly and too much waited for it: nothing was dropped, the socket was closed instead. */
+	tooSlow: 4008,
+} as const;

@@ -1,6 +1,7 @@
 import { type } from "arktype";
 import { lazy } from "./lazy.ts";
 import { Role } from "./roles.ts";
+import { THINKING_LEVELS, type ThinkingLevel as ThinkingLevelName } from "./thinking-levels.ts";
 
 /** Schemas more than one plugin's contract speaks; plugins share them here, never through each other. */
 
@@ -16,9 +17,9 @@ export type ConversationInput = typeof ConversationInput.infer;
 /** The conversation every session starts with. */
 export const MAIN_CONVERSATION = "main";
 
-export const THINKING_LEVELS = ["off", "minimal", "low", "medium", "high", "xhigh", "max"] as const;
+export { THINKING_LEVELS } from "./thinking-levels.ts";
 export const ThinkingLevel = lazy(() => type.enumerated(...THINKING_LEVELS));
-export type ThinkingLevel = (typeof THINKING_LEVELS)[number];
+export type ThinkingLevel = ThinkingLevelName;
 
 /** Stamped by the server on everything a person authors; never taken from the client. */
 export const Author = lazy(() => type({ id: "string", name: "string", role: Role }));

@@ -3,9 +3,9 @@
  * `keybindings.json` and decides which keys it keeps for itself; the guest builds pi-tui's keymap from it.
  * The modules named here are pi-tui's key parser and table alone (the launcher already loads them).
  */
-import { TUI_KEYBINDINGS } from "@earendil-works/pi-tui/dist/keybindings.js";
-import { Key } from "@earendil-works/pi-tui/dist/keys.js";
+
 import { FORBIDDEN_KEYS, isRecord, own } from "./own-keys.ts";
+import { Key, TUI_KEYBINDINGS } from "./pi-tui-parts.ts";
 
 export interface KeyDefinition {
 	readonly defaultKeys: string | readonly string[];

@@ -161,11 +161,11 @@ export type Preferences = typeof Preferences.infer;
  * A change to `prefs.json` proposed by the UI (savePrefs): `null` removes a key. Only these three keys; the
  * launcher checks it (`validatePrefsPatch`) and refuses privileged ids and invalid values before it shows anything.
  */
-export interface PrefsPatch {
+export type PrefsPatch = {
 	readonly keybindings?: Readonly<Record<string, readonly string[] | null>>;
 	readonly theme?: string | null;
 	readonly settings?: Readonly<Record<string, unknown>>;
-}
+};
 
 /** Settings of a later source over an earlier one, one level into `terminal` and `markdown` (as pi merges). */
 export function mergeSettings(base: DisplaySettings, over: DisplaySettings): DisplaySettings {

@@ -3,6 +3,7 @@ import { defaultGuestBundle } from "./bundle.ts";
 import { defaultPlugins } from "./plugins.ts";
 import { ServerConfigError, startServer } from "./server.ts";
 import { resolveDataDir } from "./store/data-dir.ts";
+import { DataDirBusyError } from "./store/data-dir-lock.ts";
 
 const USAGE = `Usage: p2 serve [--host H] [--port N] [--tls-cert FILE --tls-key FILE] [--behind-proxy] [--public-origin URL]
 
@@ -104,6 +105,11 @@ export async function serveCommand(argv: string[]): Promise<number> {
 		process.on("SIGTERM", stop);
 		return await new Promise<number>(() => {});
 	} catch (error) {
+		if (error instanceof DataDirBusyError) {
+			// One server per data directory: a second one would take the first one's live runs for crashed ones.
+			console.error(`p2 serve: ${error.message}; stop it first, or give this one another P2_DATA_DIR`);
+			return 1;
+		}
 		if (error instanceof ServerConfigError) {
 			console.error(`p2 serve: ${error.message}`);
 			return 2;

@@ -2,6 +2,7 @@ import { existsSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { type } from "arktype";
 import type { Server, ServerWebSocket } from "bun";
+import { CLOSE_CODES } from "../protocol/codes.ts";
 import { BUNDLE_PATH, OWNER_COOKIE, SERVER_INFO_FILE, type ServerInfo, SOCKET_PATH } from "../protocol/server-info.ts";
 import {
 	isLoopbackHostname,
@@ -19,6 +20,7 @@ import type { Principal } from "./objects/principal.ts";
 import type { ServerContext, ServerPlugin } from "./plugin.ts";
 import { createServices, type ServicesOptions } from "./services.ts";
 import { ensurePrivateDir, writePrivateFile } from "./store/data-dir.ts";
+import { type DataDirLock, lockDataDir } from "./store/data-dir-lock.ts";
 
 export interface GuestBundle {
 	readonly source: string;
@@ -38,6 +40,8 @@ export interface ServerOptions extends ServicesOptions {
 	readonly bundle?: () => Promise<GuestBundle>;
 	/** Write server.json (port + device token) so this device's launchers can find the server. */
 	readonly advertise?: boolean;
+	/** Bytes that may wait for one client before it is closed as too slow; SOCKET_BUFFER_LIMIT by default. */
+	readonly socketBufferLimit?: number;
 }
 
 export interface P2Server {
@@ -50,12 +54,19 @@ export interface P2Server {
 }
 
 const MAX_BUNDLE_BYTES = 8 * 1024 * 1024;
-const MAX_SOCKET_BUFFER = 64 * 1024 * 1024;
+/** Bytes that may wait for one slow client before it is closed (CLOSE_CODES.tooSlow) rather than sent more. */
+export const SOCKET_BUFFER_LIMIT = 16 * 1024 * 1024;
+/** Where Bun itself would start dropping frames; only a socket the server failed to close could get there. */
+const BACKPRESSURE_LIMIT = 1024 * 1024 * 1024;
 const RedeemBody = type({ token: TOKEN_PATTERN });
 
 interface SocketData {
 	principal: Principal;
 	connection?: Connection;
+	/** Set once the server closed the socket: nothing more is sent on it. */
+	closing?: boolean;
+	/** Characters in the largest frame sent on this socket. */
+	largestFrame?: number;
 }
 
 export class ServerConfigError extends Error {
@@ -76,12 +87,24 @@ export async function startServer(options: ServerOptions): Promise<P2Server> {
 		);
 	}
 	ensurePrivateDir(options.dataDir);
+	// Before any store is opened: a second server's recovery would take this one's live runs for crashed ones.
+	const lock = lockDataDir(options.dataDir);
+	try {
+		return await serve(options, hostname, lock);
+	} catch (error) {
+		lock.release();
+		throw error;
+	}
+}
+
+async function serve(options: ServerOptions, hostname: string, lock: DataDirLock): Promise<P2Server> {
 	const owners = OwnerStore.open(options.dataDir);
 	const host = new ObjectHost();
 	const services = await createServices(options);
 	const ctx: ServerContext = { ...services, host };
 	for (const plugin of options.plugins) await plugin.register(ctx);
 	const deviceToken = newToken();
+	const bufferLimit = options.socketBufferLimit ?? SOCKET_BUFFER_LIMIT;
 	const scheme = options.tls ? "https" : "http";
 	let bundle: Promise<GuestBundle> | undefined;
 	const loadBundle = () => {
@@ -206,16 +229,29 @@ export async function startServer(options: ServerOptions): Promise<P2Server> {
 			maxPayloadLength: 16 * 1024 * 1024,
 			idleTimeout: 120,
 			sendPings: true,
+			// Bun drops a frame when more than this already waits (send() returns 0); the server closes first.
+			backpressureLimit: BACKPRESSURE_LIMIT,
+			closeOnBackpressureLimit: false,
 			open(ws: ServerWebSocket<SocketData>) {
+				const end = (code: number, reason: string) => {
+					if (ws.data.closing) return;
+					ws.data.closing = true;
+					ws.close(code, reason);
+					ws.data.connection?.close();
+				};
 				ws.data.connection = host.connect(ws.data.principal, {
+					// A frame is sent whole or the socket is closed: a client never silently misses one. The largest
+					// frame sent so far may wait on top of the limit, so that a client reading at a normal pace is not
+					// closed while it takes in one frame larger than the limit (a long answer committed).
 					send(text) {
-						if (ws.getBufferedAmount() > MAX_SOCKET_BUFFER) {
-							ws.close(1008, "client too slow");
-							return;
+						if (ws.data.closing) return;
+						const waiting = ws.getBufferedAmount();
+						ws.data.largestFrame = Math.max(ws.data.largestFrame ?? 0, text.length);
+						if (waiting > bufferLimit + ws.data.largestFrame || ws.send(text) === 0) {
+							end(CLOSE_CODES.tooSlow, `too slow: ${(waiting / 1024 / 1024).toFixed(1)} MiB were waiting`);
 						}
-						ws.send(text);
 					},
-					close: () => ws.close(4401, "access ended"),
+					close: () => end(CLOSE_CODES.accessEnded, "access ended"),
 				});
 			},
 			message(ws, message) {
@@ -233,6 +269,7 @@ export async function startServer(options: ServerOptions): Promise<P2Server> {
 	const binding = { scheme, hostname, port: server.port ?? 0, publicOrigin: options.publicOrigin } as const;
 	own = ownOrigins(binding);
 	const origin = primaryOrigin(binding);
+	lock.setOrigin(origin);
 	const infoPath = join(options.dataDir, SERVER_INFO_FILE);
 	if (options.advertise) {
 		const info: ServerInfo = { origin, port: server.port ?? 0, pid: process.pid, deviceToken };
@@ -257,6 +294,7 @@ export async function startServer(options: ServerOptions): Promise<P2Server> {
 					// Another server replaced it; leave theirs.
 				}
 			}
+			lock.release();
 		},
 	};
 }

@@ -1,7 +1,9 @@
 import { join } from "node:path";
 import { type } from "arktype";
+import { ProtocolError } from "../protocol/codes.ts";
 import { ThinkingLevel } from "../protocol/common.ts";
-import { readPrivateFile, writePrivateFile } from "./store/data-dir.ts";
+import { fileLabel, readJsonFile, shapeProblems } from "./json-file.ts";
+import { writePrivateFile } from "./store/data-dir.ts";
 
 export const SERVER_SETTINGS_FILE = "settings.json";
 
@@ -22,17 +24,15 @@ export class ServerSettings {
 
 	constructor(dataDir: string) {
 		this.path = join(dataDir, SERVER_SETTINGS_FILE);
-		const text = readPrivateFile(this.path);
+		const label = fileLabel(this.path);
+		const read = readJsonFile(this.path, { label });
 		let value: Settings = {};
 		let problem: string | null = null;
-		if (text !== undefined) {
-			try {
-				const parsed = Settings(JSON.parse(text));
-				if (parsed instanceof type.errors) problem = `${SERVER_SETTINGS_FILE}: ${parsed.summary}`;
-				else value = parsed;
-			} catch (error) {
-				problem = `${SERVER_SETTINGS_FILE}: ${(error as Error).message}`;
-			}
+		if ("problem" in read) problem = read.problem;
+		else if ("value" in read) {
+			const parsed = Settings(read.value);
+			if (parsed instanceof type.errors) problem = `${label}: ${shapeProblems(parsed).join("; ")}`;
+			else value = parsed;
 		}
 		this.#value = value;
 		this.problem = problem;
@@ -42,7 +42,9 @@ export class ServerSettings {
 		return this.#value;
 	}
 
+	/** A file that could not be used is never overwritten: what the person wrote in it stays theirs to fix. */
 	update(patch: Settings): Settings {
+		if (this.problem) throw new ProtocolError("conflict", `${this.problem}. Fix the file, then try again.`);
 		this.#value = { ...this.#value, ...patch };
 		writePrivateFile(this.path, `${JSON.stringify(this.#value, null, "\t")}\n`);
 		return this.#value;

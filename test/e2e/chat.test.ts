@@ -199,7 +199,8 @@ describe("the chat surface end to end (real server, fake model)", () => {
 		run.type("remember this\r");
 		await run.waitFor((s) => s.includes("kept across the reload"), "the answer");
 		run.type("/");
-		await run.waitFor((s) => s.includes("→ quit") && s.includes("reload"), "the command list");
+		// pi's list order: /settings first.
+		await run.waitFor((s) => s.includes("→ settings") && s.includes("model"), "the command list");
 		const beforeReload = run.raw().length;
 		run.type("rel\t\r");
 		// The new UI takes the alternate screen again once the old one has left it.

@@ -40,6 +40,8 @@ describe("pi's preference files and /settings, end to end", () => {
 		const run = runInPty([process.execPath, MAIN], { env: h.env, cwd: h.home, cols: 120, rows: 40 });
 		try {
 			await run.waitFor((s) => s.includes("alt+o more"), "the header naming the remapped key");
+			// The start's warnings are in before the keys (a warning between two status lines keeps both).
+			await run.waitFor((s) => s.includes("app.editor.external is the launcher's; ignored"), "the tui.json warning");
 			run.type("\x1bo");
 			await run.waitFor((s) => s.includes("Tool output: expanded"), "alt+o expanding tools");
 
@@ -62,7 +64,9 @@ describe("pi's preference files and /settings, end to end", () => {
 				"the end of the hotkeys block",
 			);
 			await run.waitFor((s) => s.includes("settings.json: invalid hideThinkingBlock"), "the settings problem listed");
-			expect(run.screen().join("\n")).toContain("server: tui.json: app.editor.external is the launcher's; ignored");
+			expect(run.screen().join("\n")).toContain(
+				`server: tui.json (${join(h.data, "tui.json")}): app.editor.external is the launcher's; ignored`,
+			);
 			expect(run.screen().join("\n")).not.toContain(agentDir);
 		} finally {
 			run.kill();

@@ -52,7 +52,8 @@ describe("slash commands", () => {
 		});
 		const provider = new SlashAutocomplete(registry);
 		const suggest = (line: string) => provider.getSuggestions([line], 0, line.length);
-		expect((await suggest("/"))?.items.map((i) => i.value)).toEqual(["quit", "reload", "model"]);
+		// pi's list order (pi-look §3.1), not the order of registration.
+		expect((await suggest("/"))?.items.map((i) => i.value)).toEqual(["model", "reload", "quit"]);
 		expect((await suggest("/rel"))?.items.map((i) => i.value)).toEqual(["reload"]);
 		expect((await suggest("/mo"))?.items[0]?.description).toBe("<provider/model> — Select model");
 		expect(await suggest("say /rel")).toBeNull();
@@ -68,5 +69,19 @@ describe("slash commands", () => {
 			cursorCol: 13,
 		});
 		expect(await suggest("/reload x")).toBeNull();
+	});
+});
+
+describe("the order commands are listed in", () => {
+	test("pi's built-in commands in pi's list order, whatever order they were registered in; others after, as registered", async () => {
+		const { CommandRegistry, SlashAutocomplete } = await import("../../src/guest/commands.ts");
+		const registry = new CommandRegistry();
+		for (const name of ["quit", "share", "p2-own", "resume", "model", "settings", "new", "another"]) {
+			registry.register({ id: `x.${name}`, title: name, slash: { name }, run() {} });
+		}
+		const listed = registry.listed().map((entry) => entry.command.slash?.name ?? "");
+		expect(listed).toEqual(["settings", "model", "share", "new", "resume", "quit", "p2-own", "another"]);
+		const suggestions = await new SlashAutocomplete(registry).getSuggestions(["/"], 0, 1);
+		expect(suggestions?.items.map((item) => item.value)).toEqual(listed);
 	});
 });

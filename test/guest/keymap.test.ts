@@ -119,32 +119,48 @@ describe("keymap", () => {
 });
 
 describe("the default keymap", () => {
-	test("the core commands' own keys leave nothing to report (no overlaps, no lost keys)", async () => {
-		const { CommandRegistry } = await import("../../src/guest/commands.ts");
+	test("the core's and every plugin's own keys leave nothing to report (no overlaps, no lost keys)", async () => {
 		const { registerCoreCommands } = await import("../../src/guest/core-commands.ts");
-		const registry = new CommandRegistry();
+		const { guestPlugins } = await import("../../src/guest/plugins.ts");
+		const { testGuest } = await import("../support/guest-context.ts");
+		const { ctx } = testGuest();
 		const nothing = () => {};
-		registerCoreCommands(registry, {
+		registerCoreCommands(ctx.commands, {
 			exit: nothing,
 			clearEditor: nothing,
 			reload: nothing,
-			rename: async () => {},
-			newSession: async () => {},
-			compact: async () => {},
-			newContext: async () => {},
-			stop: nothing,
-			followUp: nothing,
-			dequeue: nothing,
-			toggleTools: nothing,
-			toggleThinking: nothing,
 			hotkeys: nothing,
 			palette: nothing,
 			settings: nothing,
 			keybindings: nothing,
-			notice: nothing,
 			doubleEscape: nothing,
 		});
-		const map = buildKeymap({ platform: "linux", windowsKeys: false }, registry.all(), {});
+		const plugins = guestPlugins();
+		const disposers = plugins.map((plugin) => plugin.register(ctx));
+		const ids = ctx.commands.all().map((c) => c.command.id);
+		for (const id of [
+			"app.interrupt",
+			"app.session.new",
+			"app.model.select",
+			"p2.login",
+			"p2.share",
+			"p2.chat.attach",
+		]) {
+			expect(ids).toContain(id);
+		}
+		const map = buildKeymap({ platform: "linux", windowsKeys: false }, ctx.commands.all(), {});
 		expect(map.problems).toEqual([]);
+		for (const dispose of disposers.reverse()) dispose();
+		// What the plugins registered they take back.
+		expect(ctx.commands.all().map((c) => c.command.id)).toEqual([
+			"app.clear",
+			"app.exit",
+			"p2.palette",
+			"p2.hotkeys",
+			"p2.settings",
+			"p2.keybindings",
+			"p2.tui.reload",
+			"p2.chat.doubleEscape",
+		]);
 	});
 });

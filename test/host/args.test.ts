@@ -22,3 +22,65 @@ describe("the command line", () => {
 		});
 	});
 });
+
+describe("the command line, as parseArgs reads it", () => {
+	test("--flag=value works for every option that takes one, and short flags combine", () => {
+		expect(
+			parseLaunchArgs([
+				"--thinking=high",
+				"--model=anthropic/claude",
+				"--provider=anthropic",
+				"--name=My task",
+				"--theme=light",
+				"--session-id=aaaaaaaa-0000-4000-8000-000000000001",
+				"-n",
+				"Renamed",
+			]),
+		).toMatchObject({
+			thinking: "high",
+			model: "anthropic/claude",
+			provider: "anthropic",
+			name: "Renamed",
+			theme: "light",
+			session: "aaaaaaaa-0000-4000-8000-000000000001",
+		});
+		expect(parseLaunchArgs(["--use-theme", "dark"]).theme).toBe("dark");
+		expect(parseLaunchArgs(["-c", "--verbose", "--no-themes"])).toMatchObject({
+			continue: true,
+			verbose: true,
+			noThemes: true,
+		});
+		expect(parseLaunchArgs(["--name=-dash-"]).name).toBe("-dash-");
+		expect(parseLaunchArgs(["--", "--model", "x"]).draft).toBe("--model x");
+	});
+
+	test("every refusal keeps its words", () => {
+		const refused = (argv: string[]) => {
+			try {
+				parseLaunchArgs(argv);
+			} catch (error) {
+				return (error as Error).message;
+			}
+			return "accepted";
+		};
+		expect(refused(["--thinking", "hot"])).toBe(
+			'Invalid thinking level "hot". Valid values: off, minimal, low, medium, high, xhigh, max',
+		);
+		expect(refused(["--session", "nope"])).toBe('--session: "nope" is not a session id');
+		expect(refused(["--model"])).toBe("--model needs a value");
+		expect(refused(["--name", "--verbose"])).toBe("--name needs a value");
+		expect(refused(["--continue=yes"])).toBe("--continue takes no value");
+		expect(refused(["--bogus"])).toBe("unknown option --bogus (see p2 --help)");
+		expect(refused(["-x"])).toBe("unknown option -x (see p2 --help)");
+		expect(refused(["-p", "hi"])).toBe("-p is not supported by p2: p2 has no print mode.");
+		expect(refused(["--models=a,b"])).toBe(
+			"--models is not supported by p2: the scoped models are the server's enabledModels setting.",
+		);
+		expect(refused(["@notes.md"])).toBe("@notes.md: attaching files from the command line is not available yet");
+		expect(refused(["--owner-link", "a", "--join", "b"])).toBe("--owner-link and --join exclude each other");
+		expect(refused(["-c", "-r"])).toBe("--continue and --resume exclude each other");
+		expect(refused(["--session", "aaaaaaaa-0000-4000-8000-000000000001", "-c"])).toBe(
+			"--session excludes --continue and --resume",
+		);
+	});
+});

@@ -72,7 +72,33 @@ describe("model catalog", () => {
 		writeFileSync(join(dataDir, "models.json"), "{ not json");
 		await catalog.reload();
 		expect(catalog.usable()).toEqual([]);
-		expect(catalog.problems()[0]).toStartWith("models.json: not valid JSON");
+		expect(catalog.problems()[0]).toStartWith(`models.json (${join(dataDir, "models.json")}): not valid JSON`);
+	});
+
+	test("each problem names the file with its path and says what is wrong where: a line, emptiness, a place", async () => {
+		const path = join(dataDir, "models.json");
+		const label = `models.json (${path})`;
+		writeFileSync(path, '{\n  "providers": {\n    "x": ,\n  }\n}\n');
+		const catalog = await loadModelCatalog({ dataDir, env: {} });
+		expect(catalog.problems()).toEqual([`${label}: not valid JSON at line 3, column 10 (unexpected ",")`]);
+		writeFileSync(path, "");
+		await catalog.reload();
+		expect(catalog.problems()).toEqual([`${label}: is empty`]);
+		writeModels({
+			providers: {
+				x: { baseUrl: fake.baseUrl, api: "openai-completions", models: [{ id: 7 }, { id: "fine" }] },
+				y: { models: "none" },
+			},
+		});
+		await catalog.reload();
+		expect(catalog.problems()).toEqual([
+			`${label}: providers.x.models[0].id must be a string (was a number)`,
+			`${label}: providers.y.models must be an array (was string)`,
+		]);
+		expect(catalog.usable().map((m) => `${m.provider}/${m.id}`)).toEqual(["x/fine"]);
+		writeModels({ models: [] });
+		await catalog.reload();
+		expect(catalog.problems()).toEqual([`${label}: providers must be an object (was missing)`]);
 	});
 
 	test("a built-in provider is usable exactly when its credential is in the environment", async () => {

@@ -202,6 +202,13 @@ describe("bash", () => {
 		expect(existsSync(marker)).toBe(false);
 	});
 
+	test("in a directory that was deleted, it says the directory is gone (pi's words), not ENOENT posix_spawn", async () => {
+		const gone = join(dir, "deleted");
+		await expect(bashTool(gone, spill()).execute("t", { command: "echo hi" })).rejects.toThrow(
+			`Working directory does not exist: ${gone}\nCannot execute bash commands.`,
+		);
+	});
+
 	test("timeout kills the command with pi's message", async () => {
 		await expect(bashTool(dir, spill()).execute("t", { command: "echo hi; sleep 5", timeout: 0.3 })).rejects.toThrow(
 			"hi\n\nCommand timed out after 0.3 seconds",

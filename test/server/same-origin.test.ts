@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { sessionsContract } from "../../src/plugins/sessions/contract.ts";
 import { sharingContract } from "../../src/plugins/sharing/contract.ts";
 import { DEVICE_TOKEN_HEADER, SOCKET_PATH } from "../../src/protocol/server-info.ts";
-import { ownOrigins } from "../../src/server/auth/own-origins.ts";
+import { ownOrigins, primaryOrigin } from "../../src/server/auth/own-origins.ts";
 import { startServer } from "../../src/server/server.ts";
 import { connectClient, startTestServer, type TestServer } from "../support/p2-server.ts";
 
@@ -90,19 +90,32 @@ describe("same-origin checks never trust the Host header", () => {
 			fetch(`${ts.server.origin}/owner/check`, { headers: { host } }).then((r) => r.status);
 		expect(await status(`rebind.example:${port}`)).toBe(403);
 		expect(await status(`127.0.0.1:${port + 1}`)).toBe(403);
-		for (const host of [`127.0.0.1:${port}`, `localhost:${port}`, `LOCALHOST:${port}`, `[::1]:${port}`]) {
+		for (const host of [`127.0.0.1:${port}`, `localhost:${port}`, `LOCALHOST:${port}`]) {
 			expect(await status(host)).toBe(401);
 		}
+		// Another loopback address is another server's.
+		expect(await status(`[::1]:${port}`)).toBe(403);
 	});
 });
 
 describe("the server's own origins", () => {
-	test("a loopback bind: its loopback origins and the public origin; Host names one of them", () => {
+	test("a loopback bind: its own address (and localhost for it) and the public origin; Host names one of them", () => {
 		const own = ownOrigins({ scheme: "http", hostname: "127.0.0.1", port: 4300, publicOrigin: "https://p2.example" });
-		for (const o of ["http://127.0.0.1:4300", "http://localhost:4300", "http://[::1]:4300", "https://p2.example"]) {
+		for (const o of ["http://127.0.0.1:4300", "http://localhost:4300", "https://p2.example"]) {
 			expect(own.isOwnOrigin(o)).toBe(true);
 		}
-		for (const o of ["http://rebind.example:4300", "https://127.0.0.1:4300", "http://127.0.0.1:4301", "null"]) {
+		const other = ownOrigins({ scheme: "http", hostname: "127.0.0.2", port: 4300 });
+		expect(other.isOwnOrigin("http://127.0.0.2:4300")).toBe(true);
+		expect(other.isOwnOrigin("http://127.0.0.1:4300")).toBe(false);
+		expect(primaryOrigin({ scheme: "http", hostname: "127.0.0.2", port: 4300 })).toBe("http://127.0.0.2:4300");
+		expect(primaryOrigin({ scheme: "http", hostname: "localhost", port: 4300 })).toBe("http://127.0.0.1:4300");
+		for (const o of [
+			"http://rebind.example:4300",
+			"https://127.0.0.1:4300",
+			"http://127.0.0.1:4301",
+			"http://[::1]:4300",
+			"null",
+		]) {
 			expect(own.isOwnOrigin(o)).toBe(false);
 		}
 		expect(own.isOwnOrigin(null)).toBe(false);

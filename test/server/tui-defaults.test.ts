@@ -42,7 +42,31 @@ describe("the server's UI defaults", () => {
 			],
 		});
 		writeFileSync(join(dir, "tui.json"), "{ nope");
-		expect(readTuiDefaults(dir).problems).toEqual(["tui.json is not valid JSON"]);
+		expect(readTuiDefaults(dir).problems).toEqual(['tui.json: not valid JSON at line 1, column 3 (unexpected "n")']);
+	});
+
+	test("what is wrong with tui.json names the file by the label it is given (its path, for owners) and where", () => {
+		dir = mkdtempSync(join(tmpdir(), "p2-tui-defaults-"));
+		const path = join(dir, "tui.json");
+		const owners = `tui.json (${path})`;
+		writeFileSync(path, '{\n  "theme": "dark",\n  "settings": {"editorPaddingX": 1\n');
+		expect(readTuiDefaults(dir, owners).problems).toEqual([
+			`${owners}: not valid JSON at line 4, column 1 (unexpected end of file)`,
+		]);
+		writeFileSync(path, "\n");
+		expect(readTuiDefaults(dir, "the server's tui.json").problems).toEqual(["the server's tui.json: is empty"]);
+		writeFileSync(path, "[1]");
+		expect(readTuiDefaults(dir, owners).problems).toEqual([`${owners}: the file must be an object`]);
+		writeFileSync(path, JSON.stringify({ theme: 7, keybindings: { "app.tools.expand": 5 } }));
+		expect(readTuiDefaults(dir, owners).problems).toEqual([
+			`${owners}: invalid keys for app.tools.expand`,
+			`${owners}: invalid theme`,
+		]);
+		// A long path never makes the state break its contract (300 characters a problem).
+		const long = `tui.json (${"/very-long-directory".repeat(20)}/tui.json)`;
+		const [clipped] = readTuiDefaults(dir, long).problems;
+		expect(clipped?.length).toBe(300);
+		expect(clipped?.endsWith("…")).toBe(true);
 	});
 
 	test("precedence: built-in < server defaults < the person's files; a server's launcher ids are dropped again", () => {

@@ -176,6 +176,8 @@ export const ChatState = lazy(() =>
 			output: "string",
 			startedAt: "number",
 		}).or("null"),
+		/** The session's directory, when it no longer exists on the server (deleted or moved). */
+		"directoryGone?": "string",
 	}),
 );
 export type ChatState = typeof ChatState.infer;

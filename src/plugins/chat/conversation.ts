@@ -1,4 +1,4 @@
-import { join } from "node:path";
+import { join, relative } from "node:path";
 import type { Api, AssistantMessage, ImageContent, Model, UserMessage } from "@earendil-works/pi-ai";
 import { clampThinkingLevel, getSupportedThinkingLevels, isContextOverflow } from "@earendil-works/pi-ai";
 import { ProtocolError } from "../../protocol/codes.ts";
@@ -13,7 +13,7 @@ import type { Principal } from "../../server/objects/principal.ts";
 import { isOwner } from "../../server/objects/principal.ts";
 import type { ServerContext } from "../../server/plugin.ts";
 import { DuplicateRequestError } from "../../server/store/errors.ts";
-import type { QueuedRow, SessionStore, StoredEntry } from "../../server/store/session-store.ts";
+import type { EntryInput, QueuedRow, SessionStore, StoredEntry } from "../../server/store/session-store.ts";
 import { contextTokens, firstKeptSeq, summarize } from "./compaction.ts";
 import type { ChatEntry, ChatState, ModelState, QueueMode, ConfigureArgs as TConfigureArgs } from "./contract.ts";
 import { contextRows, toAgentHistory } from "./history.ts";
@@ -37,6 +37,15 @@ const HISTORY_PAGE = 1000;
 const RESERVE_TOKENS = 16_384;
 
 type ConfigureArgs = typeof TConfigureArgs.infer;
+
+/** Work that follows a stored message: it may fail (a full disk) without failing what was already stored. */
+function afterStored(what: string, work: () => void): void {
+	try {
+		work();
+	} catch (error) {
+		console.error(`${what} failed:`, error);
+	}
+}
 
 export function authorOf(principal: Principal): Author {
 	return { id: principal.id, name: principal.name, role: principal.role };
@@ -87,6 +96,8 @@ export class Conversation {
 	/** A person's `!` command while it runs, and who ran it. */
 	#shell: { abort: AbortController; by: string } | null = null;
 	#runDone: Promise<void> = Promise.resolve();
+	/** Runs that ended while their end could not be stored (a full disk), with how they ended. */
+	readonly #runEnds = new Map<string, RunOutcome>();
 	readonly #queue = new PendingInputs();
 	/** The context's size after the latest answer (null: unknown, e.g. right after a compaction). */
 	#contextTokens: number | null = null;
@@ -99,6 +110,7 @@ export class Conversation {
 		this.#store = store;
 		this.session = session;
 		this.id = conversation;
+		this.#noteReplacedStore();
 		const stored = store.window(conversation, WINDOW_ENTRIES);
 		const window = fitWindow(stored.map(toView), WINDOW_BYTES);
 		const total = store.count(conversation);
@@ -120,6 +132,20 @@ export class Conversation {
 		});
 	}
 
+	/**
+	 * The session's file was found damaged or emptied and moved aside: the conversation, now empty, says so
+	 * first, naming the file that was kept. Never silently a new, empty conversation.
+	 */
+	#noteReplacedStore(): void {
+		const replaced = this.#store.replaced;
+		if (!replaced || this.#store.count(this.id) > 0) return;
+		const kept = relative(this.#ctx.dataDir, replaced.movedTo);
+		const message = `This session's history could not be read (${replaced.reason}); its file was kept as ${kept} in the server's data directory. The conversation starts afresh here.`;
+		afterStored("noting the damaged store", () =>
+			this.#store.append(this.id, { kind: "error", data: { kind: "error", message } satisfies StoredData }),
+		);
+	}
+
 	get busy(): boolean {
 		return this.#run !== null || this.#compaction !== null || this.#shell !== null;
 	}
@@ -133,7 +159,10 @@ export class Conversation {
 		args: { text: string; mode: QueueMode; requestId: string; attachments?: string[] },
 		principal: Principal,
 	): "started" | "queued" | "duplicate" {
-		if (this.#store.byRequestId(this.id, args.requestId)) return "duplicate";
+		// A retried request: stored as an entry, or queued (perhaps handed back after a restart) under this id.
+		if (this.#store.byRequestId(this.id, args.requestId) || this.#store.queuedByRequestId(this.id, args.requestId)) {
+			return "duplicate";
+		}
 		const author = authorOf(principal);
 		const ids = args.attachments ?? [];
 		if (!args.text.trim() && !ids.length) throw new ProtocolError("bad_args", "a message needs text or a file");
@@ -163,20 +192,21 @@ export class Conversation {
 		const model = this.#resolveModel();
 		if (!model) throw new ProtocolError("unavailable", NO_MODELS_TEXT);
 		const engine = this.#ensureEngine(model);
-		let entry: StoredEntry;
+		const at = Date.now();
+		const data = { kind: "user", text: args.text } satisfies StoredData;
 		try {
-			entry = this.#store.append(this.id, {
-				kind: "user",
-				data: { kind: "user", text: args.text } satisfies StoredData,
-				author,
-				requestId: args.requestId,
-			});
+			this.#startRun(
+				engine,
+				{ role: "user", content: args.text, timestamp: at },
+				{
+					entry: { kind: "user", data, author, requestId: args.requestId, at },
+				},
+			);
 		} catch (error) {
 			if (error instanceof DuplicateRequestError) return "duplicate";
 			throw error;
 		}
 		this.#nameSessionAfter(args.text);
-		this.#startRun(engine, { role: "user", content: args.text, timestamp: entry.at }, entry);
 		return "started";
 	}
 
@@ -211,21 +241,22 @@ export class Conversation {
 		}
 		if (notes.length) text += `${text ? "\n\n" : ""}${notes.join("\n")}`;
 		const engine = this.#ensureEngine(model);
-		let entry: StoredEntry;
+		const at = Date.now();
+		const data = { kind: "user", text, ...(images.length ? { images } : {}) } satisfies StoredData;
+		const content: UserMessage["content"] = images.length ? [{ type: "text", text }, ...images] : text;
 		try {
-			entry = this.#store.append(this.id, {
-				kind: "user",
-				data: { kind: "user", text, ...(images.length ? { images } : {}) } satisfies StoredData,
-				author: authorOf(principal),
-				requestId: args.requestId,
-			});
+			this.#startRun(
+				engine,
+				{ role: "user", content, timestamp: at },
+				{
+					entry: { kind: "user", data, author: authorOf(principal), requestId: args.requestId, at },
+				},
+			);
 		} catch (error) {
 			if (error instanceof DuplicateRequestError) return "duplicate";
 			throw error;
 		}
 		if (args.text.trim()) this.#nameSessionAfter(args.text);
-		const content: UserMessage["content"] = images.length ? [{ type: "text", text }, ...images] : text;
-		this.#startRun(engine, { role: "user", content, timestamp: entry.at }, entry);
 		return "started";
 	}
 
@@ -432,7 +463,8 @@ export class Conversation {
 		if (!this.#run) {
 			const model = this.#resolveModel();
 			if (!model) throw new ProtocolError("unavailable", NO_MODELS_TEXT);
-			this.#runQueued(this.#ensureEngine(model), q);
+			const failed = this.#runQueued(this.#ensureEngine(model), q);
+			if (failed) throw failed;
 			return null;
 		}
 		q.waiting = false;
@@ -524,27 +556,40 @@ export class Conversation {
 
 	// --- runs ---
 
-	#startRun(engine: ConversationEngine, input: UserMessage, entry: StoredEntry): void {
+	/** A run that answers the person's message; `turn.entry` is that message as it is stored. */
+	#startRun(engine: ConversationEngine, input: UserMessage, turn: { entry: EntryInput; delivered?: string }): void {
+		const authorId = (turn.entry.author as Author | null)?.id ?? "";
+		this.#beginRun(input, authorId, () => engine.run(input), turn);
 		this.#overflowRecovered = false;
-		this.#update([{ op: "push", path: ["entries"], items: [toView(entry)] }]);
-		this.#beginRun(input, (entry.author as Author | null)?.id ?? "", () => engine.run(input));
 	}
 
 	/** A run with no new message: the agent goes on from its history (after an overflow was compacted). */
 	#continueRun(engine: ConversationEngine, authorId: string): void {
-		this.#beginRun(null, authorId, () => engine.continueRun());
+		this.#beginRun(null, authorId, () => engine.continueRun(), {});
 	}
 
-	#beginRun(input: UserMessage | null, authorId: string, start: () => Promise<RunOutcome>): void {
+	/**
+	 * Stores the run's start with the entry that starts it, in one transaction, then starts it. When that write
+	 * fails (a full disk) it throws, and nothing was stored or changed: the caller's text is still theirs.
+	 */
+	#beginRun(
+		input: UserMessage | null,
+		authorId: string,
+		start: () => Promise<RunOutcome>,
+		turn: { entry?: EntryInput; delivered?: string },
+	): void {
+		this.#storeRunEnds();
 		const runId = crypto.randomUUID();
-		this.#store.beginRun(this.id, runId);
+		const { entry } = this.#store.beginTurn(this.id, { runId, ...turn });
+		// Stored: from here on nothing may fail the caller.
+		if (entry) this.#update([{ op: "push", path: ["entries"], items: [toView(entry)] }]);
 		this.#run = { id: runId, input, authorId };
 		this.#lastAnswer = null;
 		this.#update([
 			{ op: "set", path: ["live"], value: { runId, startedAt: Date.now(), message: null, tools: [], retry: null } },
 		]);
 		this.#trimWindow();
-		this.#ctx.catalog.touch(this.session);
+		afterStored("sorting the session first", () => this.#ctx.catalog.touch(this.session));
 		this.#ctx.bus.emit({ type: "session.busy", session: this.session, busy: true });
 		this.#runDone = start().then(
 			(outcome) => this.#endRun(runId, outcome),
@@ -556,7 +601,13 @@ export class Conversation {
 	}
 
 	#endRun(runId: string, outcome: RunOutcome): void {
-		this.#store.endRun(runId, outcome);
+		// A run whose end cannot be stored still ends here; its end is stored before the next run starts.
+		this.#runEnds.set(runId, outcome);
+		try {
+			this.#storeRunEnds();
+		} catch (error) {
+			console.error(`the end of run ${runId} could not be stored yet:`, error);
+		}
 		const authorId = this.#run?.authorId ?? "";
 		this.#run = null;
 		this.#update([{ op: "set", path: ["live"], value: null }]);
@@ -572,7 +623,10 @@ export class Conversation {
 		// pi keeps going while anything is queued (e.g. the run ended on an error before a follow-up was taken).
 		if (outcome === "aborted" || !this.#engine) return;
 		const first = this.#queue.ready()[0];
-		if (first) return this.#runQueued(this.#engine, first);
+		if (first) {
+			this.#runQueued(this.#engine, first);
+			return;
+		}
 		if (outcome === "done") this.#maybeAutoCompact(authorId);
 	}
 
@@ -596,7 +650,11 @@ export class Conversation {
 		const engine = this.#ensureEngine(model);
 		// What was queued during the overflowing run goes to the new agent.
 		this.#requeue();
-		this.#continueRun(engine, authorId);
+		try {
+			this.#continueRun(engine, authorId);
+		} catch (error) {
+			console.error("the run could not go on after the compaction:", error);
+		}
 	}
 
 	#contextReset(): void {
@@ -604,20 +662,35 @@ export class Conversation {
 		this.#ctx.bus.emit({ type: "context.reset", session: this.session, conversation: this.id });
 	}
 
-	/** A queued message becomes the next run's input; the rest stay queued for the agent. */
-	#runQueued(engine: ConversationEngine, q: Queued): void {
+	/**
+	 * A queued message becomes the next run's input; the rest stay queued for the agent. When it cannot be
+	 * stored it goes back to its author's editor, and the error is returned.
+	 */
+	#runQueued(engine: ConversationEngine, q: Queued): Error | null {
 		const index = this.live.state.queue.findIndex((item) => item.id === q.row.id);
 		this.#queue.take(q.row.id);
-		this.#store.markDelivered(q.row.id);
-		const entry = this.#store.append(this.id, {
-			kind: "user",
-			data: { kind: "user", text: q.row.text } satisfies StoredData,
-			author: q.row.author,
-			requestId: q.row.requestId,
-		});
 		if (index >= 0) this.#update([{ op: "splice", path: ["queue"], start: index, remove: 1, items: [] }]);
 		this.#requeue();
-		this.#startRun(engine, q.message, entry);
+		const data = { kind: "user", text: q.row.text } satisfies StoredData;
+		try {
+			this.#startRun(engine, q.message, {
+				entry: { kind: "user", data, author: q.row.author, requestId: q.row.requestId },
+				delivered: q.row.id,
+			});
+			return null;
+		} catch (error) {
+			console.error("a queued message could not be started:", error);
+			this.#update([{ op: "push", path: ["returned"], items: [this.#returnedOf(q)] }]);
+			return error instanceof Error ? error : new Error(String(error));
+		}
+	}
+
+	/** Stores the ends of runs that ended while they could not be written; throws while they still cannot. */
+	#storeRunEnds(): void {
+		for (const [runId, outcome] of this.#runEnds) {
+			this.#store.endRun(runId, outcome);
+			this.#runEnds.delete(runId);
+		}
 	}
 
 	/** Tells the agent what is queued now, in order; waiting messages are not the agent's until approved. */
@@ -703,19 +776,24 @@ export class Conversation {
 				const q = this.#queue.takeDelivered(event.message);
 				if (!q) return;
 				const id = q.row.id;
-				this.#store.markDelivered(id);
 				const index = this.live.state.queue.findIndex((item) => item.id === id);
-				const entry = this.#store.append(this.id, {
-					kind: "user",
-					data: { kind: "user", text: q.row.text } satisfies StoredData,
-					author: q.row.author,
-					requestId: q.row.requestId,
-					runId: run.id,
-				});
-				this.#update([
-					...(index >= 0 ? [{ op: "splice", path: ["queue"], start: index, remove: 1, items: [] } as PatchOp] : []),
-					{ op: "push", path: ["entries"], items: [toView(entry)] },
-				]);
+				const unqueue =
+					index >= 0 ? [{ op: "splice", path: ["queue"], start: index, remove: 1, items: [] } as PatchOp] : [];
+				let entry: StoredEntry;
+				try {
+					entry = this.#store.deliver(this.id, id, {
+						kind: "user",
+						data: { kind: "user", text: q.row.text } satisfies StoredData,
+						author: q.row.author,
+						requestId: q.row.requestId,
+						runId: run.id,
+					});
+				} catch (error) {
+					// Not stored, so not the conversation's: back to its author, and the run stops on the error.
+					this.#update([...unqueue, { op: "push", path: ["returned"], items: [this.#returnedOf(q)] }]);
+					throw error;
+				}
+				this.#update([...unqueue, { op: "push", path: ["entries"], items: [toView(entry)] }]);
 				this.#trimWindow();
 				return;
 			}
@@ -824,13 +902,16 @@ export class Conversation {
 		this.live.update(ops);
 	}
 
+	/** After the message was stored: a failure here is logged, never the sender's error. */
 	#nameSessionAfter(text: string): void {
-		const record = this.#ctx.catalog.get(this.session);
-		if (record?.title !== "") return;
-		const title = text.replace(/\s+/g, " ").trim().slice(0, 80);
-		if (title === "") return;
-		this.#ctx.catalog.update(this.session, { title });
-		this.#ctx.bus.emit({ type: "session.activity", session: this.session });
+		afterStored("naming the session", () => {
+			const record = this.#ctx.catalog.get(this.session);
+			if (record?.title !== "") return;
+			const title = text.replace(/\s+/g, " ").trim().slice(0, 80);
+			if (title === "") return;
+			this.#ctx.catalog.update(this.session, { title });
+			this.#ctx.bus.emit({ type: "session.activity", session: this.session });
+		});
 	}
 
 	#resolveModel(): Model<Api> | undefined {

@@ -1,5 +1,6 @@
 import type { AgentMessage } from "@earendil-works/pi-agent-core";
 import type { AssistantMessage, ToolResultMessage } from "@earendil-works/pi-ai";
+import { readStored } from "./stored-data.ts";
 import type { StoredData, StoredRow } from "./view.ts";
 
 const INTERRUPTED_TOOL = "The tool did not finish: the run was interrupted.";
@@ -40,23 +41,34 @@ export function handoffText(handoff: string): string {
 	return `This is a fresh context. A note carried over from the earlier conversation:\n\n${handoff}`;
 }
 
+/** A row whose data was checked against its kind. */
+export interface ReadableRow extends StoredRow {
+	readonly data: StoredData;
+}
+
 /**
  * What is still in the model's context: everything after the latest /new-context, or after the latest
- * /compact its summary and the entries it kept. `lead` is the text the context starts with.
+ * /compact its summary and the entries it kept. `lead` is the text the context starts with. Damaged rows are
+ * left out (the transcript shows a notice in their place), so one bad row never stops the conversation.
  */
-export function contextRows(rows: readonly StoredRow[]): {
+export function contextRows(all: readonly StoredRow[]): {
 	lead: { text: string; at: number } | null;
-	rows: StoredRow[];
+	rows: ReadableRow[];
 } {
+	const rows: ReadableRow[] = [];
+	for (const row of all) {
+		const data = readStored(row);
+		if (data) rows.push({ ...row, data });
+	}
 	let cut = -1;
 	for (let i = rows.length - 1; i >= 0; i--) {
-		const kind = (rows[i]!.data as StoredData | null)?.kind;
+		const kind = rows[i]!.data.kind;
 		if (kind === "compaction" || kind === "reset") {
 			cut = i;
 			break;
 		}
 	}
-	if (cut < 0) return { lead: null, rows: [...rows] };
+	if (cut < 0) return { lead: null, rows };
 	const at = rows[cut]!;
 	const data = at.data as Extract<StoredData, { kind: "compaction" | "reset" }>;
 	const after = rows.slice(cut + 1);
@@ -84,8 +96,7 @@ export function toAgentHistory(all: readonly StoredRow[]): AgentMessage[] {
 		open = null;
 	};
 	for (const row of rows) {
-		const data = row.data as StoredData | null;
-		if (!data || typeof data !== "object") continue;
+		const data = row.data;
 		switch (data.kind) {
 			case "user":
 				closeOpen();

@@ -18,6 +18,7 @@ import {
 	type ShellArgs,
 } from "./contract.ts";
 import { Conversation } from "./conversation.ts";
+import { goneDirectory, refuseInGoneDirectory, showGoneDirectory } from "./gone-directory.ts";
 import { GUEST_UPLOAD_QUOTA, MAX_UPLOAD_BYTES, Uploads } from "./uploads.ts";
 
 interface Slot {
@@ -201,6 +202,7 @@ export function chatPlugin(): ServerPlugin {
 						throw new ProtocolError("forbidden", "this session is not shared with you");
 					const slot = conversations.acquire(input);
 					const c = slot.conversation;
+					showGoneDirectory(c.live, goneDirectory(ctx, input.session));
 					let released = false;
 					return {
 						state: c.live,
@@ -208,6 +210,7 @@ export function chatPlugin(): ServerPlugin {
 							const who = call.principal;
 							switch (method) {
 								case "send":
+									refuseInGoneDirectory(ctx, input.session, c.live, who);
 									return { status: c.send(args as typeof SendArgs.infer, who) };
 								case "stop":
 									return c.stop(who);
@@ -228,6 +231,7 @@ export function chatPlugin(): ServerPlugin {
 								case "compact":
 									return c.compact((args as typeof CompactArgs.infer).instructions, who);
 								case "shell": {
+									refuseInGoneDirectory(ctx, input.session, c.live, who);
 									const a = args as typeof ShellArgs.infer;
 									return c.shell(a.command, a.includeInContext, who);
 								}

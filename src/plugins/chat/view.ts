@@ -1,5 +1,6 @@
 import type { AssistantMessage, ImageContent, TextContent } from "@earendil-works/pi-ai";
 import type { AssistantPart, Author, ChatEntry, ToolResult, Usage } from "./contract.ts";
+import { damagedText, readStored } from "./stored-data.ts";
 
 /** What the chat plugin stores per entry kind (the `data` column); assistant entries keep pi-ai's full message. */
 export type StoredData =
@@ -90,11 +91,11 @@ const UNKNOWN_AUTHOR: Author = { id: "unknown", name: "unknown", role: "view" };
 /** Turns a stored row into what clients see. Unknown or damaged rows become an error entry, never a crash. */
 export function toView(row: StoredRow): ChatEntry {
 	const base = { seq: row.seq, at: row.at };
-	const data = row.data as StoredData;
+	const data = readStored(row);
+	if (!data) return { ...base, kind: "error", message: damagedText(row.seq) };
 	try {
-		switch (row.kind) {
+		switch (data.kind) {
 			case "user":
-				if (data.kind !== "user") break;
 				return {
 					...base,
 					kind: "user",
@@ -103,7 +104,6 @@ export function toView(row: StoredRow): ChatEntry {
 					images: data.images?.length ?? 0,
 				};
 			case "assistant": {
-				if (data.kind !== "assistant") break;
 				const m = data.message;
 				return {
 					...base,
@@ -112,13 +112,12 @@ export function toView(row: StoredRow): ChatEntry {
 					toolCalls: m.content.flatMap((c) => (c.type === "toolCall" ? [c.id] : [])),
 					stopReason: stopReason(m),
 					...(m.errorMessage ? { error: m.errorMessage } : {}),
-					provider: m.provider,
-					model: m.model,
+					provider: typeof m.provider === "string" ? m.provider : "",
+					model: typeof m.model === "string" ? m.model : "",
 					usage: usageOf(m),
 				};
 			}
 			case "tool": {
-				if (data.kind !== "tool") break;
 				const result: ToolResult = {
 					text: textOf(data.result.content),
 					isError: data.result.isError,
@@ -135,12 +134,10 @@ export function toView(row: StoredRow): ChatEntry {
 				};
 			}
 			case "error":
-				if (data.kind !== "error") break;
 				return { ...base, kind: "error", message: data.message };
 			case "interrupted":
 				return { ...base, kind: "interrupted", message: INTERRUPTED_TEXT };
 			case "compaction":
-				if (data.kind !== "compaction") break;
 				return {
 					...base,
 					kind: "compaction",
@@ -149,10 +146,8 @@ export function toView(row: StoredRow): ChatEntry {
 					firstKeptSeq: typeof data.firstKeptSeq === "number" ? data.firstKeptSeq : base.seq,
 				};
 			case "reset":
-				if (data.kind !== "reset") break;
 				return { ...base, kind: "reset", handoff: data.handoff };
 			case "shell":
-				if (data.kind !== "shell") break;
 				return {
 					...base,
 					kind: "shell",
@@ -169,7 +164,7 @@ export function toView(row: StoredRow): ChatEntry {
 	} catch {
 		// Fall through to the damaged-entry notice.
 	}
-	return { ...base, kind: "error", message: `entry ${row.seq} could not be read` };
+	return { ...base, kind: "error", message: damagedText(row.seq) };
 }
 
 /** Picks the newest entries that fit `budget` bytes (at least one), so the first window stays small. */

@@ -1,8 +1,8 @@
 import { type Dirent, readdirSync } from "node:fs";
 import { homedir } from "node:os";
 import { isAbsolute, join, relative, resolve } from "node:path";
-import { fuzzyFilter } from "@earendil-works/pi-tui/dist/fuzzy.js";
 import { ProtocolError } from "../../protocol/codes.ts";
+import { fuzzyFilter } from "../../protocol/pi-tui-parts.ts";
 import { LiveState } from "../../server/objects/live-state.ts";
 import { isOwner, maySeeSession } from "../../server/objects/principal.ts";
 import type { ServerPlugin } from "../../server/plugin.ts";

@@ -1,32 +1,14 @@
 /**
  * pi's /login [provider] and /logout [provider], on the server: the method and provider selectors, then the
- * login dialog following the server's flow. Owners only; a guest is told who signs the server in.
+ * login dialog following the server's flow. Owners only; a guest is told who signs the server in. And p2's
+ * /signout, which ends this device's owner sign-in on a remote server (the launcher asks first).
  */
-import type { Component } from "@earendil-works/pi-tui";
-import type { CommandRegistry } from "../../guest/commands.ts";
+import type { GuestContext, GuestPlugin } from "../../guest/plugin.ts";
 import type { ObjectRef } from "../../protocol/object-client.ts";
-import { isOwnerRole, type Role } from "../../protocol/roles.ts";
+import { isOwnerRole } from "../../protocol/roles.ts";
 import { FilterSelector } from "../../ui/selector.ts";
-import type { ThemeRef } from "../../ui/theme/theme-ref.ts";
-import type { StatusLineData } from "../../ui/transcript/status-line.ts";
-import type { AuthMethod, LoginProvider, loginContract } from "./contract.ts";
+import { type AuthMethod, type LoginProvider, loginContract } from "./contract.ts";
 import { LoginDialog } from "./tui-dialog.ts";
-
-export interface LoginCommandsContext {
-	readonly theme: ThemeRef;
-	role(): Role | undefined;
-	/** The owner's login object (opened on first use, kept). */
-	login(): ObjectRef<typeof loginContract>;
-	keys(id: string): string[];
-	showSelector(id: string, component: Component): void;
-	closeSelector(): void;
-	requestRender(): void;
-	notice(text: string, tone?: StatusLineData["tone"]): void;
-	/** The launcher's consent actions: open the sign-in address in the browser, or copy it. */
-	request(
-		...args: ["openUrl", { url: string }] | ["copy", { text: string; label?: string }]
-	): Promise<{ ok: boolean; error?: string }>;
-}
 
 const HINT = "↑↓ navigate  enter select  escape/ctrl+c cancel";
 
@@ -37,7 +19,59 @@ function status(p: LoginProvider): string {
 	return "• not configured";
 }
 
-export function registerLoginCommands(commands: CommandRegistry, ctx: LoginCommandsContext): void {
+export const loginPlugin: GuestPlugin = {
+	name: "login",
+	register(ctx) {
+		/** The owner's login object (opened on first use, kept). */
+		let login: ObjectRef<typeof loginContract> | undefined;
+		const removals = [
+			registerSignOut(ctx),
+			...registerLoginCommands(ctx, () => {
+				login ??= ctx.objects.open(loginContract, {});
+				return login;
+			}),
+		];
+		return () => {
+			for (const remove of removals) remove();
+			login?.close();
+		};
+	},
+};
+
+function registerSignOut(ctx: GuestContext): () => void {
+	return ctx.commands.register({
+		id: "p2.signOut",
+		title: "Sign this device out of the server (owner)",
+		category: "p2",
+		slash: {
+			name: "signout",
+			argumentHint: "[all]",
+			complete: (prefix) =>
+				"all".startsWith(prefix) ? [{ value: "all", label: "all", description: "every owner login" }] : null,
+		},
+		run: async (args) => {
+			if (ctx.session.role !== "owner") return ctx.ui.notice("Only an owner signed in with a link can sign out here.");
+			const answer = await ctx.launcher.request("signOut", { all: args.trim() === "all" });
+			if (!answer.ok && answer.error !== "declined")
+				ctx.ui.notice(`Not signed out: ${answer.error ?? "refused"}`, "warning");
+		},
+	});
+}
+
+function registerLoginCommands(guest: GuestContext, loginRef: () => ObjectRef<typeof loginContract>): (() => void)[] {
+	const { ui, commands } = guest;
+	/** What these commands use of the guest. */
+	const ctx = {
+		theme: ui.theme,
+		role: () => guest.session.role,
+		login: loginRef,
+		keys: (id: string) => ui.keys(id),
+		showSelector: ui.showSelector.bind(ui),
+		closeSelector: () => ui.closeSelector(),
+		requestRender: () => ui.requestRender(),
+		notice: ui.notice.bind(ui),
+		request: guest.launcher.request.bind(guest.launcher),
+	};
 	const providers = async () => {
 		const login = ctx.login();
 		await login.ready;
@@ -148,7 +182,7 @@ export function registerLoginCommands(commands: CommandRegistry, ctx: LoginComma
 			.map((p) => ({ value: p.id, label: p.id, description: `${p.name} ${status(p)}` }));
 	};
 
-	commands.register({
+	const login = commands.register({
 		id: "p2.login",
 		title: "Configure provider authentication",
 		category: "Models",
@@ -165,7 +199,7 @@ export function registerLoginCommands(commands: CommandRegistry, ctx: LoginComma
 			}),
 	});
 
-	commands.register({
+	const logout = commands.register({
 		id: "p2.logout",
 		title: "Remove provider authentication",
 		category: "Models",
@@ -202,4 +236,5 @@ export function registerLoginCommands(commands: CommandRegistry, ctx: LoginComma
 				);
 			}),
 	});
+	return [login, logout];
 }

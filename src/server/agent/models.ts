@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import type { StreamFn } from "@earendil-works/pi-agent-core";
@@ -19,6 +19,7 @@ import { openAICompletionsApi } from "@earendil-works/pi-ai/api/openai-completio
 import { openAIResponsesApi } from "@earendil-works/pi-ai/api/openai-responses.lazy";
 import { builtinProviders } from "@earendil-works/pi-ai/providers/all";
 import { type } from "arktype";
+import { fileLabel, readJsonFile, shapeProblems } from "../json-file.ts";
 import { AUTH_FILE, FileCredentialStore } from "./credentials.ts";
 
 export const MODELS_FILE = "models.json";
@@ -101,36 +102,29 @@ interface CustomProvider {
 }
 
 function loadCustom(dataDir: string, env: Env, problems: string[]): CustomProvider[] {
-	let text: string;
-	try {
-		text = readFileSync(join(dataDir, MODELS_FILE), "utf8");
-	} catch (error) {
-		if ((error as NodeJS.ErrnoException).code !== "ENOENT")
-			problems.push(`${MODELS_FILE}: ${(error as Error).message}`);
+	const path = join(dataDir, MODELS_FILE);
+	const label = fileLabel(path);
+	const read = readJsonFile(path, { label });
+	if ("missing" in read) return [];
+	if ("problem" in read) {
+		problems.push(read.problem);
 		return [];
 	}
-	let json: unknown;
-	try {
-		json = JSON.parse(text.replace(/^\uFEFF/, ""));
-	} catch (error) {
-		problems.push(`${MODELS_FILE}: not valid JSON (${(error as Error).message})`);
-		return [];
-	}
-	const file = ModelsFile(json);
+	const file = ModelsFile(read.value);
 	if (file instanceof type.errors) {
-		problems.push(`${MODELS_FILE}: ${file.summary}`);
+		problems.push(...shapeProblems(file).map((p) => `${label}: ${p}`));
 		return [];
 	}
 	const out: CustomProvider[] = [];
 	for (const [name, raw] of Object.entries(file.providers)) {
 		const p = ProviderEntry(raw);
 		if (p instanceof type.errors) {
-			problems.push(`${MODELS_FILE}: providers.${name}: ${p.summary}`);
+			problems.push(...shapeProblems(p, ["providers", name]).map((s) => `${label}: ${s}`));
 			continue;
 		}
 		const apiKey = p.apiKey === undefined ? undefined : resolveConfigValue(p.apiKey, env);
 		if (p.apiKey?.startsWith("!"))
-			problems.push(`${MODELS_FILE}: providers.${name}.apiKey: commands are not run by the server`);
+			problems.push(`${label}: providers.${name}.apiKey: commands are not run by the server`);
 		const headers: Record<string, string> = {};
 		for (const [h, v] of Object.entries(p.headers ?? {})) {
 			const resolved = resolveConfigValue(v, env);
@@ -141,9 +135,9 @@ function loadCustom(dataDir: string, env: Env, problems: string[]): CustomProvid
 		const apis: Record<string, ProviderStreams> = {};
 		for (const [i, rawModel] of (p.models ?? []).entries()) {
 			const m = ModelEntry(rawModel);
-			const where = `${MODELS_FILE}: providers.${name}.models[${i}]`;
+			const where = `${label}: providers.${name}.models[${i}]`;
 			if (m instanceof type.errors) {
-				problems.push(`${where}: ${m.summary}`);
+				problems.push(...shapeProblems(m, ["providers", name, "models", i]).map((s) => `${label}: ${s}`));
 				continue;
 			}
 			const api = m.api ?? p.api;

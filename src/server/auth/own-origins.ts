@@ -22,7 +22,12 @@ export interface OwnOrigins {
 	acceptsHost(host: string | null): boolean;
 }
 
-const LOOPBACK_NAMES = ["127.0.0.1", "localhost", "[::1]"];
+/** The names a loopback address is also reached by: `localhost` means 127.0.0.1 or ::1. */
+function loopbackNames(hostname: string): string[] {
+	if (hostname === "localhost" || hostname === "127.0.0.1") return ["127.0.0.1", "localhost"];
+	if (hostname === "::1" || hostname === "[::1]") return ["[::1]", "localhost"];
+	return [urlHost(hostname)];
+}
 
 export function isLoopbackHostname(hostname: string): boolean {
 	return hostname === "localhost" || isLoopback(hostname) || hostname === "[::1]";
@@ -44,16 +49,20 @@ function hostsOf(origin: string): string[] {
 	return url.port === "" ? [url.host, `${url.host}:${defaultPort}`] : [url.host];
 }
 
-/** The origin the server names itself by: its public origin, else its bound address's (loopback: 127.0.0.1). */
+/** The origin the server names itself by: its public origin, else its bound address's (`localhost`: 127.0.0.1). */
 export function primaryOrigin(binding: Binding): string {
 	if (binding.publicOrigin !== undefined) return binding.publicOrigin;
-	const name = isLoopbackHostname(binding.hostname) ? "127.0.0.1" : urlHost(binding.hostname);
+	const name = binding.hostname === "localhost" ? "127.0.0.1" : urlHost(binding.hostname);
 	return `${binding.scheme}://${name}:${binding.port}`;
 }
 
 export function ownOrigins(binding: Binding): OwnOrigins {
 	const loopback = isLoopbackHostname(binding.hostname);
-	const bound = loopback ? LOOPBACK_NAMES : isWildcardHostname(binding.hostname) ? [] : [urlHost(binding.hostname)];
+	const bound = loopback
+		? loopbackNames(binding.hostname)
+		: isWildcardHostname(binding.hostname)
+			? []
+			: [urlHost(binding.hostname)];
 	const origins = new Set(bound.map((name) => new URL(`${binding.scheme}://${name}:${binding.port}`).origin));
 	if (binding.publicOrigin !== undefined) origins.add(new URL(binding.publicOrigin).origin);
 	const hosts = new Set([...origins].flatMap(hostsOf));

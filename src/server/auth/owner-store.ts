@@ -1,6 +1,6 @@
 import type { Database } from "bun:sqlite";
 import { join } from "node:path";
-import { openPrivateDatabase } from "../store/sqlite.ts";
+import { openReplacingDamaged } from "../store/sqlite.ts";
 import { hashToken, newToken } from "./tokens.ts";
 
 const LINK_LIFETIME_MS = 24 * 60 * 60 * 1000;
@@ -22,7 +22,7 @@ export class OwnerStore {
 	}
 
 	static open(dataDir: string): OwnerStore {
-		const db = openPrivateDatabase(join(dataDir, "auth.sqlite"), [
+		const { db } = openReplacingDamaged(join(dataDir, "auth.sqlite"), [
 			(db) =>
 				db.exec(`CREATE TABLE IF NOT EXISTS owner_links (hash TEXT PRIMARY KEY, expires_at INTEGER NOT NULL);
 			CREATE TABLE IF NOT EXISTS owner_logins (hash TEXT PRIMARY KEY, id TEXT NOT NULL, created_at INTEGER NOT NULL);`),

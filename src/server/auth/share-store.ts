@@ -1,6 +1,6 @@
 import type { Database } from "bun:sqlite";
 import { join } from "node:path";
-import { openPrivateDatabase } from "../store/sqlite.ts";
+import { openReplacingDamaged } from "../store/sqlite.ts";
 import { hashToken, newToken } from "./tokens.ts";
 
 export type ShareAccess = "view" | "full";
@@ -56,7 +56,7 @@ export class ShareStore {
 
 	static open(dataDir: string): ShareStore {
 		return new ShareStore(
-			openPrivateDatabase(join(dataDir, "shares.sqlite"), [
+			openReplacingDamaged(join(dataDir, "shares.sqlite"), [
 				(db) =>
 					db.exec(`CREATE TABLE IF NOT EXISTS share_links (
 				session TEXT NOT NULL, access TEXT NOT NULL, token TEXT NOT NULL, hash TEXT NOT NULL UNIQUE,
@@ -66,7 +66,7 @@ export class ShareStore {
 				access TEXT NOT NULL, link_hash TEXT NOT NULL, created_at INTEGER NOT NULL, blocked INTEGER NOT NULL DEFAULT 0);
 			CREATE INDEX IF NOT EXISTS guests_session ON guests (session);
 			CREATE TABLE IF NOT EXISTS share_settings (session TEXT PRIMARY KEY, approval INTEGER NOT NULL);`),
-			]),
+			]).db,
 		);
 	}
 

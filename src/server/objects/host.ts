@@ -2,8 +2,15 @@ import { type } from "arktype";
 import { ProtocolError, type RefusalCode, toProtocolError } from "../../protocol/codes.ts";
 import { type AnyContract, acceptsVersion, mayCall, variantFor } from "../../protocol/contract.ts";
 import { type ClientFrame, MAX_FRAME_BYTES, PROTOCOL_VERSION, parseClientFrame } from "../../protocol/frames.ts";
+import { StoreFullError } from "../store/errors.ts";
 import type { LiveState } from "./live-state.ts";
 import type { Principal } from "./principal.ts";
+
+/** What the client is told: a refusal as thrown, a full disk in words a person can act on, else "internal". */
+function refusalOf(error: unknown): ProtocolError {
+	if (error instanceof StoreFullError) return new ProtocolError("unavailable", error.message);
+	return toProtocolError(error);
+}
 
 export interface CallContext {
 	readonly principal: Principal;
@@ -259,7 +266,7 @@ export class Connection {
 			object = await impl.open(checked, this.#ctx());
 		} catch (error) {
 			this.#opening.delete(h);
-			const e = toProtocolError(error);
+			const e = refusalOf(error);
 			if (e.code === "internal") console.error(`open ${name} failed:`, error);
 			return this.#refuse(e.code, e.message, h);
 		}
@@ -295,7 +302,7 @@ export class Connection {
 		try {
 			value = await handle.object.call(name, checked, this.#ctx());
 		} catch (error) {
-			const e = toProtocolError(error);
+			const e = refusalOf(error);
 			if (e.code === "internal") console.error(`${contract.name}.${name} failed:`, error);
 			return this.#fail(h, id, e.code, e.message);
 		}

@@ -2,7 +2,7 @@ import type { Database, Statement } from "bun:sqlite";
 import { join } from "node:path";
 import { ensurePrivateDir } from "./data-dir.ts";
 import { StoreClosedError, StoreCorruptError, StoreError } from "./errors.ts";
-import { ColumnReader, type Migration, MonotonicClock, openPrivateDatabase } from "./sqlite.ts";
+import { ColumnReader, type Migration, MonotonicClock, openPrivateDatabase, writing } from "./sqlite.ts";
 
 /** One session in the catalog. Times are ms since the epoch. */
 export interface SessionRecord {
@@ -39,9 +39,17 @@ export type SessionPatch = Partial<
 export interface CatalogOptions {
 	/** Told about rows `list` had to skip because they are damaged. Defaults to console.error. */
 	readonly onCorrupt?: (error: StoreCorruptError) => void;
+	/** Given the connection once it is open (a test limits its size to stand in for a full disk). */
+	readonly configure?: (db: Database, path: string) => void;
+	/**
+	 * Told every record created or changed, after it is committed: the session's store keeps a copy, so the
+	 * catalog can be rebuilt from the stores. A failure is reported, never the caller's error.
+	 */
+	readonly mirror?: (record: SessionRecord) => void;
 }
 
 export const DEFAULT_ENV = "local";
+export const CATALOG_FILE = "catalog.sqlite";
 
 interface Row {
 	id: unknown;
@@ -80,8 +88,10 @@ const COLUMNS = "id, title, cwd, env, model, thinking_level, pinned, archived, c
 /** The list of sessions: `<data>/catalog.sqlite`. */
 export class Catalog {
 	#db: Database;
+	readonly #path: string;
 	#clock: MonotonicClock;
 	#onCorrupt: (error: StoreCorruptError) => void;
+	#mirror: (record: SessionRecord) => void;
 	#closed = false;
 	#insert: Statement<Row>;
 	#get: Statement<Row>;
@@ -89,9 +99,11 @@ export class Catalog {
 	#listByArchived: Statement<Row>;
 	#touch: Statement;
 
-	private constructor(db: Database, options: CatalogOptions) {
+	private constructor(db: Database, path: string, options: CatalogOptions) {
 		this.#db = db;
+		this.#path = path;
 		this.#onCorrupt = options.onCorrupt ?? ((error) => console.error(error.message));
+		this.#mirror = options.mirror ?? (() => {});
 		const newest = db.query<{ t: number | null }, []>("SELECT MAX(updated_at) AS t FROM sessions").get()?.t;
 		this.#clock = new MonotonicClock(typeof newest === "number" ? newest : 0);
 		this.#insert = db.query(`INSERT INTO sessions (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, 0, 0, ?, ?, ?) RETURNING *`);
@@ -103,23 +115,60 @@ export class Catalog {
 
 	static open(dataDir: string, options: CatalogOptions = {}): Catalog {
 		ensurePrivateDir(dataDir);
-		return new Catalog(openPrivateDatabase(join(dataDir, "catalog.sqlite"), MIGRATIONS), options);
+		const path = join(dataDir, CATALOG_FILE);
+		// Checked whole on open: a damaged catalog is found now, and rebuilt from the session stores.
+		const db = openPrivateDatabase(path, MIGRATIONS, { check: true });
+		try {
+			options.configure?.(db, path);
+			return new Catalog(db, path, options);
+		} catch (error) {
+			db.close();
+			throw error;
+		}
 	}
 
 	create(input: CreateSessionInput): SessionRecord {
 		this.#live();
 		const now = this.#clock.now();
-		const row = this.#insert.get(
-			crypto.randomUUID(),
-			input.title ?? "",
-			input.cwd,
-			input.env ?? DEFAULT_ENV,
-			input.model ?? null,
-			input.thinkingLevel ?? null,
-			now,
-			now,
-			input.parent ?? null,
+		const row = writing(this.#path, () =>
+			this.#insert.get(
+				crypto.randomUUID(),
+				input.title ?? "",
+				input.cwd,
+				input.env ?? DEFAULT_ENV,
+				input.model ?? null,
+				input.thinkingLevel ?? null,
+				now,
+				now,
+				input.parent ?? null,
+			),
 		);
+		return this.#mirrored(decode(row!));
+	}
+
+	/** Puts back a record as it was (rebuilding the catalog from the session stores); replaces one with its id. */
+	restore(record: SessionRecord): SessionRecord {
+		this.#live();
+		const row = writing(this.#path, () =>
+			this.#db
+				.query<Row, (string | number | null)[]>(
+					`INSERT OR REPLACE INTO sessions (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
+				)
+				.get(
+					record.id,
+					record.title,
+					record.cwd,
+					record.env,
+					record.model,
+					record.thinkingLevel,
+					record.pinned ? 1 : 0,
+					record.archived ? 1 : 0,
+					record.createdAt,
+					record.updatedAt,
+					record.parent,
+				),
+		);
+		this.#clock = new MonotonicClock(Math.max(this.#clock.now(), record.updatedAt));
 		return decode(row!);
 	}
 
@@ -165,17 +214,19 @@ export class Catalog {
 		if (patch.archived !== undefined) set("archived", patch.archived ? 1 : 0);
 		set("updated_at", this.#clock.now());
 		// The column list varies with the patch; the handful of shapes stay in bun:sqlite's statement cache.
-		const row = this.#db
-			.query<Row, (string | number | null)[]>(`UPDATE sessions SET ${sets.join(", ")} WHERE id = ? RETURNING *`)
-			.get(...values, id);
+		const row = writing(this.#path, () =>
+			this.#db
+				.query<Row, (string | number | null)[]>(`UPDATE sessions SET ${sets.join(", ")} WHERE id = ? RETURNING *`)
+				.get(...values, id),
+		);
 		if (!row) throw new StoreError(`no session ${id}`);
-		return decode(row);
+		return this.#mirrored(decode(row));
 	}
 
 	/** Marks activity: bumps `updatedAt` so the session sorts first. Returns false when there is no such session. */
 	touch(id: string): boolean {
 		this.#live();
-		return this.#touch.run(this.#clock.now(), id).changes > 0;
+		return writing(this.#path, () => this.#touch.run(this.#clock.now(), id)).changes > 0;
 	}
 
 	close(): void {
@@ -186,6 +237,15 @@ export class Catalog {
 
 	#live(): void {
 		if (this.#closed) throw new StoreClosedError("the catalog is closed");
+	}
+
+	#mirrored(record: SessionRecord): SessionRecord {
+		try {
+			this.#mirror(record);
+		} catch (error) {
+			console.error(`session ${record.id}: its store could not keep a copy of its catalog record:`, error);
+		}
+		return record;
 	}
 }
 

@@ -1,93 +1,71 @@
-import type { Database, SQLQueryBindings, Statement } from "bun:sqlite";
+import type { Database, Statement } from "bun:sqlite";
 import { join } from "node:path";
 import { ensurePrivateDir } from "./data-dir.ts";
 import { DuplicateRequestError, StoreClosedError, StoreCorruptError, StoreError } from "./errors.ts";
-import { ColumnReader, type Migration, openPrivateDatabase, toJsonColumn } from "./sqlite.ts";
+import {
+	CORRUPT_KIND,
+	clampLimit,
+	decodeQueued,
+	decodeRun,
+	ENTRY,
+	type EntryInput,
+	type EntryPage,
+	type EntryRecord,
+	INTERRUPTED_KIND,
+	MIGRATIONS,
+	QUEUE,
+	QUEUE_MODES,
+	type Query,
+	type QueuedRow,
+	type QueueInput,
+	type QueueRecord,
+	type RecoveredRun,
+	RUN,
+	type RunEnd,
+	type RunRecord,
+	type RunRow,
+	type StoredEntry,
+	type TurnInput,
+} from "./session-schema.ts";
+import {
+	ColumnReader,
+	openPrivateDatabase,
+	openReplacingDamaged,
+	type Replaced,
+	toJsonColumn,
+	writing,
+} from "./sqlite.ts";
 
-/** One committed entry of a conversation's transcript. `seq` orders all entries of the session. */
-export interface StoredEntry {
-	readonly seq: number;
-	readonly conversation: string;
-	readonly kind: string;
-	/** Parsed JSON; validate it against the kind's schema before trusting its shape. */
-	readonly data: unknown;
-	/** Parsed JSON of the server-stamped author, or null for entries no person wrote. */
-	readonly author: unknown;
-	readonly requestId: string | null;
-	readonly runId: string | null;
-	readonly at: number;
-}
-
-export interface EntryInput {
-	readonly kind: string;
-	readonly data: unknown;
-	readonly author?: unknown;
-	/** The client's idempotency key: a second entry with the same key in the conversation is refused. */
-	readonly requestId?: string | null;
-	readonly runId?: string | null;
-	readonly at?: number;
-}
-
-export interface EntryPage {
-	readonly entries: StoredEntry[];
-	/** True when there are entries beyond this page in the direction it was read. */
-	readonly more: boolean;
-}
-
-/** Kind given to an entry whose stored JSON cannot be read; its data says what it was and why it failed. */
-export const CORRUPT_KIND = "corrupt";
-/** Kind of the entry recovery appends for a run the server did not see to its end. */
-export const INTERRUPTED_KIND = "interrupted";
-
-export const RUN_STATUSES = ["running", "done", "aborted", "error", "interrupted"] as const;
-export type RunStatus = (typeof RUN_STATUSES)[number];
-/** How a run may be ended by the engine; `interrupted` is only ever set by recovery. */
-export type RunEnd = Exclude<RunStatus, "running" | "interrupted">;
-
-export interface RunRow {
-	readonly id: string;
-	readonly conversation: string;
-	readonly startedAt: number;
-	readonly endedAt: number | null;
-	readonly status: RunStatus;
-}
-
-/** A run found still `running` when the store was opened, now `interrupted`, with the entry that says so. */
-export interface RecoveredRun {
-	readonly runId: string;
-	readonly conversation: string;
-	readonly startedAt: number;
-	readonly entry: StoredEntry;
-}
-
-export const QUEUE_MODES = ["steer", "followUp"] as const;
-export type QueueMode = (typeof QUEUE_MODES)[number];
-export const QUEUE_STATES = ["queued", "delivered", "withdrawn"] as const;
-export type QueueState = (typeof QUEUE_STATES)[number];
-
-export interface QueueInput {
-	readonly id: string;
-	readonly mode: QueueMode;
-	readonly text: string;
-	readonly author: unknown;
-	readonly requestId?: string | null;
-	readonly at?: number;
-}
-
-export interface QueuedRow {
-	readonly id: string;
-	readonly conversation: string;
-	readonly mode: QueueMode;
-	readonly text: string;
-	readonly author: unknown;
-	readonly requestId: string | null;
-	readonly at: number;
-	readonly state: QueueState;
-}
+export {
+	CORRUPT_KIND,
+	type EntryInput,
+	type EntryPage,
+	INTERRUPTED_KIND,
+	QUEUE_MODES,
+	QUEUE_STATES,
+	type QueuedRow,
+	type QueueInput,
+	type QueueMode,
+	type QueueState,
+	type RecoveredRun,
+	RUN_STATUSES,
+	type RunEnd,
+	type RunRow,
+	type RunStatus,
+	type StoredEntry,
+	type TurnInput,
+} from "./session-schema.ts";
 
 export interface SessionStoreOptions {
 	/** Told about entries that could not be read back (they are returned as `corrupt` entries). */
 	readonly onCorrupt?: (error: StoreCorruptError) => void;
+	/** Given each connection once it is open (a test limits its size to stand in for a full disk). */
+	readonly configure?: (db: Database, path: string) => void;
+	/**
+	 * A damaged or emptied file is moved aside, reported, and a new store made in its place (`replaced` says
+	 * so). Without it, opening such a file throws StoreDamagedError.
+	 */
+	readonly replaceDamaged?: boolean;
 }
 
 const SESSION_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -97,82 +75,6 @@ export function sessionStorePath(dataDir: string, sessionId: string): string {
 	if (!SESSION_ID.test(sessionId)) throw new StoreError(`not a session id: ${JSON.stringify(sessionId)}`);
 	return join(dataDir, "sessions", `${sessionId}.sqlite`);
 }
-
-const MIGRATIONS: readonly Migration[] = [
-	(db) =>
-		db.exec(`CREATE TABLE entries (
-			seq INTEGER PRIMARY KEY AUTOINCREMENT,
-			conversation TEXT NOT NULL,
-			kind TEXT NOT NULL,
-			data TEXT NOT NULL,
-			author TEXT,
-			request_id TEXT,
-			run_id TEXT,
-			at INTEGER NOT NULL
-		) STRICT;
-		CREATE INDEX entries_by_conversation ON entries (conversation, seq);
-		CREATE UNIQUE INDEX entries_by_request ON entries (conversation, request_id) WHERE request_id IS NOT NULL;
-		-- Recovery's exactly-once rule, enforced by the file itself and not only by the code.
-		CREATE UNIQUE INDEX entries_one_interruption ON entries (run_id) WHERE kind = '${INTERRUPTED_KIND}';
-
-		CREATE TABLE runs (
-			id TEXT PRIMARY KEY,
-			conversation TEXT NOT NULL,
-			started_at INTEGER NOT NULL,
-			ended_at INTEGER,
-			status TEXT NOT NULL CHECK (status IN (${RUN_STATUSES.map((s) => `'${s}'`).join(", ")}))
-		) STRICT;
-		CREATE INDEX runs_running ON runs (conversation) WHERE status = 'running';
-
-		CREATE TABLE queue (
-			id TEXT PRIMARY KEY,
-			conversation TEXT NOT NULL,
-			mode TEXT NOT NULL CHECK (mode IN (${QUEUE_MODES.map((s) => `'${s}'`).join(", ")})),
-			text TEXT NOT NULL,
-			author TEXT,
-			request_id TEXT,
-			at INTEGER NOT NULL,
-			state TEXT NOT NULL CHECK (state IN (${QUEUE_STATES.map((s) => `'${s}'`).join(", ")}))
-		) STRICT;
-		CREATE INDEX queue_by_conversation ON queue (conversation, state);
-		CREATE UNIQUE INDEX queue_by_request ON queue (conversation, request_id) WHERE request_id IS NOT NULL;`),
-];
-
-interface EntryRecord {
-	seq: unknown;
-	conversation: unknown;
-	kind: unknown;
-	data: unknown;
-	author: unknown;
-	request_id: unknown;
-	run_id: unknown;
-	at: unknown;
-}
-interface RunRecord {
-	id: unknown;
-	conversation: unknown;
-	started_at: unknown;
-	ended_at: unknown;
-	status: unknown;
-}
-interface QueueRecord {
-	pos: unknown;
-	id: unknown;
-	conversation: unknown;
-	mode: unknown;
-	text: unknown;
-	author: unknown;
-	request_id: unknown;
-	at: unknown;
-	state: unknown;
-}
-
-type Query<Row> = Statement<Row, SQLQueryBindings[]>;
-
-const ENTRY = "seq, conversation, kind, data, author, request_id, run_id, at";
-const RUN = "id, conversation, started_at, ended_at, status";
-// `rowid` is the queue's submission order: rows are never deleted, so it only grows.
-const QUEUE = "rowid AS pos, id, conversation, mode, text, author, request_id, at, state";
 
 /**
  * One session's history: `<data>/sessions/<id>.sqlite`, append-only entries per conversation, the runs that
@@ -189,6 +91,7 @@ export class SessionStore {
 	#onCorrupt: (error: StoreCorruptError) => void;
 	#closed = false;
 	#recovered: readonly RecoveredRun[] = [];
+	#replaced: Replaced | null = null;
 	#insertEntry: Query<never>;
 	#byRequest: Query<EntryRecord>;
 	#latest: Query<EntryRecord>;
@@ -258,10 +161,14 @@ export class SessionStore {
 		const path = sessionStorePath(dataDir, sessionId);
 		ensurePrivateDir(dataDir);
 		ensurePrivateDir(join(dataDir, "sessions"));
-		const db = openPrivateDatabase(path, MIGRATIONS);
+		const { db, replaced } = options.replaceDamaged
+			? openReplacingDamaged(path, MIGRATIONS)
+			: { db: openPrivateDatabase(path, MIGRATIONS), replaced: null };
 		try {
+			options.configure?.(db, path);
 			const store = new SessionStore(sessionId, path, db, options);
 			store.#recovered = store.#recover();
+			store.#replaced = replaced;
 			return store;
 		} catch (error) {
 			db.close();
@@ -269,12 +176,38 @@ export class SessionStore {
 		}
 	}
 
+	/** The damaged file this open moved aside and replaced with a new, empty store; null when none was. */
+	get replaced(): Replaced | null {
+		return this.#replaced;
+	}
+
+	/** The session's catalog row as this store keeps it (parsed JSON), or null when it has none yet. */
+	meta(): unknown {
+		this.#live();
+		const row = this.#db.query<{ record: unknown }, []>("SELECT record FROM meta WHERE id = 1").get();
+		return row ? new ColumnReader(`session ${this.sessionId} meta`).json(row.record, "record") : null;
+	}
+
+	/** Keeps the session's catalog row with its history (written on every catalog change). */
+	setMeta(record: unknown): void {
+		this.#live();
+		const text = toJsonColumn(record, "session record");
+		this.#write(() => this.#db.run("INSERT OR REPLACE INTO meta (id, record) VALUES (1, ?)", [text]));
+	}
+
+	/** When the newest entry (any conversation) was written; null when there is none. */
+	lastEntryAt(): number | null {
+		this.#live();
+		const at = this.#db.query<{ at: unknown }, []>("SELECT MAX(at) AS at FROM entries").get()?.at;
+		return typeof at === "number" ? at : null;
+	}
+
 	// --- entries ---
 
 	/** Appends one entry. A `requestId` already used in the conversation throws DuplicateRequestError. */
 	append(conversation: string, input: EntryInput): StoredEntry {
 		this.#live();
-		return this.#db.transaction(() => this.#append(conversation, input)).immediate();
+		return this.#write(() => this.#append(conversation, input));
 	}
 
 	/** Appends entries in one transaction: all of them are committed, or (on any error) none. */
@@ -286,7 +219,7 @@ export class SessionStore {
 			if (keys.has(input.requestId)) throw new StoreError(`request ${input.requestId} appears twice in one batch`);
 			keys.add(input.requestId);
 		}
-		return this.#db.transaction(() => inputs.map((input) => this.#append(conversation, input))).immediate();
+		return this.#write(() => inputs.map((input) => this.#append(conversation, input)));
 	}
 
 	/** The last `limit` entries of the conversation, oldest first. */
@@ -341,16 +274,39 @@ export class SessionStore {
 	// --- runs ---
 
 	beginRun(conversation: string, runId: string, at = Date.now()): RunRow {
+		return this.beginTurn(conversation, { runId, at }).run;
+	}
+
+	/**
+	 * Starts a run together with the entry that starts it (and marks the queued input it delivers), in one
+	 * transaction: a failed write (a full disk) leaves neither an entry without its run nor a run marked live
+	 * without its entry. A `requestId` already used throws DuplicateRequestError and stores nothing.
+	 */
+	beginTurn(conversation: string, turn: TurnInput): { run: RunRow; entry: StoredEntry | null } {
 		this.#live();
-		if (this.#run.get(runId)) throw new StoreError(`run ${runId} already exists`);
-		return decodeRun(this.#insertRun.get(runId, conversation, at)!);
+		return this.#write(() => {
+			if (this.#run.get(turn.runId)) throw new StoreError(`run ${turn.runId} already exists`);
+			if (turn.delivered !== undefined) this.#setQueueState.get("delivered", turn.delivered);
+			const entry = turn.entry ? this.#append(conversation, turn.entry) : null;
+			const run = decodeRun(this.#insertRun.get(turn.runId, conversation, turn.at ?? Date.now())!);
+			return { run, entry };
+		});
+	}
+
+	/** A queued input the agent took during a run: marked delivered and stored as its entry, in one transaction. */
+	deliver(conversation: string, queuedId: string, entry: EntryInput): StoredEntry {
+		this.#live();
+		return this.#write(() => {
+			this.#setQueueState.get("delivered", queuedId);
+			return this.#append(conversation, entry);
+		});
 	}
 
 	/** Ends a running run. Returns undefined (and changes nothing) when the run is unknown or no longer running. */
 	endRun(runId: string, status: RunEnd, at = Date.now()): RunRow | undefined {
 		this.#live();
 		if (!["done", "aborted", "error"].includes(status)) throw new StoreError(`a run cannot end as ${status}`);
-		const row = this.#endRun.get(status, at, runId);
+		const row = this.#write(() => this.#endRun.get(status, at, runId));
 		return row ? decodeRun(row) : undefined;
 	}
 
@@ -378,28 +334,33 @@ export class SessionStore {
 	enqueue(conversation: string, input: QueueInput): QueuedRow {
 		this.#live();
 		if (!(QUEUE_MODES as readonly string[]).includes(input.mode)) throw new StoreError(`bad queue mode ${input.mode}`);
-		return this.#db
-			.transaction(() => {
-				const sameId = this.#queuedById.get(input.id);
-				if (sameId) throw new DuplicateRequestError(`queued input ${input.id} already exists`, decodeQueued(sameId));
-				if (input.requestId != null) {
-					const sameRequest = this.#queuedByRequest.get(conversation, input.requestId);
-					if (sameRequest) {
-						throw new DuplicateRequestError(`request ${input.requestId} is already queued`, decodeQueued(sameRequest));
-					}
+		return this.#write(() => {
+			const sameId = this.#queuedById.get(input.id);
+			if (sameId) throw new DuplicateRequestError(`queued input ${input.id} already exists`, decodeQueued(sameId));
+			if (input.requestId != null) {
+				const sameRequest = this.#queuedByRequest.get(conversation, input.requestId);
+				if (sameRequest) {
+					throw new DuplicateRequestError(`request ${input.requestId} is already queued`, decodeQueued(sameRequest));
 				}
-				const row = this.#insertQueued.get(
-					input.id,
-					conversation,
-					input.mode,
-					input.text,
-					input.author == null ? null : toJsonColumn(input.author, "author"),
-					input.requestId ?? null,
-					input.at ?? Date.now(),
-				);
-				return decodeQueued(row!);
-			})
-			.immediate();
+			}
+			const row = this.#insertQueued.get(
+				input.id,
+				conversation,
+				input.mode,
+				input.text,
+				input.author == null ? null : toJsonColumn(input.author, "author"),
+				input.requestId ?? null,
+				input.at ?? Date.now(),
+			);
+			return decodeQueued(row!);
+		});
+	}
+
+	/** The input queued under a request id, whatever became of it since (delivered, withdrawn, handed back). */
+	queuedByRequestId(conversation: string, requestId: string): QueuedRow | undefined {
+		this.#live();
+		const row = this.#queuedByRequest.get(conversation, requestId);
+		return row ? decodeQueued(row) : undefined;
 	}
 
 	/** Inputs still waiting, in submission order. */
@@ -411,22 +372,20 @@ export class SessionStore {
 	/** Marks a queued input as handed to the agent. False when it was not queued any more. */
 	markDelivered(id: string): boolean {
 		this.#live();
-		return this.#setQueueState.get("delivered", id) !== null;
+		return this.#write(() => this.#setQueueState.get("delivered", id)) !== null;
 	}
 
 	/** Withdraws those of `ids` that are still queued, atomically; returns them in submission order. */
 	withdraw(ids: readonly string[]): QueuedRow[] {
 		this.#live();
-		return this.#db
-			.transaction(() => {
-				const rows: QueueRecord[] = [];
-				for (const id of new Set(ids)) {
-					const row = this.#setQueueState.get("withdrawn", id);
-					if (row) rows.push(row);
-				}
-				return rows.sort((a, b) => Number(a.pos) - Number(b.pos)).map(decodeQueued);
-			})
-			.immediate();
+		return this.#write(() => {
+			const rows: QueueRecord[] = [];
+			for (const id of new Set(ids)) {
+				const row = this.#setQueueState.get("withdrawn", id);
+				if (row) rows.push(row);
+			}
+			return rows.sort((a, b) => Number(a.pos) - Number(b.pos)).map(decodeQueued);
+		});
 	}
 
 	get closed(): boolean {
@@ -440,6 +399,11 @@ export class SessionStore {
 	}
 
 	// --- internals ---
+
+	/** One write transaction; a full disk rolls it back whole and becomes a StoreFullError naming this file. */
+	#write<T>(body: () => T): T {
+		return writing(this.path, () => this.#db.transaction(body).immediate());
+	}
 
 	#append(conversation: string, input: EntryInput): StoredEntry {
 		const requestId = input.requestId ?? null;
@@ -470,24 +434,22 @@ export class SessionStore {
 
 	/** Runs left `running` by a crash become `interrupted`, each with one entry, in one transaction. */
 	#recover(): RecoveredRun[] {
-		return this.#db
-			.transaction(() => {
-				const recovered: RecoveredRun[] = [];
-				const now = Date.now();
-				for (const row of this.#running.all()) {
-					const run = decodeRun(row);
-					if (this.#interruptRun.run(now, run.id).changes === 0) continue;
-					const entry = this.#append(run.conversation, {
-						kind: INTERRUPTED_KIND,
-						data: { runId: run.id, startedAt: run.startedAt },
-						runId: run.id,
-						at: now,
-					});
-					recovered.push({ runId: run.id, conversation: run.conversation, startedAt: run.startedAt, entry });
-				}
-				return recovered;
-			})
-			.immediate();
+		return this.#write(() => {
+			const recovered: RecoveredRun[] = [];
+			const now = Date.now();
+			for (const row of this.#running.all()) {
+				const run = decodeRun(row);
+				if (this.#interruptRun.run(now, run.id).changes === 0) continue;
+				const entry = this.#append(run.conversation, {
+					kind: INTERRUPTED_KIND,
+					data: { runId: run.id, startedAt: run.startedAt },
+					runId: run.id,
+					at: now,
+				});
+				recovered.push({ runId: run.id, conversation: run.conversation, startedAt: run.startedAt, entry });
+			}
+			return recovered;
+		});
 	}
 
 	#decodeEntries(rows: EntryRecord[]): StoredEntry[] {
@@ -529,34 +491,4 @@ export class SessionStore {
 	#live(): void {
 		if (this.#closed) throw new StoreClosedError(`session store ${this.sessionId} is closed`);
 	}
-}
-
-function clampLimit(limit: number): number {
-	if (!Number.isFinite(limit) || limit <= 0) return 0;
-	return Math.floor(limit);
-}
-
-function decodeRun(row: RunRecord): RunRow {
-	const read = new ColumnReader(`run ${String(row.id)}`);
-	return {
-		id: read.text(row.id, "id"),
-		conversation: read.text(row.conversation, "conversation"),
-		startedAt: read.integer(row.started_at, "started_at"),
-		endedAt: read.optionalInteger(row.ended_at, "ended_at"),
-		status: read.oneOf(row.status, "status", RUN_STATUSES),
-	};
-}
-
-function decodeQueued(row: QueueRecord): QueuedRow {
-	const read = new ColumnReader(`queued input ${String(row.id)}`);
-	return {
-		id: read.text(row.id, "id"),
-		conversation: read.text(row.conversation, "conversation"),
-		mode: read.oneOf(row.mode, "mode", QUEUE_MODES),
-		text: read.text(row.text, "text"),
-		author: read.optionalJson(row.author, "author"),
-		requestId: read.optionalText(row.request_id, "request_id"),
-		at: read.integer(row.at, "at"),
-		state: read.oneOf(row.state, "state", QUEUE_STATES),
-	};
 }

@@ -6,6 +6,8 @@ export interface SessionStoresOptions extends SessionStoreOptions {
 	/** How often idle stores are looked for. Default a minute (or idleMs, when shorter). */
 	readonly sweepMs?: number;
 	readonly now?: () => number;
+	/** The session's catalog row, for a store that does not keep its own copy yet (made before it did). */
+	readonly describe?: (sessionId: string) => unknown;
 }
 
 interface Slot {
@@ -103,9 +105,23 @@ export class SessionStores {
 		if (this.#closed) throw new Error("the session stores are closed");
 		let slot = this.#slots.get(sessionId);
 		if (!slot) {
-			slot = { store: SessionStore.open(this.dataDir, sessionId, this.#options), holds: 0, lastUsed: this.#now() };
+			// A damaged or emptied file is moved aside and reported; the session goes on in a new store.
+			const store = SessionStore.open(this.dataDir, sessionId, { replaceDamaged: true, ...this.#options });
+			this.#keepMeta(store);
+			slot = { store, holds: 0, lastUsed: this.#now() };
 			this.#slots.set(sessionId, slot);
 		}
 		return slot;
+	}
+
+	/** Gives a store without its own copy of its catalog row that copy, so the catalog can be rebuilt from it. */
+	#keepMeta(store: SessionStore): void {
+		try {
+			if (store.meta() !== null) return;
+			const record = this.#options.describe?.(store.sessionId);
+			if (record != null) store.setMeta(record);
+		} catch (error) {
+			console.error(`session ${store.sessionId}: its catalog record could not be kept with it:`, error);
+		}
 	}
 }

@@ -1,38 +1,123 @@
 import { Database } from "bun:sqlite";
-import { existsSync, writeFileSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import { existsSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { basename, dirname, join } from "node:path";
 import { ensurePrivateFileMode, PRIVATE_FILE_MODE } from "./data-dir.ts";
-import { StoreCorruptError, StoreOpenError } from "./errors.ts";
+import { StoreCorruptError, StoreDamagedError, StoreFullError, StoreOpenError } from "./errors.ts";
 
 /** One schema step; step `i` takes `PRAGMA user_version` from `i` to `i + 1`. */
 export type Migration = (db: Database) => void;
 
+export interface OpenOptions {
+	/** Run SQLite's quick_check when opening, so damage anywhere in the file is found now. */
+	readonly check?: boolean;
+}
+
 /**
- * Opens (creating when missing) a 0600 SQLite file in WAL mode and brings its schema up to date.
+ * Opens (creating when missing) a 0600 SQLite file in WAL mode and brings its schema up to date. A file that
+ * exists but is empty, is not a database or is damaged throws StoreDamagedError: it is never silently made into
+ * a new, empty store. A new store is made under a temporary name and renamed into place once its schema is
+ * there, so an empty file at `path` can only be damage.
  *
  * Durability: `synchronous=NORMAL`. In WAL mode a commit has been written to the -wal file (the OS page cache)
  * before it returns, so it survives the process being killed at any moment; only a power loss or kernel crash
  * can roll back the last few commits, and never corrupts the file. `FULL` would add an fsync per commit, which
  * streamed agent output (one commit per entry) would pay for on every token batch.
  */
-export function openPrivateDatabase(path: string, migrations: readonly Migration[]): Database {
-	// SQLite gives -wal and -shm the main file's permissions, so creating it 0600 covers all three.
-	if (!existsSync(path)) writeFileSync(path, "", { mode: PRIVATE_FILE_MODE, flag: "a" });
+export function openPrivateDatabase(
+	path: string,
+	migrations: readonly Migration[],
+	options: OpenOptions = {},
+): Database {
+	if (!existsSync(path)) createDatabase(path, migrations);
+	else if (statSync(path).size === 0) throw new StoreDamagedError(path, "the file is empty");
 	let db: Database | undefined;
 	try {
 		ensurePrivateFileMode(path);
-		db = new Database(path, { create: true, readwrite: true });
-		db.exec("PRAGMA busy_timeout=5000");
-		const mode = db.query<{ journal_mode: string }, []>("PRAGMA journal_mode=WAL").get()?.journal_mode;
-		if (mode?.toLowerCase() !== "wal") throw new Error(`WAL mode refused (journal_mode=${mode})`);
-		db.exec("PRAGMA synchronous=NORMAL");
-		migrate(db, migrations);
+		db = new Database(path, { create: false, readwrite: true });
+		prepare(db, migrations);
+		if (options.check) {
+			const result = db.query<{ quick_check: string }, []>("PRAGMA quick_check(1)").get()?.quick_check;
+			if (result !== "ok") throw new StoreDamagedError(path, result ?? "quick_check gave no answer");
+		}
 		for (const suffix of ["-wal", "-shm"]) if (existsSync(path + suffix)) ensurePrivateFileMode(path + suffix);
 		return db;
 	} catch (error) {
 		db?.close();
 		if (error instanceof StoreOpenError) throw error;
+		const code = sqliteCode(error);
+		if (code === "SQLITE_NOTADB" || code === "SQLITE_CORRUPT")
+			throw new StoreDamagedError(path, (error as Error).message);
 		throw new StoreOpenError(`cannot open ${path}: ${(error as Error).message}`, { cause: error });
 	}
+}
+
+function prepare(db: Database, migrations: readonly Migration[]): void {
+	db.exec("PRAGMA busy_timeout=5000");
+	const mode = db.query<{ journal_mode: string }, []>("PRAGMA journal_mode=WAL").get()?.journal_mode;
+	if (mode?.toLowerCase() !== "wal") throw new Error(`WAL mode refused (journal_mode=${mode})`);
+	db.exec("PRAGMA synchronous=NORMAL");
+	migrate(db, migrations);
+}
+
+/** A new store: made 0600 under a temporary name, given its schema, closed (its WAL folded in) and renamed. */
+function createDatabase(path: string, migrations: readonly Migration[]): void {
+	const temp = join(dirname(path), `.${basename(path)}.${randomBytes(6).toString("hex")}.new`);
+	try {
+		// SQLite gives -wal and -shm the main file's permissions, so creating it 0600 covers all three.
+		writeFileSync(temp, "", { mode: PRIVATE_FILE_MODE, flag: "wx" });
+		const db = new Database(temp, { create: false, readwrite: true });
+		try {
+			prepare(db, migrations);
+		} finally {
+			db.close();
+		}
+		renameSync(temp, path);
+	} catch (error) {
+		for (const suffix of ["", "-wal", "-shm"]) rmSync(temp + suffix, { force: true });
+		if ((error as NodeJS.ErrnoException).code === "ENOSPC" || sqliteCode(error) === "SQLITE_FULL") {
+			throw new StoreFullError(path);
+		}
+		throw error;
+	}
+}
+
+/** A damaged store that was moved aside; a new one took its place. */
+export interface Replaced {
+	readonly reason: string;
+	readonly movedTo: string;
+}
+
+/**
+ * Opens a store; one found damaged (or emptied) is moved aside, reported by name, and a new one is made in its
+ * place. For stores whose loss is better than a server that cannot start (sign-ins, shares, one session).
+ */
+export function openReplacingDamaged(
+	path: string,
+	migrations: readonly Migration[],
+	report: (message: string) => void = console.error,
+): { db: Database; replaced: Replaced | null } {
+	try {
+		return { db: openPrivateDatabase(path, migrations), replaced: null };
+	} catch (error) {
+		if (!(error instanceof StoreDamagedError)) throw error;
+		const movedTo = moveAside(path);
+		report(`${path} could not be read (${error.reason}); it was moved to ${movedTo} and a new, empty one made`);
+		return { db: openPrivateDatabase(path, migrations), replaced: { reason: error.reason, movedTo } };
+	}
+}
+
+/**
+ * Moves a damaged store aside, with its -wal and -shm (a new store must never replay an old WAL), under a name
+ * that says so; returns the new path of the main file. Nothing is deleted.
+ */
+export function moveAside(path: string, now = new Date()): string {
+	const stamp = now.toISOString().replace(/[:.]/g, "-");
+	const aside = `${path}.damaged-${stamp}`;
+	for (const suffix of ["", "-wal", "-shm"]) {
+		if (existsSync(path + suffix)) renameSync(path + suffix, aside + suffix);
+	}
+	return aside;
 }
 
 function migrate(db: Database, migrations: readonly Migration[]): void {
@@ -45,6 +130,23 @@ function migrate(db: Database, migrations: readonly Migration[]): void {
 		for (let step = version; step < migrations.length; step++) migrations[step]!(db);
 		db.exec(`PRAGMA user_version=${migrations.length}`);
 	}).immediate();
+}
+
+/** SQLite's result code of an error it threw, e.g. `SQLITE_FULL`; undefined for anything else. */
+export function sqliteCode(error: unknown): string | undefined {
+	if (typeof error !== "object" || error === null || !Object.hasOwn(error, "code")) return undefined;
+	const code = (error as { code: unknown }).code;
+	return typeof code === "string" && code.startsWith("SQLITE_") ? code : undefined;
+}
+
+/** Runs a write; a full disk becomes a StoreFullError naming the file (SQLite has rolled the write back). */
+export function writing<T>(path: string, write: () => T): T {
+	try {
+		return write();
+	} catch (error) {
+		if (sqliteCode(error) === "SQLITE_FULL") throw new StoreFullError(path);
+		throw error;
+	}
 }
 
 /** Parses a JSON column written by us; a damaged value becomes a StoreCorruptError naming the row. */

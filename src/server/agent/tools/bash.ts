@@ -3,6 +3,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { AgentTool } from "@earendil-works/pi-agent-core";
 import { num, obj, opt, str } from "@earendil-works/pi-schema";
+import { isDirectory } from "../../session-directory.ts";
 import { formatSize, MAX_BYTES, MAX_LINES, TailBuffer } from "./truncate.ts";
 
 const parameters = obj({
@@ -53,6 +54,10 @@ export function runCommand(options: {
 	const { command, cwd, spillDir, signal, onOutput } = options;
 	return new Promise((resolve, reject) => {
 		if (signal?.aborted) return resolve({ output: "", exitCode: null, truncated: false, ended: "aborted" });
+		// Spawning in a deleted directory fails as "ENOENT … posix_spawn 'bash'", which names neither.
+		if (!isDirectory(cwd)) {
+			return reject(new Error(`Working directory does not exist: ${cwd}\nCannot execute bash commands.`));
+		}
 		const tail = new TailBuffer();
 		const full: string[] = [];
 		const child = spawn("bash", ["-c", command], {

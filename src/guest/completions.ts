@@ -1,0 +1,123 @@
+/**
+ * The editor's completions, as pi's: the slash commands and their arguments, then the sources plugins add
+ * (`@` and Tab, say). A source either claims what is typed (and answers, possibly with nothing) or leaves it
+ * to the next; unclaimed text on the first line goes to the slash commands.
+ */
+import type { AutocompleteItem, AutocompleteProvider, AutocompleteSuggestions } from "@earendil-works/pi-tui";
+import type { SlashAutocomplete } from "./commands.ts";
+
+export interface CompletionRequest {
+	readonly signal: AbortSignal;
+	/** Tab: complete even without a trigger character. */
+	readonly force?: boolean;
+}
+
+export interface Completion {
+	readonly lines: string[];
+	readonly cursorLine: number;
+	readonly cursorCol: number;
+}
+
+export interface CompletionSource {
+	/** Characters that open the completion list as they are typed (`@`). */
+	readonly triggerCharacters?: readonly string[];
+	/** Undefined: not this source's to answer. Otherwise its suggestions, or null for none. */
+	getSuggestions(
+		lines: string[],
+		cursorLine: number,
+		cursorCol: number,
+		request: CompletionRequest,
+	): Promise<AutocompleteSuggestions | null> | undefined;
+	/** How one of this source's items goes into the text. */
+	applyCompletion(
+		lines: string[],
+		cursorLine: number,
+		cursorCol: number,
+		item: AutocompleteItem,
+		prefix: string,
+	): Completion;
+}
+
+/** Plugins' completion sources, asked in the order added. */
+export class Completions {
+	readonly #sources: CompletionSource[] = [];
+	readonly #listeners = new Set<() => void>();
+
+	add(source: CompletionSource): () => void {
+		this.#sources.push(source);
+		this.#changed();
+		return () => {
+			const at = this.#sources.indexOf(source);
+			if (at < 0) return;
+			this.#sources.splice(at, 1);
+			this.#changed();
+		};
+	}
+
+	all(): readonly CompletionSource[] {
+		return [...this.#sources];
+	}
+
+	/** A source came or went (the editor takes the trigger characters again). */
+	onChange(listener: () => void): () => void {
+		this.#listeners.add(listener);
+		return () => this.#listeners.delete(listener);
+	}
+
+	#changed(): void {
+		for (const listener of [...this.#listeners]) listener();
+	}
+}
+
+export class EditorCompletion implements AutocompleteProvider {
+	readonly triggerCharacters: string[];
+	readonly #slash: SlashAutocomplete;
+	readonly #sources: Completions;
+	/** Which source each item came from: it is applied by that source. */
+	readonly #from = new WeakMap<AutocompleteItem, CompletionSource>();
+
+	constructor(slash: SlashAutocomplete, sources: Completions) {
+		this.#slash = slash;
+		this.#sources = sources;
+		this.triggerCharacters = [
+			...new Set([...slash.triggerCharacters, ...sources.all().flatMap((s) => s.triggerCharacters ?? [])]),
+		];
+	}
+
+	async getSuggestions(
+		lines: string[],
+		cursorLine: number,
+		cursorCol: number,
+		options: CompletionRequest,
+	): Promise<AutocompleteSuggestions | null> {
+		const line = lines[cursorLine] ?? "";
+		if (cursorLine === 0 && line.startsWith("/") && !options.force) {
+			return this.#slash.getSuggestions(lines, cursorLine, cursorCol);
+		}
+		for (const source of this.#sources.all()) {
+			const answer = source.getSuggestions(lines, cursorLine, cursorCol, options);
+			if (answer === undefined) continue;
+			const suggestions = await answer;
+			for (const item of suggestions?.items ?? []) this.#from.set(item, source);
+			return suggestions;
+		}
+		return cursorLine === 0 ? this.#slash.getSuggestions(lines, cursorLine, cursorCol) : null;
+	}
+
+	applyCompletion(
+		lines: string[],
+		cursorLine: number,
+		cursorCol: number,
+		item: AutocompleteItem,
+		prefix: string,
+	): Completion {
+		const source = this.#from.get(item);
+		if (source) return source.applyCompletion(lines, cursorLine, cursorCol, item, prefix);
+		return this.#slash.applyCompletion(lines, cursorLine, cursorCol, item, prefix);
+	}
+
+	shouldTriggerFileCompletion(lines: string[], cursorLine: number): boolean {
+		// Tab on a slash command's name completes the command, not a path.
+		return !(cursorLine === 0 && /^\/\S*$/.test(lines[0] ?? ""));
+	}
+}

@@ -1,0 +1,184 @@
+/**
+ * The guest's screen arrangement: one screen (a plugin mounts it) fills pi-tui's fullscreen renderer, a
+ * selector takes the editor's place in it while open, and the transcript's status lines and blocks are the
+ * screen's to show. Plugins reach all of it through `GuestUi`.
+ */
+import { type Component, Container, type TuiAltScreen } from "@earendil-works/pi-tui";
+import type { ThemeRef } from "../ui/theme/theme-ref.ts";
+import type { StatusLineData } from "../ui/transcript/status-line.ts";
+import { Slots } from "./registries.ts";
+
+export type NoticeTone = StatusLineData["tone"];
+
+/** The screen a plugin mounts: what it shows, where typing goes, and where status lines and blocks appear. */
+export interface GuestScreen {
+	readonly root: Component;
+	/** Where typing goes while no selector is open (the editor, or a line that takes nothing). */
+	inputTarget(): Component;
+	notice(text: string, tone: NoticeTone): void;
+	block(title: string, markdown: string): void;
+	editorText(): string;
+	setEditorText(text: string): void;
+	/** The UI exits: timers stop. */
+	dispose?(): void;
+}
+
+export interface OpenSelector {
+	readonly id: string;
+	readonly component: Component;
+}
+
+/** What a plugin sees of the screen. */
+export interface GuestUi {
+	/** pi-tui's renderer, for components that need it (an editor, a scroll view). */
+	readonly tui: TuiAltScreen;
+	readonly theme: ThemeRef;
+	/** Plugins' components in named places, and the footer's plugin statuses. */
+	readonly slots: Slots;
+	/** The selector on screen, if any (its id is the `overlay:<id>` context). */
+	readonly selector: OpenSelector | undefined;
+	/** Where the mounted screen shows the selector (in place of its editor). */
+	readonly selectorSlot: Component;
+	showSelector(id: string, component: Component): void;
+	closeSelector(): void;
+	/** pi-tui's own overlay (its transcript search) is on screen. */
+	hasOverlay(): boolean;
+	/** A status line in the transcript (pi's showStatus, showWarning, showError). */
+	notice(text: string, tone?: NoticeTone): void;
+	/** A block of Markdown in the transcript (pi's /hotkeys). */
+	block(title: string, markdown: string): void;
+	editorText(): string;
+	setEditorText(text: string): void;
+	/** Typing goes to the screen's input again (after its input changed), unless a selector has it. */
+	focusInput(): void;
+	requestRender(force?: boolean): void;
+	/** The keys bound to an id now (pi's names), and as pi writes them in hints (`ctrl+c`; empty if unbound). */
+	keys(id: string): string[];
+	keyText(id: string): string;
+	/** The keymap changed (the person's bindings, or commands came or went). */
+	onKeysChanged(listener: () => void): () => void;
+	/** pi's terminal progress (OSC 9;4) while something works. */
+	setProgress(active: boolean): void;
+	mount(screen: GuestScreen): () => void;
+}
+
+export interface LayoutOptions {
+	readonly tui: TuiAltScreen;
+	readonly theme: ThemeRef;
+	keys(id: string): string[];
+	keyText(id: string): string;
+	setProgress(active: boolean): void;
+}
+
+export class Layout implements GuestUi {
+	readonly tui: TuiAltScreen;
+	readonly theme: ThemeRef;
+	readonly slots: Slots;
+	readonly selectorSlot = new Container();
+	readonly #options: LayoutOptions;
+	readonly #keyListeners = new Set<() => void>();
+	#screen: GuestScreen | undefined;
+	#selector: OpenSelector | undefined;
+	/** What was said before a screen was mounted, shown once one is. */
+	#early: { text: string; tone: NoticeTone }[] = [];
+	#progress = false;
+
+	constructor(options: LayoutOptions) {
+		this.#options = options;
+		this.tui = options.tui;
+		this.theme = options.theme;
+		this.slots = new Slots(() => this.tui.requestRender());
+	}
+
+	get selector(): OpenSelector | undefined {
+		return this.#selector;
+	}
+
+	/** The mounted screen's root (empty until a plugin mounts one). */
+	get root(): Component {
+		return this.#screen?.root ?? new Container();
+	}
+
+	mount(screen: GuestScreen): () => void {
+		this.#screen = screen;
+		for (const { text, tone } of this.#early.splice(0)) screen.notice(text, tone);
+		return () => {
+			if (this.#screen === screen) this.#screen = undefined;
+		};
+	}
+
+	/** A selector takes the editor's place until it closes (pi's selectors). */
+	showSelector(id: string, component: Component): void {
+		this.selectorSlot.clear();
+		this.selectorSlot.addChild(component);
+		this.#selector = { id, component };
+		this.tui.setFocus(component);
+		this.tui.requestRender();
+	}
+
+	closeSelector(): void {
+		if (!this.#selector) return;
+		this.selectorSlot.clear();
+		this.#selector = undefined;
+		this.tui.setFocus(this.#screen?.inputTarget() ?? null);
+		this.tui.requestRender();
+	}
+
+	focusInput(): void {
+		if (!this.#selector && this.#screen) this.tui.setFocus(this.#screen.inputTarget());
+	}
+
+	hasOverlay(): boolean {
+		return this.tui.hasOverlay();
+	}
+
+	notice(text: string, tone: NoticeTone = "status"): void {
+		if (this.#screen) this.#screen.notice(text, tone);
+		else this.#early.push({ text, tone });
+	}
+
+	block(title: string, markdown: string): void {
+		this.#screen?.block(title, markdown);
+	}
+
+	editorText(): string {
+		return this.#screen?.editorText() ?? "";
+	}
+
+	setEditorText(text: string): void {
+		this.#screen?.setEditorText(text);
+		this.tui.requestRender();
+	}
+
+	requestRender(force?: boolean): void {
+		this.tui.requestRender(force);
+	}
+
+	keys(id: string): string[] {
+		return this.#options.keys(id);
+	}
+
+	keyText(id: string): string {
+		return this.#options.keyText(id);
+	}
+
+	onKeysChanged(listener: () => void): () => void {
+		this.#keyListeners.add(listener);
+		return () => this.#keyListeners.delete(listener);
+	}
+
+	/** The runtime rebuilt the keymap. */
+	keysChanged(): void {
+		for (const listener of [...this.#keyListeners]) listener();
+	}
+
+	setProgress(active: boolean): void {
+		if (active === this.#progress) return;
+		this.#progress = active;
+		this.#options.setProgress(active);
+	}
+
+	dispose(): void {
+		this.#screen?.dispose?.();
+	}
+}

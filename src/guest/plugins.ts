@@ -1,0 +1,30 @@
+/**
+ * The plugins this guest runs, in registration order (their commands list in this order too). The only file
+ * of the guest that names plugins: adding a feature's UI is its folder under `src/plugins` and a line here.
+ */
+import { accessPlugin } from "../plugins/access/tui.ts";
+import { chatPlugin } from "../plugins/chat/tui.ts";
+import { filesPlugin } from "../plugins/files/tui.ts";
+import { loginPlugin } from "../plugins/login/tui.ts";
+import { modelsPlugin } from "../plugins/models/tui.ts";
+import { searchPlugin } from "../plugins/search/tui.ts";
+import { sessionsPlugin } from "../plugins/sessions/tui.ts";
+import { sharingPlugin } from "../plugins/sharing/tui.ts";
+import { statusPlugin } from "../plugins/status/tui.ts";
+import { tuiDefaultsPlugin } from "../plugins/tui-defaults/tui.ts";
+import type { GuestPlugin } from "./plugin.ts";
+
+export function guestPlugins(): GuestPlugin[] {
+	return [
+		chatPlugin,
+		sessionsPlugin,
+		modelsPlugin,
+		filesPlugin,
+		loginPlugin,
+		sharingPlugin,
+		statusPlugin,
+		searchPlugin,
+		tuiDefaultsPlugin,
+		accessPlugin,
+	];
+}

@@ -1,0 +1,120 @@
+/**
+ * The chat: pi's screen on the open session's main conversation, what the person does to it (send, stop,
+ * queue, compact, `!` commands, files), and its part of the launcher's actions. It mounts the guest's screen.
+ */
+import type { GuestContext, GuestPlugin } from "../../guest/plugin.ts";
+import type { Identity } from "../../guest/session.ts";
+import { isOwnerRole } from "../../protocol/roles.ts";
+import { guestLabel } from "../../protocol/share-link.ts";
+import { ChatActions } from "./tui/actions.ts";
+import { registerChatCommands } from "./tui/commands.ts";
+import { OpenConversation } from "./tui/conversation.ts";
+import { registerFileCommands } from "./tui/file-commands.ts";
+import { registerLauncherAnswers } from "./tui/launcher-answers.ts";
+import { ChatScreen, DEFAULT_CHAT_SETTINGS } from "./tui/screen.ts";
+
+const ROLE_LABELS = {
+	deviceOwner: "this device",
+	owner: "owner",
+	full: "guest · full access",
+	view: "guest · view only",
+} as const;
+
+/** The header's words for who this is: a guest's own (unverified) name and their access. */
+function roleLabel(identity: Identity): string {
+	if (identity.role !== "full" && identity.role !== "view") return ROLE_LABELS[identity.role];
+	const access = identity.role === "full" ? "full access" : "view only";
+	return `guest · ${guestLabel(identity.name)} · ${access}`;
+}
+
+function clamp(value: number, min: number, max: number): number {
+	return Math.max(min, Math.min(max, Math.floor(value)));
+}
+
+export const chatPlugin: GuestPlugin = {
+	name: "chat",
+	register(ctx) {
+		const { start, ui, session } = ctx;
+		const host = start.origin.replace(/^[a-z]+:\/\//, "");
+		// What the launcher signed in as, until the server says who this is.
+		const signedIn = start.signedInAs === "device" ? "deviceOwner" : start.signedInAs === "owner" ? "owner" : undefined;
+		const actions: ChatActions = new ChatActions({ ui, session, chat: () => open.ref });
+		const screen: ChatScreen = new ChatScreen({
+			ui,
+			registries: ctx.registries,
+			commands: ctx.commands,
+			place: `${host} · ${signedIn ? ROLE_LABELS[signedIn] : "…"}`,
+			home: start.local?.home,
+			draft: ctx.snapshot.restored?.draft ?? start.args.draft,
+			verbose: start.args.verbose,
+			send: (text, mode, attachments) => actions.send(text, mode, attachments),
+			shell: (command, includeInContext) => actions.shell(command, includeInContext),
+			loadOlder: async (beforeSeq) => {
+				const ref = open.ref;
+				if (!ref) return { entries: [], more: false };
+				return ref.call("page", { beforeSeq, limit: 100 });
+			},
+		});
+		const progress = () => {
+			const setting = ctx.preferences.effective().settings.terminal?.showTerminalProgress === true;
+			ui.setProgress(setting && screen.busy);
+		};
+		const open: OpenConversation = new OpenConversation(ctx, screen, actions, progress);
+		const applySettings = () => {
+			screen.applySettings(chatSettings(ctx));
+			progress();
+		};
+		applySettings();
+		// The status plugin's numbers for the footer, once it is there (it registers after this one).
+		let offUsage: (() => void) | undefined;
+		ctx.services.use("usage", (usage) => {
+			offUsage = usage.onChange((state) => screen.setUsage(state));
+		});
+		const removals = [
+			ui.mount(screen),
+			ctx.services.provide("conversation", open.service()),
+			session.on("opened", (event) => open.opened(event)),
+			session.on("identity", ({ identity }) => {
+				screen.setPlace(`${host} · ${roleLabel(identity)}`);
+				screen.setViewer(identity.id, isOwnerRole(identity.role));
+				// A view-only guest gets the read-only bar where the editor would be; a demotion takes it away live.
+				screen.setReadOnly(identity.role === "view" ? `Joined as ${guestLabel(identity.name)} · read-only` : undefined);
+			}),
+			session.on("facts", (facts) => screen.setSession(facts)),
+			ctx.objects.onConnection((state) => screen.setConnection(state)),
+			ui.onKeysChanged(() => screen.keysChanged()),
+			ctx.preferences.onChange(applySettings),
+			ctx.registries.addContexts((contexts) => {
+				const text = screen.editorText();
+				if (text === "") contexts.add("editorEmpty");
+				if (text.startsWith("!")) contexts.add("bashMode");
+				if (screen.editor.isShowingAutocomplete()) contexts.add("autocomplete");
+				if (screen.busy) contexts.add("busy");
+				if (screen.attachments.length) contexts.add("attachments");
+			}),
+			ctx.snapshot.contribute(() => open.snapshot()),
+			registerChatCommands(ctx, screen, actions),
+			registerLauncherAnswers(ctx, screen, () => open.ref?.state),
+			registerFileCommands(ctx, screen, () => open.ref),
+		];
+		return () => {
+			for (const remove of removals.reverse()) remove();
+			offUsage?.();
+			open.dispose();
+			screen.dispose();
+		};
+	},
+};
+
+/** pi's display settings for the chat, with pi's bounds. */
+function chatSettings(ctx: GuestContext) {
+	const s = ctx.preferences.effective().settings;
+	return {
+		hideThinkingBlock: s.hideThinkingBlock ?? DEFAULT_CHAT_SETTINGS.hideThinkingBlock,
+		editorPaddingX: clamp(s.editorPaddingX ?? DEFAULT_CHAT_SETTINGS.editorPaddingX, 0, 3),
+		autocompleteMaxVisible: clamp(s.autocompleteMaxVisible ?? DEFAULT_CHAT_SETTINGS.autocompleteMaxVisible, 3, 20),
+		quietStartup: s.quietStartup ?? DEFAULT_CHAT_SETTINGS.quietStartup,
+		mermaid: s.markdown?.mermaid ?? DEFAULT_CHAT_SETTINGS.mermaid,
+		scrollbar: s.fullscreenScrollbar ?? DEFAULT_CHAT_SETTINGS.scrollbar,
+	};
+}

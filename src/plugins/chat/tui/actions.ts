@@ -1,0 +1,129 @@
+/**
+ * What the person does to the open conversation, as calls on its chat object: send (held across a lost
+ * connection), stop, take back queued messages, compact, a fresh context, `!` commands, and texts others sent
+ * back to this person's editor. The screen shows; this only asks the server and puts texts where they go.
+ */
+import type { GuestUi } from "../../../guest/layout.ts";
+import type { OpenSession } from "../../../guest/session.ts";
+import { ConnectionLost, type ObjectRef } from "../../../protocol/object-client.ts";
+import { isOwnerRole, isParticipantRole } from "../../../protocol/roles.ts";
+import type { ChatState, chatContract, QueueMode } from "../contract.ts";
+
+export interface ChatActionsContext {
+	readonly ui: Pick<GuestUi, "notice" | "editorText" | "setEditorText">;
+	/** Who this is (the role decides what they may do; their id marks their own messages). */
+	readonly session: Pick<OpenSession, "identity" | "role">;
+	chat(): ObjectRef<typeof chatContract> | undefined;
+}
+
+const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
+export class ChatActions {
+	readonly #ctx: ChatActionsContext;
+	/** Returned texts already put into the editor (the ack may still be on its way). */
+	readonly #acked = new Set<string>();
+
+	constructor(ctx: ChatActionsContext) {
+		this.#ctx = ctx;
+	}
+
+	#open(): ObjectRef<typeof chatContract> {
+		const chat = this.#ctx.chat();
+		if (!chat) throw new Error("No session is open yet.");
+		return chat;
+	}
+
+	/** Until the role is known the server decides; then the owner and full guests. */
+	#mayAct(what: string): void {
+		const role = this.#ctx.session.role;
+		if (role && !isParticipantRole(role)) throw new Error(`Only the owner and guests with full access can ${what}.`);
+	}
+
+	/** The same request id across reconnects: the server runs it once. A refusal goes back to the person. */
+	async send(text: string, mode: QueueMode, attachments: string[]): Promise<void> {
+		const chat = this.#open();
+		const requestId = newRequestId();
+		for (;;) {
+			try {
+				await chat.ready;
+				await chat.call("send", { text, mode, requestId, ...(attachments.length ? { attachments } : {}) });
+				return;
+			} catch (error) {
+				if (!(error instanceof ConnectionLost)) throw error;
+			}
+		}
+	}
+
+	async stop(): Promise<void> {
+		const chat = this.#ctx.chat();
+		try {
+			const result = await chat?.call("stop", null);
+			if (result?.texts.length) this.#restore(result.texts);
+			if (result && !result.stopped && chat?.state?.live && !isOwnerRole(this.#ctx.session.role)) {
+				this.#ctx.ui.notice("Only the owner, or whoever started this run, can stop it.");
+			}
+		} catch (error) {
+			this.#ctx.ui.notice(`Error: ${errorText(error)}`, "error");
+		}
+	}
+
+	/** pi's Alt+Up: this person's queued messages back into the editor. */
+	async restoreQueued(): Promise<void> {
+		try {
+			const result = await this.#ctx.chat()?.call("dequeueOwn", null);
+			if (!result?.restored.length) return;
+			this.#restore(result.restored);
+			const n = result.restored.length;
+			this.#ctx.ui.notice(`Restored ${n} queued message${n === 1 ? "" : "s"} to editor`);
+		} catch (error) {
+			this.#ctx.ui.notice(`Error: ${errorText(error)}`, "error");
+		}
+	}
+
+	async compact(instructions: string): Promise<void> {
+		this.#mayAct("compact");
+		const result = await this.#open().call("compact", instructions.trim() ? { instructions: instructions.trim() } : {});
+		// pi's words for a cancelled compaction.
+		if (result.aborted) this.#ctx.ui.notice("Compaction cancelled", "error");
+	}
+
+	async newContext(handoff: string): Promise<void> {
+		if (!isOwnerRole(this.#ctx.session.role)) throw new Error("Only the owner can start a fresh context.");
+		await this.#open().call("newContext", handoff.trim() ? { handoff: handoff.trim() } : {});
+	}
+
+	async shell(command: string, includeInContext: boolean): Promise<void> {
+		this.#mayAct("run commands");
+		await this.#open().call("shell", { command, includeInContext });
+	}
+
+	/**
+	 * Someone else's stop, an owner's dequeue or a rejected approval sent this person's queued texts back: they
+	 * go into the editor (nothing typed is lost), then the server is told they arrived.
+	 */
+	takeReturned(chat: ObjectRef<typeof chatContract>, state: ChatState | undefined): void {
+		const viewer = this.#ctx.session.identity?.id;
+		if (!state || !viewer || this.#ctx.session.role === "view") return;
+		for (const item of state.returned) {
+			if (item.authorId !== viewer || this.#acked.has(item.id)) continue;
+			this.#acked.add(item.id);
+			this.#restore(item.texts);
+			this.#ctx.ui.notice("Your queued message came back to the editor");
+			chat.call("ackReturned", { id: item.id }).catch(() => this.#acked.delete(item.id));
+		}
+	}
+
+	/** Texts taken back from the queue go into the editor, before what is there. */
+	#restore(texts: string[]): void {
+		const now = this.#ctx.ui.editorText();
+		this.#ctx.ui.setEditorText([...texts, ...(now ? [now] : [])].join("\n"));
+	}
+}
+
+/** A send's id: the same across reconnects, so the server runs it once. */
+function newRequestId(): string {
+	const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+	let id = "";
+	for (let i = 0; i < 22; i++) id += alphabet[Math.floor(Math.random() * alphabet.length)];
+	return id;
+}

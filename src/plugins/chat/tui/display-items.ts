@@ -1,0 +1,227 @@
+/**
+ * Turns the chat object's state into the transcript's display items: one pure function, keyed so that an
+ * unchanged item keeps its component and only changed items rebuild.
+ */
+
+import { guestLabel } from "../../../protocol/share-link.ts";
+import type { ToolCardData } from "../../../ui/tools/tool-card.ts";
+import type { AssistantMessageData } from "../../../ui/transcript/assistant-message.ts";
+import type { CompactionSummaryData } from "../../../ui/transcript/compaction-summary.ts";
+import type { HelpBlockData } from "../../../ui/transcript/help-block.ts";
+import type { ResetMarkerData } from "../../../ui/transcript/reset-marker.ts";
+import type { ShellBlockData } from "../../../ui/transcript/shell-block.ts";
+import type { StatusLineData } from "../../../ui/transcript/status-line.ts";
+import type { UserMessageData } from "../../../ui/transcript/user-message.ts";
+import type { Author, ChatEntry, ChatState, LiveTool, ToolResult } from "../contract.ts";
+
+interface ItemBase {
+	readonly key: string;
+	/** Shows a committed entry (one per entry); live items and local notices do not. */
+	readonly committed?: boolean;
+	/** The committed entry's seq. */
+	readonly seq?: number;
+	/** The committed entry itself and the view it was shown with: the same pair shows the same item. */
+	readonly source?: { readonly entry: ChatEntry; readonly view: string };
+}
+
+export type DisplayItem =
+	| (ItemBase & { readonly kind: "user"; readonly data: UserMessageData })
+	| (ItemBase & { readonly kind: "assistant"; readonly data: AssistantMessageData })
+	| (ItemBase & { readonly kind: "tool"; readonly data: ToolCardData })
+	| (ItemBase & { readonly kind: "status"; readonly data: StatusLineData })
+	| (ItemBase & { readonly kind: "block"; readonly data: HelpBlockData })
+	| (ItemBase & { readonly kind: "compaction"; readonly data: CompactionSummaryData })
+	| (ItemBase & { readonly kind: "marker"; readonly data: ResetMarkerData })
+	| (ItemBase & { readonly kind: "shell"; readonly data: ShellBlockData })
+	/** A plugin's renderer draws this entry (the screen decides, from its entry renderers). */
+	| (ItemBase & { readonly kind: "custom"; readonly data: { readonly entry: ChatEntry; readonly version: number } });
+
+export interface ViewOptions {
+	readonly viewerId: string | undefined;
+	readonly toolsExpanded: boolean;
+	readonly hideThinking: boolean;
+	readonly home: string | undefined;
+	readonly now: number;
+	/** The key that expands tool output (and compaction summaries), as pi names it; empty when unbound. */
+	readonly expandKey?: string;
+	/** The key that stops what runs, as pi names it. */
+	readonly interruptKey?: string;
+}
+
+/** A message's author as others see it: a guest's own name is not verified by anyone. */
+export function authorLabel(author: Author): string {
+	if (author.role === "full" || author.role === "view") return guestLabel(author.name);
+	return "owner";
+}
+
+/**
+ * pi shows what the model still sees: after a compaction, the entries it summarized are gone from the chat and
+ * its block stands after the ones it kept. The first seq still shown, or 0.
+ */
+export function shownFrom(entries: readonly ChatEntry[]): number {
+	for (let i = entries.length - 1; i >= 0; i--) {
+		const entry = entries[i]!;
+		if (entry.kind === "compaction") return Math.min(entry.firstKeptSeq, entry.seq);
+	}
+	return 0;
+}
+
+/** What the items are made of: the entries the screen has, and what runs now. */
+export type ChatView = Pick<ChatState, "live" | "shell"> & { readonly entries: readonly ChatEntry[] };
+
+export function displayItems(state: ChatView, view: ViewOptions): DisplayItem[] {
+	const items: DisplayItem[] = [];
+	const from = shownFrom(state.entries);
+	const liveToolIds = new Set(state.live?.tools.map((t) => t.id) ?? []);
+	const shownWith = `${view.viewerId}|${view.toolsExpanded}|${view.hideThinking}|${view.home}|${view.expandKey}|${view.interruptKey}`;
+	for (const entry of state.entries) {
+		if (entry.seq < from) continue;
+		items.push({ ...entryItem(entry, view), committed: true, seq: entry.seq, source: { entry, view: shownWith } });
+	}
+	const live = state.live;
+	if (live?.message) {
+		const committed = new Set(state.entries.flatMap((e) => (e.kind === "tool" ? [e.callId] : [])));
+		items.push({
+			key: `live:${live.runId}`,
+			kind: "assistant",
+			data: { parts: live.message.parts, hideThinking: view.hideThinking },
+		});
+		for (const id of live.message.toolCalls) {
+			if (committed.has(id) || liveToolIds.has(id)) continue;
+			items.push(pendingTool(id, undefined, view));
+		}
+	}
+	for (const tool of live?.tools ?? []) items.push(pendingTool(tool.id, tool, view));
+	const shell = state.shell;
+	if (shell) {
+		items.push({
+			key: `shell:${shell.id}`,
+			kind: "shell",
+			data: {
+				command: shell.command,
+				output: shell.output,
+				running: true,
+				exitCode: null,
+				cancelled: false,
+				includeInContext: shell.includeInContext,
+				expanded: view.toolsExpanded,
+				...(shell.author.id === view.viewerId || !view.viewerId ? {} : { author: authorLabel(shell.author) }),
+				expandKey: view.expandKey ?? "",
+				interruptKey: view.interruptKey ?? "",
+			},
+		});
+	}
+	return items;
+}
+
+function entryItem(entry: ChatEntry, view: ViewOptions): DisplayItem {
+	const key = `e:${entry.seq}`;
+	switch (entry.kind) {
+		case "user":
+			return {
+				key,
+				kind: "user",
+				data:
+					entry.author.id === view.viewerId || !view.viewerId
+						? { text: entry.text }
+						: { text: entry.text, author: authorLabel(entry.author) },
+			};
+		case "assistant":
+			return {
+				key,
+				kind: "assistant",
+				data: {
+					parts: entry.parts,
+					stopReason: entry.stopReason,
+					...(entry.error ? { error: entry.error } : {}),
+					hideThinking: view.hideThinking,
+				},
+			};
+		case "tool":
+			// Keyed by the call, so the live card and the committed one are the same component.
+			return {
+				key: `tool:${entry.callId}`,
+				kind: "tool",
+				data: toolData(entry.name, entry.args, entry.result, entry.durationMs, view),
+			};
+		case "error":
+			return { key, kind: "status", data: { text: `Error: ${entry.message}`, tone: "error" } };
+		case "interrupted":
+			return { key, kind: "status", data: { text: entry.message, tone: "warning" } };
+		case "compaction":
+			return {
+				key,
+				kind: "compaction",
+				data: {
+					summary: entry.summary,
+					tokensBefore: entry.tokensBefore,
+					expanded: view.toolsExpanded,
+					expandKey: view.expandKey ?? "",
+				},
+			};
+		case "reset":
+			return { key, kind: "marker", data: { handoff: entry.handoff } };
+		case "shell":
+			// Keyed by the command, so the running block and the finished one are the same component.
+			return {
+				key: `shell:${entry.id}`,
+				kind: "shell",
+				data: {
+					command: entry.command,
+					output: entry.output,
+					running: false,
+					exitCode: entry.exitCode,
+					cancelled: entry.cancelled,
+					includeInContext: entry.includeInContext,
+					expanded: view.toolsExpanded,
+					...(entry.author.id === view.viewerId || !view.viewerId ? {} : { author: authorLabel(entry.author) }),
+					expandKey: view.expandKey ?? "",
+					interruptKey: view.interruptKey ?? "",
+				},
+			};
+	}
+}
+
+function toolData(
+	name: string,
+	args: Record<string, unknown>,
+	result: ToolResult,
+	durationMs: number | null,
+	view: ViewOptions,
+): ToolCardData {
+	return {
+		name,
+		args,
+		state: result.isError ? "error" : "success",
+		output: result.text,
+		details: result.details,
+		elapsedMs: durationMs,
+		expanded: view.toolsExpanded,
+		home: view.home,
+	};
+}
+
+function pendingTool(id: string, tool: LiveTool | undefined, view: ViewOptions): DisplayItem {
+	return {
+		key: `tool:${id}`,
+		kind: "tool",
+		data: {
+			name: tool?.name ?? "…",
+			args: tool?.args ?? {},
+			state: "pending",
+			output: tool?.output ?? "",
+			details: null,
+			elapsedMs: tool ? Math.max(0, view.now - tool.startedAt) : null,
+			expanded: view.toolsExpanded,
+			home: view.home,
+		},
+	};
+}
+
+/** Items are equal when their data is: a component is rebuilt only then. */
+export function sameItem(a: DisplayItem, b: DisplayItem): boolean {
+	// Committed entries do not change: the same entry shown the same way needs no comparison (a long transcript
+	// is compared on every streamed token).
+	if (a.source && b.source && a.source.entry === b.source.entry && a.source.view === b.source.view) return true;
+	return a.kind === b.kind && JSON.stringify(a.data) === JSON.stringify(b.data);
+}

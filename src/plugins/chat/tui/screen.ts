@@ -1,0 +1,402 @@
+/**
+ * The chat screen in pi's fullscreen layout: the transcript above a dock of the pending area, the editor (or
+ * the selector open in its place) and the footer. Data flows one way: object states → display items →
+ * components; keys → commands → object calls.
+ */
+import { type Component, Text, VStack } from "@earendil-works/pi-tui";
+import type { CommandRegistry } from "../../../guest/commands.ts";
+import type { GuestScreen, GuestUi, NoticeTone } from "../../../guest/layout.ts";
+import type { GuestRegistries } from "../../../guest/plugin.ts";
+import type { ReadingAnchor } from "../../../guest/snapshot.ts";
+import type { UsageTotals } from "../../../protocol/common.ts";
+import { DISPLAY_DEFAULTS } from "../../../protocol/preferences.ts";
+import type { ThinkingLevel } from "../../../protocol/theme-tokens.ts";
+import { Footer, type FooterData } from "../../../ui/footer.ts";
+import { Header } from "../../../ui/header.ts";
+import { createMermaidTransformer } from "../../../ui/mermaid.ts";
+import type { ChatEntry, ChatState, QueueMode } from "../contract.ts";
+import { type AttachedFile, Composer } from "./composer.ts";
+import { displayItems } from "./display-items.ts";
+import { Dock } from "./dock.ts";
+import { headerData } from "./header-hints.ts";
+import { createItem } from "./item-factory.ts";
+import { Transcript } from "./transcript.ts";
+
+export type { AttachedFile };
+
+export interface ChatScreenOptions {
+	readonly ui: Pick<GuestUi, "tui" | "theme" | "slots" | "selectorSlot" | "selector" | "keyText" | "focusInput">;
+	readonly registries: Pick<
+		GuestRegistries,
+		"toolRenderers" | "entryRenderers" | "markdownTransformers" | "completions"
+	>;
+	/** What `/` lists and runs. */
+	readonly commands: CommandRegistry;
+	readonly place: string;
+	readonly home: string | undefined;
+	readonly draft: string;
+	/** `--verbose`: the header shows even with quietStartup. */
+	readonly verbose?: boolean;
+	/** Older committed entries, before `beforeSeq` (the chat's `page`). */
+	loadOlder(beforeSeq: number): Promise<{ entries: ChatEntry[]; more: boolean }>;
+	send(text: string, mode: QueueMode, attachments: string[]): Promise<void>;
+	shell(command: string, includeInContext: boolean): Promise<void>;
+}
+
+/** The session facts the footer shows, from the sessions catalog. */
+export interface SessionFacts {
+	readonly cwd: string | undefined;
+	readonly branch?: string | null;
+	readonly title: string;
+}
+
+/** The usage numbers the footer shows (the status plugin's). */
+export interface FooterUsage {
+	readonly conversation: UsageTotals;
+	readonly cacheHitRate: number | null;
+	readonly contextTokens: number | null;
+	readonly contextUnknown: boolean;
+}
+
+/** Display settings the chat applies (pi's names and defaults). */
+export interface ChatSettings {
+	readonly hideThinkingBlock: boolean;
+	readonly editorPaddingX: number;
+	readonly autocompleteMaxVisible: number;
+	readonly quietStartup: boolean | "header";
+	readonly mermaid: "off" | "final" | "streaming";
+	readonly scrollbar: "auto" | "always" | "hidden";
+}
+export const DEFAULT_CHAT_SETTINGS: ChatSettings = {
+	hideThinkingBlock: DISPLAY_DEFAULTS.hideThinkingBlock,
+	editorPaddingX: DISPLAY_DEFAULTS.editorPaddingX,
+	autocompleteMaxVisible: DISPLAY_DEFAULTS.autocompleteMaxVisible,
+	quietStartup: DISPLAY_DEFAULTS.quietStartup,
+	mermaid: DISPLAY_DEFAULTS["markdown.mermaid"],
+	scrollbar: DISPLAY_DEFAULTS.fullscreenScrollbar,
+};
+
+export class ChatScreen implements GuestScreen {
+	readonly root: Component;
+	readonly #options: ChatScreenOptions;
+	readonly #header: Header;
+	readonly #footer: Footer;
+	readonly #transcript: Transcript;
+	readonly #composer: Composer;
+	readonly #dock: Dock;
+	readonly #readOnlyBar = new Text("", 1, 0);
+	readonly #listening: (() => void)[];
+	#place: string;
+	#chat: ChatState | undefined;
+	#usage: FooterUsage | undefined;
+	#session: SessionFacts = { cwd: undefined, title: "" };
+	#connection: "connecting" | "open" | "closed" = "connecting";
+	#wasOpen = false;
+	#toolsExpanded = false;
+	#hideThinking = false;
+	#settings: ChatSettings = DEFAULT_CHAT_SETTINGS;
+	/** Who is looking: their own messages carry no author label. */
+	#viewer: string | undefined;
+	#viewerOwns = false;
+	/** Set for a view-only guest: the line shown where the editor would be. */
+	#readOnly: string | undefined;
+
+	constructor(options: ChatScreenOptions) {
+		this.#options = options;
+		const { ui, registries } = options;
+		const { tui, theme } = ui;
+		this.#place = options.place;
+		this.#header = new Header(theme, this.#headerData());
+		this.#footer = new Footer(theme, this.#footerData());
+		this.#composer = new Composer({
+			tui,
+			theme,
+			draft: options.draft,
+			commands: options.commands,
+			completions: registries.completions,
+			paddingX: DEFAULT_CHAT_SETTINGS.editorPaddingX,
+			autocompleteMaxVisible: DEFAULT_CHAT_SETTINGS.autocompleteMaxVisible,
+			level: () => this.#level(),
+			send: options.send,
+			shell: options.shell,
+			notice: (text, tone) => this.notice(text, tone),
+			changed: () => this.#refresh(),
+		});
+		const drawMermaid = createMermaidTransformer(theme);
+		this.#transcript = new Transcript({
+			tui,
+			theme,
+			top: [this.#header, ui.slots.container("header")],
+			entryRenderers: registries.entryRenderers,
+			create: (item) =>
+				createItem(item, {
+					theme,
+					toolRenderers: registries.toolRenderers,
+					entryRenderers: registries.entryRenderers,
+					markdownTransformers: registries.markdownTransformers,
+					drawMermaid,
+					mermaid: () => this.#settings.mermaid,
+				}),
+			loadOlder: options.loadOlder,
+			changed: () => this.#refresh(),
+			notice: (text, tone) => this.notice(text, tone),
+		});
+		this.#dock = new Dock({
+			theme,
+			editor: this.#composer.editor,
+			keyText: (id) => ui.keyText(id),
+			requestRender: () => tui.requestRender(),
+			chat: () => this.#chat,
+			refresh: () => this.#refresh(),
+		});
+		const selectorOpen = () => Boolean(ui.selector);
+		const dock = new VStack([
+			{ component: this.#dock.pending, shrink: 1, minSize: 0 },
+			{ component: ui.slots.container("widgets:above"), shrink: 1, minSize: 0 },
+			{ component: this.editor, shrink: 1, minSize: 3, visible: () => !selectorOpen() && !this.#readOnly },
+			{
+				component: this.#readOnlyBar,
+				shrink: 1,
+				minSize: 1,
+				visible: () => !selectorOpen() && Boolean(this.#readOnly),
+			},
+			{ component: ui.selectorSlot, shrink: 1, minSize: 1, visible: selectorOpen },
+			{ component: ui.slots.container("widgets:below"), shrink: 1, minSize: 0 },
+			{ component: this.#footer, shrink: 1, minSize: 0 },
+		]);
+		this.root = new VStack([
+			{ component: this.#transcript.view, basis: 0, grow: 1, shrink: 1, minSize: 1 },
+			{ component: dock, basis: "auto", grow: 0, shrink: 1, minSize: 1 },
+		]);
+		this.#listening = [
+			theme.onChange(() => this.#refresh()),
+			ui.slots.onChange(() => this.#footer.set(this.#footerData())),
+		];
+	}
+
+	get editor() {
+		return this.#composer.editor;
+	}
+
+	/** The agent is working or compacting: Escape stops it. */
+	get busy(): boolean {
+		return Boolean(this.#chat?.live || this.#chat?.compacting || this.#chat?.shell);
+	}
+
+	/** The conversation's entries this screen has: the window and the older pages loaded. */
+	get entries(): readonly ChatEntry[] {
+		return this.#transcript.entries;
+	}
+
+	get attachments(): readonly AttachedFile[] {
+		return this.#composer.attachments;
+	}
+
+	inputTarget(): Component {
+		return this.#readOnly ? this.#readOnlyBar : this.editor;
+	}
+
+	editorText(): string {
+		return this.editor.getText();
+	}
+
+	setEditorText(text: string): void {
+		this.editor.setText(text);
+	}
+
+	/** The launcher's connection to the server: while it is down, sends wait and the dock says so. */
+	setConnection(state: "connecting" | "open" | "closed"): void {
+		this.#connection = state;
+		if (state === "open") this.#wasOpen = true;
+		this.#refresh();
+	}
+
+	setChat(state: ChatState | undefined): void {
+		const first = !this.#chat && state;
+		this.#chat = state;
+		if (state) this.#transcript.merge(state.entries);
+		if (first) this.#transcript.setHasOlder(state.older);
+		// Up-arrow history starts with this person's own messages in the conversation, oldest first (pi).
+		if (first) {
+			for (const entry of state.entries) {
+				if (entry.kind === "user") this.editor.addToHistory(entry.text);
+			}
+		}
+		this.#refresh();
+	}
+
+	setUsage(usage: FooterUsage | undefined): void {
+		this.#usage = usage;
+		this.#footer.set(this.#footerData());
+		this.#options.ui.tui.requestRender();
+	}
+
+	setSession(facts: SessionFacts): void {
+		this.#session = facts;
+		this.#footer.set(this.#footerData());
+		this.#options.ui.tui.requestRender();
+	}
+
+	setPlace(place: string): void {
+		this.#place = place;
+		this.#header.set(this.#headerData());
+		this.#options.ui.tui.requestRender();
+	}
+
+	notice(text: string, tone: NoticeTone = "status"): void {
+		this.#transcript.notice(text, tone);
+		this.#refresh();
+	}
+
+	block(title: string, markdown: string): void {
+		this.#transcript.block(title, markdown);
+		this.#refresh();
+	}
+
+	/** Who is looking, and whether they own the session (they approve guests' messages). */
+	setViewer(id: string, owner: boolean): void {
+		if (this.#viewer === id && this.#viewerOwns === owner) return;
+		this.#viewer = id;
+		this.#viewerOwns = owner;
+		this.#refresh();
+	}
+
+	/** A view-only guest: no editor, this line instead (undefined: the editor is back). */
+	setReadOnly(line: string | undefined): void {
+		if (this.#readOnly === line) return;
+		this.#readOnly = line;
+		this.#readOnlyBar.setText(line ? this.#options.ui.theme.current.fg("dim", line) : "");
+		this.#options.ui.focusInput();
+		this.#options.ui.tui.requestRender();
+	}
+
+	attach(file: AttachedFile): void {
+		this.#composer.attach(file);
+	}
+
+	detach(all = false): AttachedFile[] {
+		return this.#composer.detach(all);
+	}
+
+	submit(text: string, mode: QueueMode): void {
+		this.#composer.submit(text, mode);
+	}
+
+	/** The keymap or the hints changed: the header names the keys bound now. */
+	keysChanged(): void {
+		this.#header.set(this.#headerData());
+		this.#refresh();
+	}
+
+	applySettings(settings: ChatSettings): void {
+		const before = this.#settings;
+		this.#settings = settings;
+		if (before.hideThinkingBlock !== settings.hideThinkingBlock) this.#hideThinking = settings.hideThinkingBlock;
+		this.editor.setPaddingX(settings.editorPaddingX);
+		this.editor.setAutocompleteMaxVisible(settings.autocompleteMaxVisible);
+		this.#transcript.view.setScrollbar(settings.scrollbar);
+		this.#header.set(this.#headerData());
+		this.#refresh();
+	}
+
+	toggleToolsExpanded(): void {
+		this.#toolsExpanded = !this.#toolsExpanded;
+		this.#header.set(this.#headerData());
+		this.notice(`Tool output: ${this.#toolsExpanded ? "expanded" : "collapsed"}`);
+	}
+
+	toggleThinking(): void {
+		this.#hideThinking = !this.#hideThinking;
+		this.notice(`Thinking blocks: ${this.#hideThinking ? "hidden" : "visible"}`);
+	}
+
+	/** Empties the transcript for another session (the header, the slots and the editor stay). */
+	reset(): void {
+		this.#chat = undefined;
+		this.#usage = undefined;
+		this.#transcript.reset();
+		this.#refresh();
+	}
+
+	readingPosition(): ReadingAnchor | undefined {
+		return this.#transcript.readingPosition();
+	}
+
+	restorePosition(anchor: ReadingAnchor): boolean {
+		return this.#transcript.restorePosition(anchor);
+	}
+
+	dispose(): void {
+		this.#dock.dispose();
+		this.#transcript.dispose();
+		this.#composer.dispose();
+		for (const stop of this.#listening) stop();
+	}
+
+	#level(): ThinkingLevel | undefined {
+		const chat = this.#chat;
+		if (!chat?.model?.reasoning) return undefined;
+		return chat.thinkingLevel as ThinkingLevel;
+	}
+
+	#refresh(): void {
+		const chat = this.#chat;
+		const { ui } = this.#options;
+		const items = chat
+			? displayItems(
+					{ ...chat, entries: this.#transcript.entries },
+					{
+						viewerId: this.#viewer,
+						expandKey: ui.keyText("app.tools.expand"),
+						interruptKey: ui.keyText("app.interrupt"),
+						toolsExpanded: this.#toolsExpanded,
+						hideThinking: this.#hideThinking,
+						home: this.#options.home,
+						now: Date.now(),
+					},
+				)
+			: [];
+		this.#transcript.show(items);
+		this.#dock.update({
+			chat,
+			viewer: this.#viewer,
+			viewerOwns: this.#viewerOwns,
+			sending: this.#composer.sending,
+			attachments: this.#composer.attachments,
+			reconnecting: this.#connection !== "open" && this.#wasOpen,
+		});
+		this.#footer.set(this.#footerData());
+		ui.tui.requestRender();
+	}
+
+	#headerData() {
+		return headerData(
+			{
+				place: this.#place,
+				expanded: this.#toolsExpanded,
+				quietStartup: this.#settings.quietStartup,
+				verbose: this.#options.verbose === true,
+			},
+			(id) => this.#options.ui.keyText(id),
+		);
+	}
+
+	#footerData(): FooterData {
+		const chat = this.#chat;
+		const usage = this.#usage;
+		return {
+			cwd: this.#session.cwd,
+			branch: this.#session.branch ?? null,
+			home: this.#options.home,
+			title: this.#session.title,
+			usage: usage?.conversation,
+			cacheHitRate: usage?.cacheHitRate ?? null,
+			contextTokens: usage?.contextTokens ?? null,
+			contextUnknown: usage?.contextUnknown ?? false,
+			autoCompaction: true,
+			model: chat?.model ?? null,
+			thinkingLevel: chat?.thinkingLevel ?? "off",
+			statuses: this.#options.ui.slots.statuses(),
+		};
+	}
+}

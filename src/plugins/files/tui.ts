@@ -1,0 +1,98 @@
+/**
+ * The session directory's files in the editor, as pi's: `@` finds a file by a fuzzy query, Tab completes the
+ * path being typed. The files come from the server's files object of the open session.
+ */
+import type { AutocompleteItem, AutocompleteSuggestions } from "@earendil-works/pi-tui";
+import type { Completion, CompletionRequest, CompletionSource } from "../../guest/completions.ts";
+import type { GuestPlugin } from "../../guest/plugin.ts";
+import type { ObjectRef } from "../../protocol/object-client.ts";
+import { isParticipantRole } from "../../protocol/roles.ts";
+import { type FileSuggestion, filesContract } from "./contract.ts";
+
+/** The server's file suggestions for what is typed; undefined while this person cannot ask (a view guest). */
+export type FileSource = (prefix: string, mode: "path" | "fuzzy") => Promise<FileSuggestion[]> | undefined;
+
+/** The token the cursor ends: text since the last blank, with an `@` and an opening quote kept. */
+function tokenBefore(line: string, col: number): string {
+	return /(\S*)$/.exec(line.slice(0, col))?.[1] ?? "";
+}
+
+export class FileCompletion implements CompletionSource {
+	readonly triggerCharacters = ["@"];
+	readonly #files: FileSource;
+
+	constructor(files: FileSource) {
+		this.#files = files;
+	}
+
+	getSuggestions(
+		lines: string[],
+		cursorLine: number,
+		cursorCol: number,
+		request: CompletionRequest,
+	): Promise<AutocompleteSuggestions | null> | undefined {
+		const token = tokenBefore(lines[cursorLine] ?? "", cursorCol);
+		if (token.startsWith("@")) {
+			const query = token.slice(1).replace(/^"/, "");
+			return this.#suggest(query, "fuzzy", token, (path) => `@${/\s/.test(path) ? `"${path}"` : path}`, request.signal);
+		}
+		if (request.force) return this.#suggest(token, "path", token, (path) => path, request.signal);
+		return undefined;
+	}
+
+	async #suggest(
+		query: string,
+		mode: "path" | "fuzzy",
+		prefix: string,
+		value: (path: string) => string,
+		signal: AbortSignal,
+	): Promise<AutocompleteSuggestions | null> {
+		const found = await this.#files(query, mode)?.catch(() => []);
+		if (!found?.length || signal.aborted) return null;
+		const items = found.map((f): AutocompleteItem => {
+			const name = f.dir ? `${f.path.replace(/\/$/, "").split("/").at(-1)}/` : (f.path.split("/").at(-1) ?? f.path);
+			return { value: value(f.path), label: mode === "path" ? name : f.path };
+		});
+		return { items, prefix };
+	}
+
+	/** A file is followed by a space, a folder is not (the next Tab goes into it). */
+	applyCompletion(
+		lines: string[],
+		cursorLine: number,
+		cursorCol: number,
+		item: AutocompleteItem,
+		prefix: string,
+	): Completion {
+		const line = lines[cursorLine] ?? "";
+		const start = cursorCol - prefix.length;
+		const inserted = item.value.endsWith("/") || item.value.endsWith('/"') ? item.value : `${item.value} `;
+		const next = [...lines];
+		next[cursorLine] = line.slice(0, start) + inserted + line.slice(cursorCol);
+		return { lines: next, cursorLine, cursorCol: start + inserted.length };
+	}
+}
+
+export const filesPlugin: GuestPlugin = {
+	name: "files",
+	register(ctx) {
+		/** The open session's files object, opened on the first completion. */
+		let files: ObjectRef<typeof filesContract> | undefined;
+		const source: FileSource = (prefix, mode) => {
+			const session = ctx.session.id;
+			const role = ctx.session.role;
+			if (!session || (role && !isParticipantRole(role))) return undefined;
+			if (files?.input.session !== session) {
+				files?.close();
+				files = ctx.objects.open(filesContract, { session });
+			}
+			const ref = files;
+			return ref.ready.then(() => ref.call("complete", { prefix, mode })).then((r) => r.items);
+		};
+		const remove = ctx.registries.completions.add(new FileCompletion(source));
+		return () => {
+			remove();
+			files?.close();
+		};
+	},
+};

@@ -1,0 +1,90 @@
+/**
+ * Models and thinking in the UI: /model, /thinking, /scoped-models and their keys, pi's warnings at start
+ * about the server's models, and the model lookup the command line's `--model` uses.
+ */
+import type { GuestPlugin } from "../../guest/plugin.ts";
+import type { ObjectRef } from "../../protocol/object-client.ts";
+import { isOwnerRole } from "../../protocol/roles.ts";
+import { modelsContract } from "./contract.ts";
+import { registerModelCommands } from "./tui/model-commands.ts";
+
+export interface Models {
+	/** `provider/id`, or an id with `--provider`, or an id that only one provider has. */
+	findModel(spec: string, provider: string | undefined): Promise<{ provider: string; id: string } | undefined>;
+}
+
+declare module "../../guest/services.ts" {
+	interface GuestServices {
+		models: Models;
+	}
+}
+
+export const modelsPlugin: GuestPlugin = {
+	name: "models",
+	register(ctx) {
+		/** The owner's model catalog, opened once and kept (the commands and the start warnings share it). */
+		let models: ObjectRef<typeof modelsContract> | undefined;
+		const catalog = () => {
+			models ??= ctx.objects.open(modelsContract, {});
+			return models;
+		};
+
+		/**
+		 * pi's startup warnings about models, for owners (guests never see the catalog): none configured, or a
+		 * configuration the server could not read.
+		 */
+		const warnAboutModels = async () => {
+			if (!isOwnerRole(ctx.session.role)) return;
+			const ref = catalog();
+			try {
+				await ref.ready;
+				const state = ref.state;
+				if (!state) return;
+				for (const problem of state.problems) ctx.ui.notice(`Error: ${problem}`, "error");
+				if (state.models.length === 0) {
+					ctx.ui.notice(
+						"Warning: No models available. Use /login to log into a provider via OAuth or API key, or add a provider to models.json in the server's data directory.",
+						"warning",
+					);
+				}
+			} catch {
+				// Not fatal: the footer says "unknown" and a send says why.
+			}
+		};
+
+		let opened = false;
+		const removals = [
+			registerModelCommands(ctx, catalog),
+			ctx.services.provide("models", {
+				async findModel(spec, provider) {
+					const ref = ctx.objects.open(modelsContract, {});
+					try {
+						await ref.ready;
+						const list = ref.state?.models ?? [];
+						const slash = spec.indexOf("/");
+						const wanted =
+							slash > 0 && !provider
+								? { provider: spec.slice(0, slash), id: spec.slice(slash + 1) }
+								: { provider, id: spec };
+						const matches = list.filter(
+							(m) => m.id === wanted.id && (!wanted.provider || m.provider === wanted.provider),
+						);
+						return matches.length === 1 ? { provider: matches[0]!.provider, id: matches[0]!.id } : undefined;
+					} finally {
+						ref.close();
+					}
+				},
+			}),
+			// The first session this start opens: what is wrong with the server's models, said once.
+			ctx.session.on("opened", () => {
+				if (opened) return;
+				opened = true;
+				if (ctx.start.reason === "start") void warnAboutModels();
+			}),
+		];
+		return () => {
+			for (const remove of removals.reverse()) remove();
+			models?.close();
+		};
+	},
+};

@@ -1,0 +1,14 @@
+/**
+ * What the sessions plugin uses of other plugins, named here once: the types of their guest services (each
+ * plugin declares its own in `GuestServices`), never their modules.
+ */
+import type { GuestServices } from "../../../guest/services.ts";
+
+/** The chat's open conversation. */
+export type Conversation = GuestServices["conversation"];
+export type ChatEntry = ReturnType<Conversation["entries"]>[number];
+export type ChatState = NonNullable<NonNullable<Conversation["ref"]>["state"]>;
+/** The status plugin's usage numbers. */
+export type StatusState = NonNullable<ReturnType<GuestServices["usage"]["state"]>>;
+/** A message the search plugin found. */
+export type SearchHit = Awaited<ReturnType<GuestServices["messageSearch"]>>["hits"][number];

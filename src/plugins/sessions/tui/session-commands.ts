@@ -1,0 +1,220 @@
+/**
+ * Sessions as pi users know them: /new and /name, /resume and Ctrl+R open pi's session selector on the
+ * server's catalog, /session shows the footer's numbers with what each covers (seed 1.16).
+ */
+import type { TuiCommand } from "../../../guest/commands.ts";
+import type { GuestContext } from "../../../guest/plugin.ts";
+import type { UsageTotals } from "../../../protocol/common.ts";
+import type { ObjectRef } from "../../../protocol/object-client.ts";
+import { isOwnerRole } from "../../../protocol/roles.ts";
+import { formatTokens, groupDigits } from "../../../ui/text.ts";
+import type { SessionRow, sessionsContract } from "../contract.ts";
+import type { ChatState, StatusState } from "./peers.ts";
+import { SessionSelector } from "./session-selector.ts";
+
+export type Catalog = () => ObjectRef<typeof sessionsContract> | undefined;
+
+function registerAll(ctx: GuestContext, commands: readonly TuiCommand[]): () => void {
+	const removals = commands.map((command) => ctx.commands.register(command));
+	return () => {
+		for (const remove of removals) remove();
+	};
+}
+
+/**
+ * Where a new session starts: the open session's directory, or where p2 started when that directory is gone
+ * (pi's "continue in" that one) or nothing is open.
+ */
+export function newSessionDirectory(ctx: GuestContext, catalog: Catalog, path: string): string | undefined {
+	const current = ctx.session.id;
+	const gone = ctx.services.get("conversation")?.goneDirectory();
+	const here =
+		(gone ? undefined : catalog()?.state?.sessions.find((s) => s.id === current)?.cwd) ?? ctx.start.local?.cwd;
+	return !path ? here : path.startsWith("/") ? path : here ? `${here.replace(/\/$/, "")}/${path}` : undefined;
+}
+
+/** `/new [path]` (a new session in the path, relative to the open session's directory) and `/name <title>`. */
+export function registerNewAndName(ctx: GuestContext, catalog: Catalog): () => void {
+	return registerAll(ctx, [
+		{
+			id: "app.session.new",
+			title: "Start a new session (here, or in the path on the server)",
+			category: "Sessions",
+			when: "chat && owner",
+			slash: { name: "new", argumentHint: "[path]" },
+			run: async (path) => {
+				if (!isOwnerRole(ctx.session.role)) {
+					throw new Error("Only the owner can start sessions; you were given this one.");
+				}
+				const sessions = catalog();
+				if (!sessions) throw new Error("No session catalog yet.");
+				const cwd = newSessionDirectory(ctx, catalog, path);
+				if (!cwd) throw new Error("Usage: /new <absolute path on the server>");
+				const row = await sessions.call("create", { cwd });
+				ctx.session.open(row.id);
+				ctx.ui.notice("✓ New session started", "success");
+			},
+		},
+		{
+			id: "p2.sessions.rename",
+			title: "Set the session's name",
+			category: "Sessions",
+			slash: { name: "name", argumentHint: "<title>" },
+			run: async (title) => {
+				if (!title) throw new Error("Usage: /name <title>");
+				if (!isOwnerRole(ctx.session.role)) throw new Error("Only the owner can rename this session.");
+				const sessions = catalog();
+				const id = ctx.session.id;
+				if (!sessions || !id) throw new Error("No session is open yet.");
+				await sessions.call("rename", { id, title });
+				ctx.ui.notice(`Session name set: ${title}`);
+			},
+		},
+	]);
+}
+
+/** The session selector, its keys, and /session. */
+export function registerSessionCommands(ctx: GuestContext, catalog: Catalog): () => void {
+	const { ui } = ctx;
+	/** The open selector, when it is the sessions one. */
+	const selector = () => {
+		const open = ui.selector;
+		return open?.id === "sessions" && open.component instanceof SessionSelector ? open.component : undefined;
+	};
+	const openSelector = () => {
+		const sessions = catalog();
+		if (!sessions?.state) return ui.notice("The session list is not here yet.");
+		if (!isOwnerRole(ctx.session.role)) {
+			return ui.notice("Only the owner can browse sessions; you were given this one.");
+		}
+		const current = ctx.session.id;
+		const row = sessions.state.sessions.find((s) => s.id === current);
+		const search = ctx.services.get("messageSearch");
+		const selector = new SessionSelector({
+			theme: ui.theme,
+			rows: () => sessions.state?.sessions ?? [],
+			current,
+			here: row ? { env: row.env, cwd: row.cwd } : undefined,
+			home: ctx.start.local?.home,
+			keys: (id) => ui.keys(id),
+			now: () => Date.now(),
+			...(search ? { search } : {}),
+			open: (id) => {
+				selector.dispose();
+				ui.closeSelector();
+				if (id !== ctx.session.id) ctx.session.open(id);
+			},
+			rename: async (id, title) => {
+				await sessions.call("rename", { id, title });
+			},
+			archive: async (id, archived) => {
+				await sessions.call(archived ? "archive" : "restore", { id });
+			},
+			pin: async (id, pinned) => {
+				await sessions.call("pin", { id, pinned });
+			},
+			close: () => ui.closeSelector(),
+			requestRender: () => ui.requestRender(),
+		});
+		ui.showSelector("sessions", selector);
+	};
+
+	return registerAll(ctx, [
+		{
+			id: "p2.sessions",
+			title: "Browse and resume sessions",
+			category: "Sessions",
+			keys: ["ctrl+r"],
+			when: "chat && !overlay",
+			slash: { name: "sessions" },
+			run: openSelector,
+		},
+		{
+			id: "app.session.resume",
+			title: "Resume a different session",
+			category: "Sessions",
+			when: "chat && !overlay",
+			slash: { name: "resume" },
+			run: openSelector,
+		},
+		{
+			id: "p2.sessions.toggleArchived",
+			title: "Show archived sessions",
+			category: "Sessions",
+			keys: ["ctrl+a"],
+			when: "overlay:sessions",
+			palette: false,
+			run: () => selector()?.toggleArchived(),
+		},
+		{
+			id: "p2.sessions.pin",
+			title: "Pin or unpin the session",
+			category: "Sessions",
+			keys: ["alt+p"],
+			when: "overlay:sessions",
+			palette: false,
+			run: () => selector()?.togglePin(),
+		},
+		{
+			id: "p2.session.info",
+			title: "Show session info and stats",
+			category: "Sessions",
+			slash: { name: "session" },
+			run: () => {
+				const row = catalog()?.state?.sessions.find((s) => s.id === ctx.session.id);
+				if (!row) return ui.notice("No session is open yet.");
+				const chat = ctx.services.get("conversation")?.ref?.state;
+				ui.block("Session Info", sessionInfo(row, chat, ctx.services.get("usage")?.state()));
+			},
+		},
+	]);
+}
+
+const money = (n: number) => `$${n.toFixed(3)}`;
+const count = (n: number) => groupDigits(n);
+
+function usage(title: string, scope: string, u: UsageTotals | undefined): string[] {
+	if (!u) return [`**${title}** (${scope})`, "", "- none yet"];
+	const prompt = u.input + u.cacheRead + u.cacheWrite;
+	return [
+		`**${title}** (${scope})`,
+		"",
+		`- Input: ${count(prompt)}${prompt > 0 && u.cacheRead > 0 ? ` (cached ${count(u.cacheRead)}, ${((u.cacheRead / prompt) * 100).toFixed(1)}%)` : ""}`,
+		`- Output: ${count(u.output)}`,
+		`- Total: ${count(prompt + u.output)}`,
+		`- Cost: ${money(u.cost)}`,
+	];
+}
+
+/** pi's /session, with the scope of each number said (seed 1.16). */
+export function sessionInfo(row: SessionRow, chat: ChatState | undefined, status: StatusState | undefined): string {
+	const entries = chat?.entries ?? [];
+	const model = chat?.model;
+	const context = status?.contextTokens ?? null;
+	const window = model?.contextWindow ?? 0;
+	const lines = [
+		...(row.title ? [`- Name: ${row.title}`] : []),
+		`- ID: ${row.id}`,
+		`- Where: ${row.env}:${row.cwd}${row.branch ? ` (${row.branch})` : ""}`,
+		`- Model: ${model ? `${model.provider}/${model.id}${model.reasoning ? ` · thinking ${chat?.thinkingLevel}` : ""}` : "the server's default"}`,
+		"",
+		"**Messages** (loaded in this view)",
+		"",
+		`- User: ${entries.filter((e) => e.kind === "user").length}`,
+		`- Assistant: ${entries.filter((e) => e.kind === "assistant").length}`,
+		`- Tools: ${entries.filter((e) => e.kind === "tool").length} results`,
+		...(chat?.older ? ["- Older messages are not loaded; scroll up to load them"] : []),
+		"",
+		...usage("Tokens", "this conversation", status?.conversation),
+		"",
+		...usage("Tokens", "the whole session, every conversation", status?.session),
+		"",
+		"**Context** (this conversation, after the latest answer)",
+		"",
+		`- ${context === null ? "no answer yet" : `${formatTokens(context)}${window ? ` of ${formatTokens(window)} (${((context / window) * 100).toFixed(1)}%)` : ""}`}`,
+		...(status?.cacheHitRate != null
+			? [`- Cache hit rate of the latest answer: ${(status.cacheHitRate * 100).toFixed(1)}%`]
+			: []),
+	];
+	return lines.join("\n");
+}

@@ -1,0 +1,41 @@
+import type { StartData } from "../../../protocol/channel.ts";
+import type { ObjectRef } from "../../../protocol/object-client.ts";
+import { isOwnerRole, type Role } from "../../../protocol/roles.ts";
+import type { StatusLineData } from "../../../ui/transcript/status-line.ts";
+import type { sessionsContract } from "../contract.ts";
+import type { Conversation } from "./peers.ts";
+
+export interface StartFlagsContext {
+	readonly role: Role;
+	readonly session: string;
+	readonly sessions: ObjectRef<typeof sessionsContract>;
+	readonly chat: NonNullable<Conversation["ref"]>;
+	/** The models plugin's lookup: `provider/id`, or an id with `--provider`, or an id only one provider has. */
+	findModel(spec: string, provider: string | undefined): Promise<{ provider: string; id: string } | undefined>;
+	notice(text: string, tone?: StatusLineData["tone"]): void;
+}
+
+/** `--name`, `--model`, `--provider` and `--thinking`, as pi applies them: to the session that opens (owner). */
+export async function applyStartFlags(args: StartData["args"], ctx: StartFlagsContext): Promise<void> {
+	if (!args.name && !args.model && !args.thinking) return;
+	if (!isOwnerRole(ctx.role)) {
+		return ctx.notice("Only the session's owner can set its name, model or thinking level.", "warning");
+	}
+	if (args.name) {
+		await ctx.sessions.call("rename", { id: ctx.session, title: args.name });
+		ctx.notice(`Session name set: ${args.name}`);
+	}
+	if (!args.model && !args.thinking) return;
+	let model: { provider: string; id: string } | undefined;
+	if (args.model) {
+		model = await ctx.findModel(args.model, args.provider);
+		if (!model) return ctx.notice(`Error: no model ${args.model} on this server`, "error");
+	}
+	await ctx.chat.ready;
+	const state = await ctx.chat.call("configure", {
+		...(model ? { model } : {}),
+		...(args.thinking ? { thinkingLevel: args.thinking } : {}),
+	});
+	if (model) ctx.notice(`Model: ${state?.id ?? model.id}`);
+	if (args.thinking) ctx.notice(`Thinking level: ${args.thinking}`);
+}

@@ -1,0 +1,154 @@
+import { describe, expect, test } from "bun:test";
+import type { ChatEntry, ChatState } from "../../../src/plugins/chat/contract.ts";
+import { displayItems, sameItem, type ViewOptions } from "../../../src/plugins/chat/tui/display-items.ts";
+import type { Author } from "../../../src/protocol/common.ts";
+
+const author: Author = { id: "me", name: "Me", role: "deviceOwner" };
+const view: ViewOptions = { viewerId: "me", toolsExpanded: false, hideThinking: false, home: undefined, now: 10_000 };
+const state = (over: Partial<ChatState>): ChatState => ({
+	entries: [],
+	older: false,
+	live: null,
+	queue: [],
+	returned: [],
+	model: null,
+	thinkingLevel: "medium",
+	compacting: null,
+	shell: null,
+	...over,
+});
+const user = (seq: number, text: string, who: Author = author): ChatEntry => ({
+	seq,
+	at: seq,
+	kind: "user",
+	text,
+	author: who,
+	images: 0,
+});
+
+describe("display items", () => {
+	test("entries keep their keys; a live tool card and its committed entry share one", () => {
+		const live = state({
+			entries: [user(1, "hi")],
+			live: {
+				runId: "r1",
+				startedAt: 0,
+				message: { parts: [{ type: "text", text: "Let me look" }], toolCalls: ["call-1"] },
+				tools: [{ id: "call-1", name: "bash", args: { command: "ls" }, output: "a\n", startedAt: 7_000 }],
+				retry: null,
+			},
+		});
+		const before = displayItems(live, view);
+		expect(before.map((i) => i.key)).toEqual(["e:1", "live:r1", "tool:call-1"]);
+		const tool = before[2]!;
+		expect(tool.kind === "tool" && tool.data.state).toBe("pending");
+		expect(tool.kind === "tool" && tool.data.elapsedMs).toBe(3_000);
+
+		const done = state({
+			entries: [
+				user(1, "hi"),
+				{
+					seq: 2,
+					at: 2,
+					kind: "assistant",
+					parts: [{ type: "text", text: "Let me look" }],
+					toolCalls: ["call-1"],
+					stopReason: "toolUse",
+					provider: "fake",
+					model: "m",
+					usage: null,
+				},
+				{
+					seq: 3,
+					at: 3,
+					kind: "tool",
+					callId: "call-1",
+					name: "bash",
+					args: { command: "ls" },
+					result: { text: "a\n", isError: false, details: { exitCode: 0 } },
+					durationMs: 40,
+				},
+			],
+		});
+		const after = displayItems(done, view);
+		expect(after.map((i) => i.key)).toEqual(["e:1", "e:2", "tool:call-1"]);
+		expect(after.every((i) => i.committed)).toBe(true);
+		const card = after[2]!;
+		expect(card.kind === "tool" && card.data.state).toBe("success");
+		expect(sameItem(before[0]!, after[0]!)).toBe(true);
+		expect(sameItem(tool, card)).toBe(false);
+	});
+
+	test("a tool call announced but not yet running is a pending card; errors and interruptions are status lines", () => {
+		const items = displayItems(
+			state({
+				entries: [
+					{ seq: 1, at: 1, kind: "error", message: "No API key" },
+					{ seq: 2, at: 2, kind: "interrupted", message: "The server restarted during the answer." },
+				],
+				live: { runId: "r", startedAt: 0, message: { parts: [], toolCalls: ["c9"] }, tools: [], retry: null },
+			}),
+			view,
+		);
+		expect(items.map((i) => [i.key, i.kind])).toEqual([
+			["e:1", "status"],
+			["e:2", "status"],
+			["live:r", "assistant"],
+			["tool:c9", "tool"],
+		]);
+		expect(items[0]!.kind === "status" && items[0]!.data).toEqual({ text: "Error: No API key", tone: "error" });
+	});
+
+	test("user messages carry their author only when it is someone else", () => {
+		const other = { id: "guest-1", name: "Ana\u001b[2J", role: "full" as const };
+		const owner = { id: "owner:1", name: "owner", role: "owner" as const };
+		const items = displayItems(
+			state({ entries: [user(1, "mine"), user(2, "theirs", other), user(3, "boss", owner)] }),
+			view,
+		);
+		// A guest's name is their own claim, shown as such and without control characters.
+		expect(items.map((i) => i.kind === "user" && i.data)).toEqual([
+			{ text: "mine" },
+			{ text: "theirs", author: "Ana [2J (unverified)" },
+			{ text: "boss", author: "owner" },
+		]);
+	});
+
+	test("after a compaction, what it summarized is not shown; what it kept and what follows are (pi)", () => {
+		const compaction = (seq: number, firstKeptSeq: number): ChatEntry => ({
+			seq,
+			at: seq,
+			kind: "compaction",
+			summary: "S",
+			tokensBefore: 10,
+			firstKeptSeq,
+		});
+		const entries = [user(1, "old"), user(2, "kept"), compaction(3, 2), user(4, "after")];
+		const shown = displayItems(state({ entries }), view).map((i) => (i.kind === "user" ? i.data.text : i.kind));
+		expect(shown).toEqual(["kept", "compaction", "after"]);
+		const all = displayItems(state({ entries: [user(1, "old"), compaction(2, Number.MAX_SAFE_INTEGER)] }), view);
+		expect(all.map((i) => i.kind)).toEqual(["compaction"]);
+	});
+
+	test("view options reach every item: expanded tools, hidden thinking", () => {
+		const items = displayItems(
+			state({
+				entries: [
+					{
+						seq: 1,
+						at: 1,
+						kind: "assistant",
+						parts: [{ type: "thinking", text: "hm", redacted: false }],
+						toolCalls: [],
+						stopReason: "stop",
+						provider: "p",
+						model: "m",
+						usage: null,
+					},
+				],
+			}),
+			{ ...view, hideThinking: true },
+		);
+		expect(items[0]!.kind === "assistant" && items[0]!.data.hideThinking).toBe(true);
+	});
+});

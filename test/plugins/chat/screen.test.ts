@@ -1,0 +1,143 @@
+import { describe, expect, test } from "bun:test";
+import { TuiAltScreen } from "@earendil-works/pi-tui";
+import { CommandRegistry } from "../../../src/guest/commands.ts";
+import { Completions } from "../../../src/guest/completions.ts";
+import { Layout } from "../../../src/guest/layout.ts";
+import { EntryRenderers, MarkdownTransformers, ToolRenderers } from "../../../src/guest/registries.ts";
+import type { ChatEntry, ChatState } from "../../../src/plugins/chat/contract.ts";
+import { ChatScreen } from "../../../src/plugins/chat/tui/screen.ts";
+import { Theme } from "../../../src/ui/theme/theme.ts";
+import { ThemeRef } from "../../../src/ui/theme/theme-ref.ts";
+import { FakeTerminal } from "../../support/fake-terminal.ts";
+
+const author = { id: "me", name: "Me", role: "deviceOwner" as const };
+function state(n: number): ChatState {
+	const entries: ChatEntry[] = [];
+	for (let i = 0; i < n; i++)
+		entries.push({ seq: i + 1, at: i, kind: "user", text: `message ${i + 1}`, author, images: 0 });
+	return {
+		entries,
+		older: false,
+		live: null,
+		queue: [],
+		returned: [],
+		model: null,
+		thinkingLevel: "off",
+		compacting: null,
+		shell: null,
+	};
+}
+
+function screen() {
+	const tui = new TuiAltScreen(new FakeTerminal(80, 20), false, undefined, { mouse: false });
+	const ui = new Layout({
+		tui,
+		theme: new ThemeRef(Theme.ansi()),
+		keys: () => [],
+		keyText: () => "",
+		setProgress() {},
+	});
+	const registries = {
+		toolRenderers: new ToolRenderers(),
+		entryRenderers: new EntryRenderers(),
+		markdownTransformers: new MarkdownTransformers(),
+		completions: new Completions(),
+	};
+	const chat = new ChatScreen({
+		ui,
+		registries,
+		place: "here",
+		home: undefined,
+		draft: "",
+		send: async () => {},
+		shell: async () => {},
+		loadOlder: async () => ({ entries: [], more: false }),
+		commands: new CommandRegistry(),
+	});
+	tui.setLayoutRoot(chat.root);
+	tui.start();
+	/** Renders now, again until a render changes nothing (a render may ask for the next, e.g. to scroll). */
+	const frame = async () => {
+		for (let i = 0; i < 10; i++) {
+			const before = tui.getScreenLines().join("\n");
+			tui.renderNow();
+			if (i > 0 && tui.getScreenLines().join("\n") === before) return;
+		}
+		throw new Error("the screen kept changing");
+	};
+	return {
+		tui,
+		chat,
+		registries,
+		frame,
+		top: () =>
+			tui
+				.getScreenLines()
+				.slice(0, 5)
+				.map((l) => l.trimEnd()),
+	};
+}
+
+describe("the reading position", () => {
+	test("survives a new screen (a reload): the same line at the top; none while following the end", async () => {
+		const first = screen();
+		first.chat.setChat(state(40));
+		await first.frame();
+		expect(first.chat.readingPosition()).toBeUndefined();
+		first.tui.scrollBy(-37);
+		await first.frame();
+		const before = first.top();
+		const anchor = first.chat.readingPosition();
+		expect(anchor?.key).toMatch(/^e:\d+$/);
+
+		// As after /reload: the state arrives and the position is restored before the screen has rendered it.
+		const second = screen();
+		second.chat.setChat(state(40));
+		expect(second.chat.restorePosition(anchor!)).toBe(true);
+		await second.frame();
+		expect(second.top()).toEqual(before);
+		expect(before.join("\n")).toMatch(/message \d+/);
+		// An item that is not there (yet) is reported, not guessed.
+		expect(second.chat.restorePosition({ key: "e:999", offset: 0 })).toBe(false);
+		first.tui.stop();
+		second.tui.stop();
+		first.chat.dispose();
+		second.chat.dispose();
+	});
+});
+
+describe("entry renderers on the screen", () => {
+	test("a registered renderer draws its kind of entry in the transcript; others keep pi's look", async () => {
+		const { chat, tui, frame, registries } = screen();
+		const { Text } = await import("@earendil-works/pi-tui");
+		registries.entryRenderers.register("reset", () => new Text("** plugin marker **", 0, 0));
+		const s = state(1);
+		chat.setChat({ ...s, entries: [...s.entries, { seq: 2, at: 2, kind: "reset", handoff: null }] });
+		await frame();
+		const lines = tui.getScreenLines().join("\n");
+		expect(lines).toContain("** plugin marker **");
+		expect(lines).toContain("message 1");
+		expect(lines).not.toContain("new context:");
+	});
+});
+
+describe("status lines", () => {
+	test("pi's warnings and errors each stay (a startup problem is not hidden by the next); status lines replace one another", async () => {
+		const { chat, tui, frame } = screen();
+		chat.setChat(state(0));
+		chat.notice("Error: models.json (/d/models.json): is empty", "error");
+		chat.notice("Warning: No models available.", "warning");
+		chat.notice("Tool output: expanded");
+		chat.notice("Tool output: collapsed");
+		chat.notice("Warning: a second warning", "warning");
+		await frame();
+		const lines = tui.getScreenLines().map((l) => Bun.stripANSI(l).trim());
+		const shown = lines.filter((l) => l.startsWith("Error:") || l.startsWith("Warning:") || l.startsWith("Tool"));
+		expect(shown).toEqual([
+			"Error: models.json (/d/models.json): is empty",
+			"Warning: No models available.",
+			"Tool output: collapsed",
+			"Warning: a second warning",
+		]);
+	});
+});
