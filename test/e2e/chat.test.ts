@@ -1,9 +1,9 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { type FakeHome, fakeHome, MAIN } from "../support/fake-home.ts";
 import type { FakeOpenAI } from "../support/fake-openai.ts";
-import { runInPty } from "../support/pty.ts";
+import { type PtyRun, runInPty } from "../support/pty.ts";
 import { seedConversation } from "../support/seed.ts";
 
 let h: FakeHome;
@@ -22,8 +22,22 @@ beforeAll(async () => {
 });
 afterAll(() => h.remove());
 
-const start = (...args: string[]) =>
-	runInPty([process.execPath, MAIN, ...args], { env, cwd: project, cols: 120, rows: 40 });
+// A test that fails leaves no p2 behind: its server would be the next test's (and miss a session seeded meanwhile).
+const runs: PtyRun[] = [];
+afterEach(async () => {
+	for (const run of runs.splice(0)) {
+		run.kill();
+		await run.exited;
+	}
+});
+
+function pty(args: string[], size: { cols: number; rows: number }): PtyRun {
+	const run = runInPty([process.execPath, MAIN, ...args], { env, cwd: project, ...size });
+	runs.push(run);
+	return run;
+}
+
+const start = (...args: string[]) => pty(args, { cols: 120, rows: 40 });
 const text = (lines: string[]) => lines.join("\n");
 
 describe("the chat surface end to end (real server, fake model)", () => {
@@ -93,12 +107,17 @@ describe("the chat surface end to end (real server, fake model)", () => {
 
 	test("--name, --model and --thinking apply to the session that opens; an unknown model is named", async () => {
 		const run = start("--name", "flag session", "--model", "fake/fake-model", "--thinking", "high");
+		// The footer follows the session's state, which may come before the last notice: both are waited for.
 		await run.waitFor(
-			(s) => s.includes("~/proj (main) • flag session") && s.includes("fake-model • high"),
+			(s) =>
+				s.includes("~/proj (main) • flag session") &&
+				s.includes("fake-model • high") &&
+				s.includes("Thinking level: high"),
 			"the flags applied",
 		);
 		// Status lines that follow each other replace each other (pi): the last one stays.
-		expect(text(run.screen())).toContain("Thinking level: high");
+		expect(text(run.screen())).not.toContain("Session name set: flag session");
+		expect(text(run.screen())).not.toContain("Model: fake-model");
 		run.type("\x04");
 		expect(await run.exited).toBe(0);
 
@@ -114,7 +133,7 @@ describe("the chat surface end to end (real server, fake model)", () => {
 	}, 60_000);
 
 	test("scrolled up, the transcript stays on the same line while output grows; Ctrl+End follows again", async () => {
-		const run = runInPty([process.execPath, MAIN], { env, cwd: project, cols: 100, rows: 20 });
+		const run = pty([], { cols: 100, rows: 20 });
 		await run.waitFor((s) => s.includes("fake-model"), "the screen");
 		for (const n of [1, 2, 3]) {
 			fake.enqueue({ text: `answer ${n}\n\n${"line\n\n".repeat(6)}done ${n}` });
@@ -155,7 +174,7 @@ describe("the chat surface end to end (real server, fake model)", () => {
 
 	test("a long conversation opens at its end; scrolling to the top loads older pages above, in order", async () => {
 		const id = seedConversation(env.P2_DATA_DIR!, project, 600);
-		const run = runInPty([process.execPath, MAIN, "--session", id], { env, cwd: project, cols: 100, rows: 20 });
+		const run = pty(["--session", id], { cols: 100, rows: 20 });
 		await run.waitFor((s) => s.includes("Answer 599:"), "the end of the conversation");
 		// Ctrl+Home goes to the top of what is loaded; an older page loads above it, so it is pressed until the first.
 		await run.typeUntil("\x1b[1;5H", (s) => / question 0\s*\n/.test(s), "the first question");
