@@ -282,8 +282,9 @@ export function watchPreferences(
 	options: ReadOptions,
 	initial: Preferences,
 	onChange: (preferences: Preferences) => void,
-): { stop(): void; check(): void } {
+): { stop(): void; check(): void; checks(): number } {
 	let last = JSON.stringify(initial);
+	let checks = 0;
 	let timer: ReturnType<typeof setTimeout> | undefined;
 	let watchers: FSWatcher[] = [];
 	let closed = false;
@@ -310,6 +311,7 @@ export function watchPreferences(
 		// A directory may have appeared or been replaced: watch the current ones.
 		arm();
 		const next = readPreferences(paths, options);
+		checks++;
 		const text = JSON.stringify(next);
 		if (text === last) return;
 		last = text;
@@ -318,6 +320,8 @@ export function watchPreferences(
 	arm();
 	return {
 		check,
+		// How many times the files were read again: a test waits for the read a change caused.
+		checks: () => checks,
 		stop: () => {
 			closed = true;
 			if (timer) clearTimeout(timer);

@@ -1,10 +1,10 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { stopDeviceServer } from "../support/device-server.ts";
 import { type FakeHome, fakeHome, MAIN } from "../support/fake-home.ts";
 import type { FakeOpenAI } from "../support/fake-openai.ts";
-import { runInPty } from "../support/pty.ts";
+import { type PtyRun, runInPty } from "../support/pty.ts";
 import { seedConversation } from "../support/seed.ts";
 
 let h: FakeHome;
@@ -23,8 +23,22 @@ beforeAll(async () => {
 });
 afterAll(() => h.remove());
 
-const start = (...args: string[]) =>
-	runInPty([process.execPath, MAIN, ...args], { env, cwd: project, cols: 120, rows: 40 });
+// A test that fails leaves no p2 behind: its server would be the next test's (and miss a session seeded meanwhile).
+const runs: PtyRun[] = [];
+afterEach(async () => {
+	for (const run of runs.splice(0)) {
+		run.kill();
+		await run.exited;
+	}
+});
+
+function pty(args: string[], size: { cols: number; rows: number }): PtyRun {
+	const run = runInPty([process.execPath, MAIN, ...args], { env, cwd: project, ...size });
+	runs.push(run);
+	return run;
+}
+
+const start = (...args: string[]) => pty(args, { cols: 120, rows: 40 });
 const text = (lines: string[]) => lines.join("\n");
 
 describe("the chat surface end to end (real server, fake model)", () => {
@@ -55,7 +69,8 @@ describe("the chat surface end to end (real server, fake model)", () => {
 			{ text: "Edited." },
 		);
 		run.type("change it\r");
-		await run.waitFor((s) => s.includes("Edited."), "the tool run to finish");
+		// The last answer shows before its run ends: the next message is typed once nothing is working.
+		await run.waitFor((s) => s.includes("Edited.") && !s.includes("Working"), "the tool run to finish");
 		const screen = text(run.screen());
 		expect(screen).toContain("$ echo one; echo two");
 		expect(screen).toMatch(/Took \d+\.\ds/);
@@ -66,9 +81,9 @@ describe("the chat surface end to end (real server, fake model)", () => {
 
 		fake.enqueue({ hang: true });
 		run.type("wait forever\r");
-		await run.waitFor((s) => s.includes("Working"), "a run that hangs");
+		await run.waitFor((s) => s.includes("Working") && s.includes(" wait forever"), "a run that hangs");
 		run.type("\x1b");
-		await run.waitFor((s) => s.includes("Operation aborted"), "Esc to stop it");
+		await run.waitFor((s) => s.includes("Operation aborted") && !s.includes("Working"), "Esc to stop it");
 
 		fake.enqueue({ text: "first answer", chunks: 10, chunkDelayMs: 150 }, { text: "steered answer" });
 		run.type("first\r");
@@ -93,12 +108,17 @@ describe("the chat surface end to end (real server, fake model)", () => {
 
 	test("--name, --model and --thinking apply to the session that opens; an unknown model is named", async () => {
 		const run = start("--name", "flag session", "--model", "fake/fake-model", "--thinking", "high");
+		// The footer follows the session's state, which may come before the last notice: both are waited for.
 		await run.waitFor(
-			(s) => s.includes("~/proj (main) • flag session") && s.includes("fake-model • high"),
+			(s) =>
+				s.includes("~/proj (main) • flag session") &&
+				s.includes("fake-model • high") &&
+				s.includes("Thinking level: high"),
 			"the flags applied",
 		);
 		// Status lines that follow each other replace each other (pi): the last one stays.
-		expect(text(run.screen())).toContain("Thinking level: high");
+		expect(text(run.screen())).not.toContain("Session name set: flag session");
+		expect(text(run.screen())).not.toContain("Model: fake-model");
 		run.type("\x04");
 		expect(await run.exited).toBe(0);
 
@@ -114,7 +134,7 @@ describe("the chat surface end to end (real server, fake model)", () => {
 	}, 60_000);
 
 	test("scrolled up, the transcript stays on the same line while output grows; Ctrl+End follows again", async () => {
-		const run = runInPty([process.execPath, MAIN], { env, cwd: project, cols: 100, rows: 20 });
+		const run = pty([], { cols: 100, rows: 20 });
 		await run.waitFor((s) => s.includes("fake-model"), "the screen");
 		for (const n of [1, 2, 3]) {
 			fake.enqueue({ text: `answer ${n}\n\n${"line\n\n".repeat(6)}done ${n}` });
@@ -130,9 +150,15 @@ describe("the chat surface end to end (real server, fake model)", () => {
 				.slice(0, 12)
 				.map((l) => l.slice(0, 99).trimEnd());
 		const top = topLines();
-		fake.enqueue({ text: `more output ${"x ".repeat(200)} end of more`, chunks: 8, chunkDelayMs: 80 });
+		// The footer counts output tokens when an answer has ended: a count of its own marks the fourth's end.
+		fake.enqueue({
+			text: `more output ${"x ".repeat(200)} end of more`,
+			chunks: 8,
+			chunkDelayMs: 80,
+			usage: { prompt: 100, completion: 777 },
+		});
 		run.type("question 4\r");
-		await Bun.sleep(1500);
+		await run.waitFor((s) => /↓837\b/.test(s) && !s.includes("Working"), "the fourth answer ended");
 		expect(topLines()).toEqual(top);
 		run.type("\x1b[1;5F");
 		await run.waitFor((s) => s.includes("end of more") && !s.includes("Jump to latest"), "following the end again");
@@ -151,13 +177,10 @@ describe("the chat surface end to end (real server, fake model)", () => {
 		// The stores are written directly: no server may have them open meanwhile (the last test's still runs).
 		await stopDeviceServer(env.P2_DATA_DIR!);
 		const id = seedConversation(env.P2_DATA_DIR!, project, 600);
-		const run = runInPty([process.execPath, MAIN, "--session", id], { env, cwd: project, cols: 100, rows: 20 });
+		const run = pty(["--session", id], { cols: 100, rows: 20 });
 		await run.waitFor((s) => s.includes("Answer 599:"), "the end of the conversation");
-		for (let i = 0; i < 60 && !text(run.screen()).includes("question 0\n"); i++) {
-			run.type("\x1b[1;5H"); // Ctrl+Home
-			await Bun.sleep(150);
-		}
-		await run.waitFor((s) => / question 0\s*\n/.test(s), "the first question");
+		// Ctrl+Home goes to the top of what is loaded; an older page loads above it, so it is pressed until the first.
+		await run.typeUntil("\x1b[1;5H", (s) => / question 0\s*\n/.test(s), "the first question");
 		expect(text(run.screen())).toContain("Answer 1:");
 		run.type("\x04");
 		expect(await run.exited).toBe(0);
@@ -181,12 +204,12 @@ describe("the chat surface end to end (real server, fake model)", () => {
 		run.type("say it\r");
 		await run.waitFor((s) => s.includes("the word is zanzibar"), "the answer");
 		run.type("\x1b[102;6u"); // Ctrl+Shift+F as a CSI u key
-		await Bun.sleep(300);
+		await run.waitFor((s) => s.includes("Find in transcript"), "the search box");
 		run.type("zanzibar");
 		// pi-tui's search box: the query and "current/total" matches.
 		await run.waitFor((s) => /│ zanzibar +1\/1 │/.test(s), "the search box with its match count");
 		run.type("\x1b");
-		await Bun.sleep(200);
+		await run.waitFor((s) => !s.includes("Shift+Enter · ↓ Enter"), "the search box closed");
 		run.type("\x04");
 		expect(await run.exited).toBe(0);
 	}, 60_000);
@@ -200,8 +223,10 @@ describe("the chat surface end to end (real server, fake model)", () => {
 		run.type("/");
 		// pi's list order: /settings first.
 		await run.waitFor((s) => s.includes("→ settings") && s.includes("model"), "the command list");
+		const beforeReload = run.raw().length;
 		run.type("rel\t\r");
-		await Bun.sleep(1500);
+		// The new UI takes the alternate screen again once the old one has left it.
+		await run.waitForOutput("\x1b[?1049h", beforeReload, "the new UI on the screen");
 		await run.waitFor(
 			(s) => s.includes("kept across the reload") && s.includes("fake-model"),
 			"the same session after /reload",

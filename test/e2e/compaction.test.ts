@@ -17,7 +17,7 @@ describe("/compact and /new-context end to end", () => {
 			run.type("hello\r");
 			await run.waitFor((s) => s.includes("Hello back."), "the answer");
 			run.type("/compact");
-			await Bun.sleep(200);
+			await run.waitFor((s) => s.includes("→ compact"), "the command in the list");
 			run.type("\r");
 			await run.waitFor(
 				(s) => s.includes("Error: Compaction failed: Nothing to compact (session too small)"),
@@ -41,7 +41,7 @@ describe("/compact and /new-context end to end", () => {
 			await run.waitFor((s) => s.includes("The answer is 42."), "the answer");
 			h.fake.enqueue({ text: "## Goal\n- The person wanted the answer; it is 42.", chunks: 2, chunkDelayMs: 300 });
 			run.type("/compact");
-			await Bun.sleep(200);
+			await run.waitFor((s) => s.includes("→ compact"), "/compact in the command list");
 			run.type("\r");
 			await run.waitFor((s) => s.includes("Compacting context..."), "the compaction indicator");
 			await run.waitFor((s) => s.includes("[compaction]"), "the compaction block");
@@ -52,7 +52,10 @@ describe("/compact and /new-context end to end", () => {
 			await run.waitFor((s) => s.includes("it is 42."), "the expanded summary");
 			run.type("\x0f");
 			run.type("/new-context we settled on 42");
-			await Bun.sleep(200);
+			await run.waitFor(
+				(s) => /^\/new-context we settled on 42\s*$/m.test(s) && !s.includes("→ "),
+				"the command typed, no completion list open",
+			);
 			run.type("\r");
 			await run.waitFor((s) => s.includes("new context: the model does not see what is above"), "the marker");
 			expect(run.screen().join("\n")).toContain("Handoff: we settled on 42");

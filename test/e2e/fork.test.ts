@@ -15,7 +15,7 @@ describe("/fork end to end", () => {
 			run.type("question two\r");
 			await run.waitFor((s) => s.includes("Answer two."), "the second answer");
 			run.type("/fork");
-			await Bun.sleep(200);
+			await run.waitFor((s) => s.includes("→ fork"), "/fork in the command list");
 			run.type("\r");
 			await run.waitFor(
 				(s) => s.includes("Fork from Message") && s.includes("› question two") && s.includes("Message 2 of 2"),
@@ -29,10 +29,10 @@ describe("/fork end to end", () => {
 			);
 			// pi's double Escape on an empty editor: the session tree (doubleEscapeAction "tree"), the fork under its session.
 			run.type("\x15");
-			await Bun.sleep(100);
-			run.type("\x1b");
-			await Bun.sleep(120);
-			run.type("\x1b");
+			await run.waitFor((s) => !/^question two\s*$/m.test(s), "the editor empty");
+			// Two Escapes as a kitty-protocol terminal sends them: two keys even when read in one chunk (two bare
+			// ESC bytes read together are Alt+Escape).
+			run.type("\x1b[27u\x1b[27u");
 			await run.waitFor((s) => s.includes("Resume Session") && s.includes("└─"), "the session tree");
 		} finally {
 			run.kill();

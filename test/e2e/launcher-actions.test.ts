@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { chmodSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { type FakeHome, fakeHome, MAIN } from "../support/fake-home.ts";
 import { type PtyRun, runInPty } from "../support/pty.ts";
+import { waitUntil } from "../support/wait.ts";
 
 let h: FakeHome;
 let editor: string;
@@ -56,22 +57,21 @@ describe("the launcher's actions end to end", () => {
 			await run.waitFor((s) => s.includes("Copied 19 characters to the clipboard"), "copied after consent");
 			expect(copied.length).toBe(2);
 
-			// While a selector has the keys, the launcher leaves its own to it: Ctrl+X copies nothing here.
+			// While a selector has the keys, the launcher leaves its own to it: Ctrl+X copies nothing here. (The UI
+			// tells the launcher who has the keys before the screen that shows the selector.) A copy would write to
+			// the terminal as soon as the UI answered; Ctrl+G's round trip below is answered after it and ends later.
 			run.type("\x0c");
 			await run.waitFor((s) => s.includes("Model Name:"), "the model selector");
-			await Bun.sleep(200);
 			run.type("\x18");
-			await Bun.sleep(300);
-			expect(copied.length).toBe(2);
 			run.type("\x1b");
 			await run.waitFor((s) => !s.includes("Model Name:"), "the selector closed");
-			await Bun.sleep(200);
 
 			run.type("a draft");
 			await run.waitFor((s) => s.includes("a draft"), "the draft");
 			run.type("\x07");
 			await run.waitFor((s) => s.includes("a draft and more from the editor"), "the edited text back in the editor");
 			await run.waitFor((s) => s.includes("fake-model"), "the screen redrawn");
+			expect(copied.length).toBe(2);
 		} finally {
 			run.kill();
 			await run.exited;
@@ -83,8 +83,12 @@ describe("the launcher's actions end to end", () => {
 		const run = runInPty([process.execPath, MAIN], { env: h.env, cwd: h.home, cols: 120, rows: 40 });
 		try {
 			await run.waitFor((s) => s.includes("fake-model"), "the chat");
+			const before = run.raw().length;
 			run.type("\x1a");
-			await Bun.sleep(800);
+			// The launcher lends the terminal out (leaving the alternate screen) and takes it back when the stop
+			// did not happen: the worker's screen modes come back, and keys count again.
+			await run.waitForOutput("\x1b[?1049l", before, "the terminal lent out");
+			await run.waitForOutput("\x1b[?1049h", run.raw().indexOf("\x1b[?1049l", before), "the terminal taken back");
 			run.type("still here");
 			await run.waitFor((s) => s.includes("still here") && s.includes("fake-model"), "the UI back, taking keys");
 		} finally {
@@ -130,8 +134,13 @@ describe("the launcher's actions end to end", () => {
 				expect(run.screen().join("\n")).toContain(`Into: ${join(h.home, "Downloads", "p2")}`);
 				await run.waitFor((s) => s.includes("Enter or y: confirm"), "the question ready to confirm");
 				run.type("y");
-				await run.waitFor((s) => s.includes("Saved spec.txt in your download folder"), "saved");
-				expect(readFileSync(join(h.home, "Downloads", "p2", expected), "utf8")).toBe("the attached spec says hello");
+				// The second save's notice reads as the first's did: the new file is what shows it was saved.
+				const saved = join(h.home, "Downloads", "p2", expected);
+				await waitUntil(
+					() => existsSync(saved) && readFileSync(saved, "utf8") === "the attached spec says hello",
+					`${expected} saved`,
+				);
+				await run.waitFor((s) => s.includes("Saved spec.txt in your download folder"), "the notice");
 			}
 		} finally {
 			run.kill();

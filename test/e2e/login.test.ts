@@ -20,7 +20,7 @@ describe("/login end to end", () => {
 			run.type("\r");
 			await run.waitFor((s) => s.includes("Select authentication method:"), "the method selector");
 			run.type("\x1b[B");
-			await Bun.sleep(100);
+			await run.waitFor((s) => s.includes("→ Sign in with an API key"), "the API key method selected");
 			run.type("\r");
 			await run.waitFor((s) => s.includes("Select provider to configure:"), "the provider selector");
 			for (const c of "anthropic") run.type(c);
@@ -41,11 +41,15 @@ describe("/login end to end", () => {
 			run.type("/model claude");
 			await run.waitFor((s) => s.includes("anthropic/claude"), "anthropic's models in the completion");
 			run.type("\x15");
-			await Bun.sleep(100);
+			await run.waitFor((s) => !s.includes("/model claude"), "the editor cleared");
 			run.type("/logout anthropic");
-			await Bun.sleep(300);
+			await run.waitFor((s) => /→ anthropic +Anthropic ✓ configured/.test(s), "the provider completion");
+			// As in pi, Enter on the argument menu takes the completion; the next Enter runs the command.
 			run.type("\r");
-			await Bun.sleep(100);
+			await run.waitFor(
+				(s) => /^\/logout anthropic\s*$/m.test(s) && !s.includes("✓ configured"),
+				"the completion taken",
+			);
 			run.type("\r");
 			await run.waitFor((s) => s.includes("Logged out of Anthropic"), "signed out");
 			expect(JSON.parse(readFileSync(join(h.data, "auth.json"), "utf8")).anthropic).toBeUndefined();

@@ -39,14 +39,20 @@ describe("models and thinking end to end", () => {
 			for (const c of "second") run.type(c);
 			await run.waitFor((s) => s.includes("Model Name: Second Model"), "the search");
 			run.type("\r");
-			await run.waitFor((s) => s.includes("second-model • medium"), "the footer on the new model");
-			expect(run.screen().join("\n")).toContain("Model: second-model");
+			// The footer follows the session's state, which may come before the notice: both are waited for.
+			await run.waitFor(
+				(s) => s.includes("second-model • medium") && s.includes("Model: second-model"),
+				"the footer on the new model, and the notice",
+			);
 
 			// As in pi, Enter on the argument menu takes the completion; the next Enter runs the command.
 			run.type("/thinking high");
 			await run.waitFor((s) => s.includes("Deep reasoning"), "the argument completion");
 			run.type("\r");
-			await Bun.sleep(100);
+			await run.waitFor(
+				(s) => /^\/thinking high\s*$/m.test(s) && !s.includes("Deep reasoning"),
+				"the completion taken",
+			);
 			run.type("\r");
 			await run.waitFor((s) => s.includes("second-model • high"), "the footer with the level");
 			h.fake.enqueue({ text: "From the second model." });
@@ -66,7 +72,7 @@ describe("models and thinking end to end", () => {
 			run.type("/model\r");
 			await run.waitFor((s) => s.includes("Model Name:"), "the selector again");
 			run.type("\x1b[B");
-			await Bun.sleep(100);
+			await run.waitFor((s) => /→ .*second-model/.test(s), "the second model selected");
 			run.type("\x13");
 			await run.waitFor((s) => s.includes("Default model: fake/second-model"), "Ctrl+S");
 			const settings = JSON.parse(readFileSync(join(h.data, "settings.json"), "utf8"));

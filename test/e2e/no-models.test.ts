@@ -24,7 +24,7 @@ test("with no model configured, the owner is told where to configure one, as pi 
 		await run.waitFor((s) => !s.includes("Sending: hello there"), "the send no longer pending");
 		expect(run.screen().join("\n")).toContain("hello there");
 		run.type("\x15");
-		await Bun.sleep(100);
+		await run.waitFor((s) => !s.includes("hello there"), "the editor empty");
 		run.type("\x04");
 		expect(await run.exited).toBe(0);
 	} finally {

@@ -1,9 +1,11 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { existsSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { lockDataDir } from "../../src/server/store/data-dir-lock.ts";
 import { type FakeHome, fakeHome, MAIN } from "../support/fake-home.ts";
 import type { FakeOpenAI } from "../support/fake-openai.ts";
 import { runInPty } from "../support/pty.ts";
+import { waitUntil } from "../support/wait.ts";
 
 let h: FakeHome;
 let env: Record<string, string>;
@@ -22,9 +24,21 @@ async function serve() {
 		stdout: "ignore",
 		stderr: "ignore",
 	});
-	const info = join(data, "server.json");
-	for (let i = 0; i < 200 && !existsSync(info); i++) await Bun.sleep(50);
+	await waitUntil(
+		() => servedBy(join(data, "server.json")) === server.pid,
+		"server.json naming the new server",
+		30_000,
+	);
 	return server;
+}
+
+/** The pid server.json names, once it is there and whole. */
+function servedBy(path: string): number | undefined {
+	try {
+		return JSON.parse(readFileSync(path, "utf8")).pid;
+	} catch {
+		return undefined;
+	}
 }
 
 test("a message sent while this device's server is away waits, then goes once when it is back", async () => {
@@ -35,15 +49,24 @@ test("a message sent while this device's server is away waits, then goes once wh
 	run.type("before\r");
 	await run.waitFor((s) => s.includes("first answer"), "an answer while connected");
 
+	// The launcher starts a server of its own when it finds none. To keep this device's server away for as long
+	// as the test needs, the launcher is stopped while the server goes and this test takes the data directory,
+	// and again while the directory passes to the server that comes back.
+	process.kill(run.pid, "SIGSTOP");
 	server.kill("SIGTERM");
 	await server.exited;
+	const away = lockDataDir(data);
+	process.kill(run.pid, "SIGCONT");
 	await run.waitFor((s) => s.includes("Reconnecting to the server"), "the reconnecting line");
 	run.type("while away\r");
 	await run.waitFor((s) => s.includes("Sending: while away"), "the held message");
 	const requestsBefore = fake.requests.length;
 
 	fake.enqueue({ text: "answer after the server came back" });
+	process.kill(run.pid, "SIGSTOP");
+	away.release();
 	server = await serve();
+	process.kill(run.pid, "SIGCONT");
 	await run.waitFor((s) => s.includes("answer after the server came back"), "the held message answered", 30_000);
 	expect(text(run.screen())).not.toContain("Sending: while away");
 	const sent = fake.requests.slice(requestsBefore).map((r) => JSON.stringify(r));

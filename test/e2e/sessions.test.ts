@@ -40,7 +40,7 @@ describe("sessions end to end", () => {
 			run.type("\t");
 			await run.waitFor((s) => s.includes("Resume Session (All)") && s.includes("alpha work"), "all sessions");
 			for (const c of "alpha") run.type(c);
-			await run.waitFor((s) => !s.includes("› beta work"), "the filter");
+			await run.waitFor((s) => s.includes("› alpha work") && !s.includes("› beta work"), "the filter on alpha");
 			run.type("\r");
 			await run.waitFor(() => footer().includes("alpha work"), "the first session resumed");
 			await run.waitFor((s) => s.includes("remember the zebra crossing"), "its transcript");

@@ -17,19 +17,22 @@ afterAll(async () => {
 
 const DOWN = "\x1b[B";
 
-/** Opens /share on the owner's screen and moves the cursor `down` rows. */
-async function openShare(run: PtyRun, down = 0) {
+/** The share sheet's title line (the command list's "Share this session: …" is not it). */
+const SHEET = /^ Share this session\s*$/m;
+
+/** Opens /share on the owner's screen and moves the cursor `down` rows, onto the row that starts with `row`. */
+async function openShare(run: PtyRun, down = 0, row = "View-only link") {
 	run.type("/share");
-	await Bun.sleep(150);
+	await run.waitFor((s) => s.includes("→ share"), "/share in the command list");
 	run.type("\r");
-	await run.waitFor((s) => s.includes("Share this session"), "the share sheet");
+	await run.waitFor((s) => SHEET.test(s), "the share sheet");
 	for (let i = 0; i < down; i++) run.type(DOWN);
-	await Bun.sleep(100);
+	await run.waitFor((s) => s.includes(`→ ${row}`), `the cursor on ${row}`);
 }
 
 async function closeShare(run: PtyRun) {
 	run.type("\x1b");
-	await run.waitFor((s) => !s.includes("Share this session"), "the share sheet to close");
+	await run.waitFor((s) => !SHEET.test(s), "the share sheet to close");
 }
 
 describe("sharing end to end: an owner and a --join guest, each with their own launcher and HOME", () => {
@@ -47,7 +50,7 @@ describe("sharing end to end: an owner and a --join guest, each with their own l
 			const link = /(http:\/\/127\.0\.0\.1:\d+\/join\/[A-Za-z0-9_-]{43})/.exec(own.screen().join("\n"))?.[1];
 			expect(link).toBeDefined();
 			own.type("n");
-			await own.waitFor((s) => s.includes("Share this session"), "back on the share sheet");
+			await own.waitFor((s) => SHEET.test(s) && !/\/join\//.test(s), "back on the share sheet");
 			await closeShare(own);
 
 			visitor = runInPty([process.execPath, MAIN, "--join", link!], {
@@ -70,13 +73,17 @@ describe("sharing end to end: an owner and a --join guest, each with their own l
 			await g.waitFor((s) => s.includes("what do you say") && s.includes("Streaming"), "the answer on the guest");
 			await g.waitFor((s) => s.includes("watches this session"), "the whole answer on the guest");
 
-			// A view guest has no editor: typing sends nothing.
+			// A view guest has no editor: typing sends nothing. Ctrl+O's notice after it shows the typing was taken
+			// (and not left for the editor that comes with full access); the guest's next message, sent after it on
+			// the same connection, shows nothing came before.
 			g.type("sneaky\r");
-			await Bun.sleep(400);
-			expect(own.screen().join("\n")).not.toContain("sneaky");
+			g.type("\x0f");
+			await g.waitFor((s) => s.includes("Tool output: expanded"), "Ctrl+O taken after the typing");
+			g.type("\x0f");
+			await g.waitFor((s) => s.includes("Tool output: collapsed"), "Ctrl+O again");
 
 			// Promoted live: the editor appears, and the message carries the guest's name on the owner's side.
-			await openShare(own, 3);
+			await openShare(own, 3, "Ana (unverified)");
 			own.type("\t");
 			await g.waitFor((s) => s.includes("guest · Ana (unverified) · full access"), "full access on the guest");
 			await g.waitFor((s) => s.includes("The owner gave you full access"), "the guest told");
@@ -86,6 +93,8 @@ describe("sharing end to end: an owner and a --join guest, each with their own l
 			g.type("hello from ana\r");
 			await own.waitFor((s) => s.includes("Ana (unverified): hello from ana"), "the attributed message");
 			await own.waitFor((s) => s.includes("Hello Ana"), "the answer");
+			expect(own.screen().join("\n")).not.toContain("sneaky");
+			expect(JSON.stringify(owner.fake.requests)).not.toContain("sneaky");
 
 			// Sessions, models, sign-in and sharing are the owner's: a guest gets a line saying so, never a catalog.
 			const ownerOnly: [string, string][] = [
@@ -98,14 +107,14 @@ describe("sharing end to end: an owner and a --join guest, each with their own l
 			];
 			for (const [command, line] of ownerOnly) {
 				g.type(command);
-				await Bun.sleep(150);
+				await g.waitFor((s) => s.split("\n").some((l) => l.trimEnd() === command), `${command} typed`);
 				g.type("\r");
 				await g.waitFor((s) => s.includes(line), `${command} refused on the guest`);
 				g.type("\x15");
 			}
 
 			// Approval mode: the guest's message waits, marked, until the owner accepts it.
-			await openShare(own, 2);
+			await openShare(own, 2, "Approve guests' messages");
 			own.type("\r");
 			await own.waitFor((s) => s.includes("Approve guests' messages: on"), "approval on");
 			g.type("may I\r");
@@ -114,7 +123,7 @@ describe("sharing end to end: an owner and a --join guest, each with their own l
 			expect(owner.fake.requests.length).toBe(2);
 			owner.fake.enqueue({ hang: true });
 			for (let i = 0; i < 2; i++) own.type(DOWN);
-			await Bun.sleep(100);
+			await own.waitFor((s) => /→ .*Ana: may I/.test(s), "the cursor on the waiting message");
 			own.type("\r");
 			await own.waitFor((s) => s.includes("Ana (unverified): may I"), "the accepted message in the transcript");
 			await owner.fake.waitForRequest(3);
@@ -127,7 +136,7 @@ describe("sharing end to end: an owner and a --join guest, each with their own l
 			await g.waitFor((s) => s.includes("Joined as Ana (unverified) · read-only"), "the read-only bar again");
 			await closeShare(own);
 			own.type("\x1b");
-			await Bun.sleep(300);
+			await own.waitFor((s) => s.includes("Operation aborted"), "the hanging run stopped");
 
 			// A reset ends the old link: the guest's launcher says so and asks for a new one.
 			await openShare(own);

@@ -20,7 +20,7 @@ describe("@ files and Tab paths end to end", () => {
 			await run.waitFor((s) => /look at @src\/parser\.ts\s*$/m.test(s), "the @ path in the editor");
 			run.type("\x15");
 			run.type("cat no");
-			await Bun.sleep(100);
+			await run.waitFor((s) => /^cat no\s*$/m.test(s), "the path typed");
 			run.type("\t");
 			await run.waitFor((s) => /^cat notes\.md\s*$/m.test(s), "Tab completed the path");
 			run.type("\x15");
@@ -41,12 +41,21 @@ describe("! commands end to end", () => {
 			await run.waitFor((s) => /^!not-this\s*$/m.test(s), "bash mode in the editor");
 			run.type("\x1b");
 			await run.waitFor((s) => !s.includes("!not-this"), "the editor cleared");
+			// Each command's block is shown while it runs: the next one is typed once it has ended, and the Escape
+			// once the long one's own block runs (an earlier block's "Running" is not it).
+			const ended = (s: string) => !s.includes("Running...");
 			run.type("!echo hello-from-bash\r");
-			await run.waitFor((s) => s.includes("$ echo hello-from-bash") && s.includes(" hello-from-bash"), "the block");
+			await run.waitFor(
+				(s) => s.includes("$ echo hello-from-bash") && s.includes(" hello-from-bash") && ended(s),
+				"the block",
+			);
 			run.type("!!echo kept-private\r");
-			await run.waitFor((s) => s.includes("$ echo kept-private"), "the !! block");
+			await run.waitFor((s) => s.includes("$ echo kept-private") && ended(s), "the !! block");
 			run.type("!sleep 30\r");
-			await run.waitFor((s) => s.includes("Running... (escape to cancel)"), "the running command");
+			await run.waitFor(
+				(s) => s.includes("$ sleep 30") && s.includes("Running... (escape to cancel)"),
+				"the running command",
+			);
 			run.type("\x1b");
 			await run.waitFor((s) => s.includes("(cancelled)"), "the cancelled command");
 			h.fake.enqueue({ text: "Noted." });

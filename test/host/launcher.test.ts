@@ -87,7 +87,7 @@ describe("launcher", () => {
 			host.post({ kind: "ready" });
 		} };`;
 		const terminal = new FakeTerminal();
-		const result = launch(bundle, terminal, { heartbeatMs: 100, heartbeatTimeoutMs: 700 }, "/home/secret", {
+		const result = launch(bundle, terminal, { heartbeatMs: 100, heartbeatTimeoutMs: 2000 }, "/home/secret", {
 			snapshotMs: 50,
 		});
 		await terminal.until("REASON:start:none;");

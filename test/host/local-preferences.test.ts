@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { preferencePaths, readBounded, readPreferences, watchPreferences } from "../../src/host/local-preferences.ts";
 import type { Preferences } from "../../src/protocol/preferences.ts";
 import { BUILTIN_THEMES } from "../../src/ui/theme/builtin.ts";
+import { waitUntil } from "../support/wait.ts";
 
 let home = "";
 afterEach(() => {
@@ -97,24 +98,26 @@ describe("the person's preferences", () => {
 		const seen: Preferences[] = [];
 		const watcher = watchPreferences(paths, {}, initial, (p) => seen.push(p));
 		try {
-			// Nothing of pi's exists yet: HOME is watched, then each directory as it appears.
-			mkdirSync(join(home, ".pi"));
-			await Bun.sleep(200);
-			mkdirSync(paths.agentDir);
-			await Bun.sleep(200);
+			// Nothing of pi's exists yet: HOME is watched, then each directory as it appears (by the next read).
+			const readAfter = async (change: () => void, what: string) => {
+				const before = watcher.checks();
+				change();
+				await waitUntil(() => watcher.checks() > before, `the read after ${what}`);
+			};
+			await readAfter(() => mkdirSync(join(home, ".pi")), "~/.pi appeared");
+			await readAfter(() => mkdirSync(paths.agentDir), "~/.pi/agent appeared");
 			write(join(paths.agentDir, "keybindings.json"), { "app.tools.expand": "alt+o" });
-			for (let i = 0; i < 50 && seen.length === 0; i++) await Bun.sleep(20);
+			await waitUntil(() => seen.length > 0, "the new keybindings posted");
+			expect(seen).toHaveLength(1);
 			expect(seen.at(-1)?.keybindings).toEqual({ "app.tools.expand": ["alt+o"] });
-			const count = seen.length;
 			mkdirSync(paths.p2Dir, { recursive: true });
 			write(join(paths.p2Dir, "prefs.json"), { theme: "light" });
-			for (let i = 0; i < 50 && seen.length === count; i++) await Bun.sleep(20);
+			await waitUntil(() => seen.length > 1, "the new theme posted");
+			expect(seen).toHaveLength(2);
 			expect(seen.at(-1)?.theme).toBe("light");
-			// Writing the same content again posts nothing.
-			const settled = seen.length;
-			write(join(paths.p2Dir, "prefs.json"), { theme: "light" });
-			await Bun.sleep(300);
-			expect(seen.length).toBe(settled);
+			// The same content written again is read again and posts nothing.
+			await readAfter(() => write(join(paths.p2Dir, "prefs.json"), { theme: "light" }), "the same content");
+			expect(seen).toHaveLength(2);
 		} finally {
 			watcher.stop();
 		}

@@ -6,6 +6,8 @@ import { bashTool } from "../../src/server/agent/tools/bash.ts";
 import { displayDiff, editTool } from "../../src/server/agent/tools/edit.ts";
 import { readTool } from "../../src/server/agent/tools/read.ts";
 import { writeTool } from "../../src/server/agent/tools/write.ts";
+import { processEnded } from "../support/processes.ts";
+import { waitForValue, waitUntil } from "../support/wait.ts";
 
 let dir: string;
 beforeEach(() => {
@@ -182,15 +184,21 @@ describe("bash", () => {
 
 	test("abort ends the command and everything it started", async () => {
 		const marker = join(dir, "survivor");
+		const pidFile = join(dir, "survivor.pid");
 		const controller = new AbortController();
 		const run = bashTool(dir, spill()).execute(
 			"t",
-			{ command: `(sleep 1; touch ${marker}) & sleep 5` },
+			{ command: `(echo $BASHPID > ${pidFile}.tmp; mv ${pidFile}.tmp ${pidFile}; sleep 1; touch ${marker}) & sleep 5` },
 			controller.signal,
 		);
-		setTimeout(() => controller.abort(), 200);
+		const pid = await waitForValue(
+			() => (existsSync(pidFile) ? Number(readFileSync(pidFile, "utf8")) : undefined),
+			"the background subshell to start",
+		);
+		controller.abort();
 		await expect(run).rejects.toThrow("Command aborted");
-		await Bun.sleep(1300);
+		// Once the subshell has ended it can touch nothing more: a subshell left running would end only after its touch.
+		await waitUntil(() => processEnded(pid), "the background subshell to end", 20_000);
 		expect(existsSync(marker)).toBe(false);
 	});
 

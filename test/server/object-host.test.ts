@@ -6,6 +6,7 @@ import { ObjectClient } from "../../src/protocol/object-client.ts";
 import { ObjectHost } from "../../src/server/objects/host.ts";
 import { LiveState } from "../../src/server/objects/live-state.ts";
 import type { Principal } from "../../src/server/objects/principal.ts";
+import { waitForState } from "../support/p2-server.ts";
 
 const CounterState = type({ count: "number.integer", log: "string" });
 const counter = defineContract({
@@ -74,8 +75,6 @@ const owner: Principal = { role: "owner", id: "owner:1", name: "owner" };
 const viewer: Principal = { role: "view", id: "guest:1", name: "Ann", session: "s" };
 const full: Principal = { role: "full", id: "guest:2", name: "Bo", session: "s" };
 
-const flush = () => new Promise((r) => setTimeout(r, 0));
-
 describe("object host and client", () => {
 	test("open gives a snapshot; calls patch every replica", async () => {
 		const { host } = setup();
@@ -86,7 +85,9 @@ describe("object host and client", () => {
 		await Promise.all([ra.ready, rb.ready]);
 		expect(await ra.call("add", { by: 2 })).toEqual({ count: 2 });
 		expect(await rb.call("add", { by: 3 })).toEqual({ count: 5 });
-		await flush();
+		// Patches reach each replica after the answers; the log shows both calls in order.
+		await waitForState(ra, (s) => s.count === 5);
+		await waitForState(rb, (s) => s.count === 5);
 		expect(ra.state).toEqual({ count: 5, log: "+2+3" });
 		expect(rb.state).toEqual({ count: 5, log: "+2+3" });
 		expect(a.client.hello).toEqual({ role: "owner", name: "owner" });

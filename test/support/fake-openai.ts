@@ -27,8 +27,8 @@ export interface FakeOpenAI {
 	readonly authorizations: (string | null)[];
 	/** Consumed one per request; an empty queue answers with the text "ok". */
 	enqueue(...replies: FakeReply[]): void;
-	/** Resolves when the n-th request (1-based, counting all so far) has arrived. */
-	waitForRequest(n: number): Promise<unknown>;
+	/** Resolves when the n-th request (1-based, counting all so far) has arrived; rejects after `timeoutMs`. */
+	waitForRequest(n: number, timeoutMs?: number): Promise<unknown>;
 	stop(): Promise<void>;
 }
 
@@ -154,9 +154,22 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
 		enqueue: (...replies) => {
 			queue.push(...replies);
 		},
-		waitForRequest(n) {
+		waitForRequest(n, timeoutMs = 20_000) {
 			if (requests.length >= n) return Promise.resolve(requests[n - 1]);
-			return new Promise((resolve) => waiters.push({ n, resolve }));
+			return new Promise((resolve, reject) => {
+				const timer = setTimeout(() => {
+					waiters.splice(waiters.indexOf(waiter), 1);
+					reject(new Error(`timed out waiting for request ${n} (${requests.length} so far)`));
+				}, timeoutMs);
+				const waiter = {
+					n,
+					resolve: (body: unknown) => {
+						clearTimeout(timer);
+						resolve(body);
+					},
+				};
+				waiters.push(waiter);
+			});
 		},
 		async stop() {
 			server.stop(true);

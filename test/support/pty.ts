@@ -6,12 +6,22 @@ export interface PtyRun {
 	screen(): string[];
 	type(data: string): void;
 	waitFor(predicate: (screen: string) => boolean, what: string, timeoutMs?: number): Promise<void>;
+	/**
+	 * Types `data` again and again (paced, not on every poll) until the screen satisfies `predicate`: for a key
+	 * that must be pressed an unknown number of times, e.g. Ctrl+Home until the oldest page has loaded.
+	 */
+	typeUntil(data: string, predicate: (screen: string) => boolean, what: string, timeoutMs?: number): Promise<void>;
+	/** Waits until the program has written `text` at or after offset `from` of `raw()`. */
+	waitForOutput(text: string, from: number, what: string, timeoutMs?: number): Promise<void>;
 	readonly exited: Promise<number>;
 	readonly pid: number;
 	/** Every byte the program wrote, decoded, as the terminal received it. */
 	raw(): string;
 	kill(): void;
 }
+
+/** How often `typeUntil` types its key again while the screen is not there yet. */
+const TYPE_AGAIN_MS = 150;
 
 /** Runs a command in a real pseudo-terminal, read through a headless terminal emulator that answers queries. */
 export function runInPty(
@@ -24,6 +34,11 @@ export function runInPty(
 	let pending = Promise.resolve();
 	const decoder = new TextDecoder();
 	let raw = "";
+	let closed!: () => void;
+	/** The pty's end of file: everything the program wrote has been read. */
+	const drained = new Promise<void>((resolve) => {
+		closed = resolve;
+	});
 	const proc = Bun.spawn(cmd, {
 		cwd: options.cwd,
 		env: options.env,
@@ -35,6 +50,9 @@ export function runInPty(
 				raw += decoder.decode(copy, { stream: true });
 				pending = pending.then(() => new Promise<void>((resolve) => term.write(copy, resolve)));
 			},
+			exit() {
+				closed();
+			},
 		},
 	});
 	// The emulator's answers (DA, colors, cursor reports) go back to the program, as a real terminal's do.
@@ -45,24 +63,47 @@ export function runInPty(
 		for (let i = 0; i < rows; i++) lines.push(buffer.getLine(buffer.viewportY + i)?.translateToString(true) ?? "");
 		return lines;
 	};
+	async function waitFor(predicate: (screen: string) => boolean, what: string, timeoutMs = 15000) {
+		const deadline = Date.now() + timeoutMs;
+		for (;;) {
+			await pending;
+			const text = screen().join("\n");
+			if (predicate(text)) return;
+			if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; screen:\n${text}`);
+			await Bun.sleep(25);
+		}
+	}
 	return {
 		term,
 		screen,
 		type(data) {
 			proc.terminal?.write(data);
 		},
-		async waitFor(predicate, what, timeoutMs = 15000) {
+		waitFor,
+		async typeUntil(data, predicate, what, timeoutMs = 30_000) {
+			let typedAt = 0;
+			await waitFor(
+				(text) => {
+					if (predicate(text)) return true;
+					if (Date.now() - typedAt >= TYPE_AGAIN_MS) {
+						proc.terminal?.write(data);
+						typedAt = Date.now();
+					}
+					return false;
+				},
+				what,
+				timeoutMs,
+			);
+		},
+		async waitForOutput(text, from, what, timeoutMs = 15000) {
 			const deadline = Date.now() + timeoutMs;
-			for (;;) {
-				await pending;
-				const text = screen().join("\n");
-				if (predicate(text)) return;
-				if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; screen:\n${text}`);
+			while (!raw.includes(text, from)) {
+				if (Date.now() > deadline) throw new Error(`timed out waiting for ${what} in the output`);
 				await Bun.sleep(25);
 			}
 		},
 		exited: proc.exited.then(async (code) => {
-			await Bun.sleep(50);
+			await drained;
 			await pending;
 			return code;
 		}),

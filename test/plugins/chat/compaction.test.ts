@@ -169,9 +169,13 @@ describe("automatic compaction", () => {
 		server.fake.enqueue({ text: "fine", usage: { prompt: 50_000, completion: 500 } });
 		await chat.call("send", { text: "hello", mode: "steer", requestId: rid() });
 		await waitForState(chat, (s) => s.live === null && s.entries.at(-1)?.kind === "assistant");
-		await Bun.sleep(100);
-		expect(chat.state?.compacting).toBeNull();
-		expect(server.fake.requests).toHaveLength(1);
+		// A compaction would start as the run ends, before the next message: that one's answer shows there was none.
+		server.fake.enqueue({ text: "still fine", usage: { prompt: 50_600, completion: 500 } });
+		await chat.call("send", { text: "and again", mode: "steer", requestId: rid() });
+		const state = await waitForState(chat, (s) => s.live === null && s.entries.at(-1)?.kind === "assistant");
+		expect(state.entries.some((e) => e.kind === "compaction")).toBe(false);
+		expect(state.compacting).toBeNull();
+		expect(server.fake.requests).toHaveLength(2);
 	});
 });
 

@@ -56,9 +56,14 @@ function screen() {
 	});
 	tui.setLayoutRoot(chat.root);
 	tui.start();
+	/** Renders now, again until a render changes nothing (a render may ask for the next, e.g. to scroll). */
 	const frame = async () => {
-		tui.requestRender();
-		await Bun.sleep(30);
+		for (let i = 0; i < 10; i++) {
+			const before = tui.getScreenLines().join("\n");
+			tui.renderNow();
+			if (i > 0 && tui.getScreenLines().join("\n") === before) return;
+		}
+		throw new Error("the screen kept changing");
 	};
 	return {
 		tui,

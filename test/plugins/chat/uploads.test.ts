@@ -6,7 +6,7 @@ import { chatContract } from "../../../src/plugins/chat/contract.ts";
 import { cleanName, sniffType } from "../../../src/plugins/chat/uploads.ts";
 import { sessionsContract } from "../../../src/plugins/sessions/contract.ts";
 import { DEVICE_TOKEN_HEADER } from "../../../src/protocol/server-info.ts";
-import { startTestServer, type TestServer } from "../../support/p2-server.ts";
+import { startTestServer, type TestServer, waitForState } from "../../support/p2-server.ts";
 
 let ts: TestServer;
 let session = "";
@@ -64,7 +64,7 @@ describe("uploads and messages with files", () => {
 		const sent = JSON.stringify(body.messages.at(-1));
 		expect(sent).toContain('<file name=\\"plan.md\\">\\nstep one\\nstep two\\n</file>');
 		expect(sent).toContain("[image shot.png: fake-model does not take images]");
-		for (let i = 0; i < 300 && chat.state?.live; i++) await Bun.sleep(10);
+		await waitForState(chat, (s) => s.live === null);
 		await expect(
 			chat.call("send", {
 				text: "",

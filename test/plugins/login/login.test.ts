@@ -6,6 +6,7 @@ import { loginContract } from "../../../src/plugins/login/contract.ts";
 import { modelsContract } from "../../../src/plugins/models/contract.ts";
 import { keyedProvider, loopbackOAuthProvider, startLoopbackAuthServer } from "../../support/fake-login-providers.ts";
 import { startTestServer, type TestServer } from "../../support/p2-server.ts";
+import { waitForValue, waitUntil } from "../../support/wait.ts";
 
 const SECRET = "sk-keyed-very-secret-1234";
 let ts: TestServer;
@@ -21,15 +22,6 @@ afterAll(async () => {
 	await ts.stop();
 	auth.stop();
 });
-
-async function until<T>(read: () => T | undefined, what: string): Promise<T> {
-	for (let i = 0; i < 200; i++) {
-		const value = read();
-		if (value !== undefined) return value;
-		await Bun.sleep(10);
-	}
-	throw new Error(`timed out waiting for ${what}`);
-}
 
 describe("signing the server in", () => {
 	test("an API key: a secret question, the key stored 0600 on the server, never sent back; the models become usable", async () => {
@@ -52,15 +44,15 @@ describe("signing the server in", () => {
 			console[name] = (...args: unknown[]) => void logged.push(args.map(String).join(" "));
 		}
 		const { flow } = await login.call("start", { provider: "keyed", method: "api_key" });
-		const prompt = await until(() => login.state?.flow?.prompt ?? undefined, "the key question");
+		const prompt = await waitForValue(() => login.state?.flow?.prompt ?? undefined, "the key question");
 		expect(prompt).toMatchObject({ type: "secret", message: "Enter Keyed API key" });
 		await login.call("answer", { flow, prompt: prompt.id, value: SECRET });
-		await until(() => (login.state?.flow?.status === "done" ? true : undefined), "the sign-in to finish");
+		await waitUntil(() => login.state?.flow?.status === "done", "the sign-in to finish");
 		// The server had a model already (models.json's): the sign-in chooses none (pi).
 		expect(login.state?.flow?.selected).toBeUndefined();
 		Object.assign(console, originals);
 		for (const line of logged) expect(line).not.toContain(SECRET);
-		await until(() => (models.state?.models.some((m) => m.id === "keyed-model") ? true : undefined), "the model");
+		await waitUntil(() => models.state?.models.some((m) => m.id === "keyed-model"), "the model");
 		expect(login.state!.providers.find((p) => p.id === "keyed")!.signedIn).toBe("api_key");
 
 		// The key signs requests to the provider, and lives only in the server's auth.json.
@@ -78,7 +70,7 @@ describe("signing the server in", () => {
 		expect(ts.fake.authorizations.at(-1)).toBe(`Bearer ${SECRET}`);
 
 		await login.call("logout", { provider: "keyed" });
-		await until(() => (models.state?.models.some((m) => m.provider === "keyed") ? undefined : true), "logout");
+		await waitUntil(() => !models.state?.models.some((m) => m.provider === "keyed"), "logout");
 		expect(JSON.parse(readFileSync(file, "utf8")).keyed).toBeUndefined();
 		c.close();
 	});
@@ -91,24 +83,24 @@ describe("signing the server in", () => {
 			apiKey: null,
 		});
 		const bad = await login.call("start", { provider: "loopy", method: "oauth" });
-		const first = await until(() => login.state?.flow?.prompt ?? undefined, "the code question");
+		const first = await waitForValue(() => login.state?.flow?.prompt ?? undefined, "the code question");
 		expect(login.state!.flow!.events).toEqual([
 			{ type: "auth_url", url: `${auth.origin}/authorize?client=p2`, instructions: "Open it and sign in" },
 			{ type: "progress", message: "Waiting for the code…" },
 		]);
 		await login.call("answer", { flow: bad.flow, prompt: first.id, value: "wrong-code" });
-		await until(() => (login.state?.flow?.status === "failed" ? true : undefined), "the failure");
+		await waitUntil(() => login.state?.flow?.status === "failed", "the failure");
 		expect(login.state!.flow!.error).toBe("token exchange failed: 400");
 
 		const good = await login.call("start", { provider: "loopy", method: "oauth" });
-		const second = await until(
+		const second = await waitForValue(
 			() => (login.state?.flow?.id === good.flow ? (login.state.flow.prompt ?? undefined) : undefined),
 			"the second question",
 		);
 		await login.call("answer", { flow: good.flow, prompt: second.id, value: "good-code" });
-		await until(() => (login.state?.flow?.status === "done" ? true : undefined), "the sign-in");
+		await waitUntil(() => login.state?.flow?.status === "done", "the sign-in");
 		const models = await c.open(modelsContract, {});
-		await until(() => (models.state?.models.some((m) => m.id === "loopy-model") ? true : undefined), "the model");
+		await waitUntil(() => models.state?.models.some((m) => m.id === "loopy-model"), "the model");
 		for (const frame of c.frames) expect(frame).not.toContain("access-good-code");
 		c.close();
 	});
@@ -117,10 +109,10 @@ describe("signing the server in", () => {
 		const c = await ts.connect();
 		const login = await c.open(loginContract, {});
 		const { flow } = await login.call("start", { provider: "keyed", method: "api_key" });
-		const prompt = await until(() => login.state?.flow?.prompt ?? undefined, "the question");
+		const prompt = await waitForValue(() => login.state?.flow?.prompt ?? undefined, "the question");
 		await expect(login.call("start", { provider: "loopy", method: "oauth" })).rejects.toThrow("already running");
 		await login.call("cancel", { flow });
-		await until(() => (login.state?.flow?.status === "cancelled" ? true : undefined), "cancelled");
+		await waitUntil(() => login.state?.flow?.status === "cancelled", "cancelled");
 		await expect(login.call("answer", { flow, prompt: prompt.id, value: "late" })).rejects.toThrow("no such sign-in");
 		await expect(login.call("start", { provider: "keyed", method: "oauth" })).rejects.toThrow("has no account sign-in");
 		c.close();

@@ -44,8 +44,8 @@ test("while a session is open, a checkout shows in its row at once (its HEAD is 
 		const sessions = await c.open(sessionsContract, {});
 		const id = (await sessions.call("create", { cwd: repo })).id;
 		await waitForState(sessions, (s) => s.sessions.find((r) => r.id === id)?.branch === "main");
+		// Opening the conversation starts the watch before the open is answered.
 		await c.open(chatContract, { session: id, conversation: "main" });
-		await Bun.sleep(50);
 		// git writes HEAD through a lock file and a rename.
 		writeFileSync(join(repo, ".git", "HEAD.lock"), "ref: refs/heads/feature/live\n");
 		renameSync(join(repo, ".git", "HEAD.lock"), join(repo, ".git", "HEAD"));

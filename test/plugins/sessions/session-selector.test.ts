@@ -9,6 +9,7 @@ import { age, SessionSelector } from "../../../src/plugins/sessions/tui/session-
 import { Theme } from "../../../src/ui/theme/theme.ts";
 import { ThemeRef } from "../../../src/ui/theme/theme-ref.ts";
 import { sessionRow } from "../../support/session-row.ts";
+import { waitUntil } from "../../support/wait.ts";
 
 const plain = (lines: string[]) => lines.join("\n").replace(/\x1b\[[0-9;]*m|\x1b_[^\x07]*\x07/g, "");
 // The selector's own p2 keys come from registered commands, as in the runtime.
@@ -105,7 +106,6 @@ describe("the session selector", () => {
 		expect(screen()).toContain("Archived Sessions");
 		expect(screen()).toContain("put away");
 		s.handleInput("\x04");
-		await Bun.sleep(0);
 		expect(calls).toEqual(["archive b2", "restore d4"]);
 	});
 
@@ -116,7 +116,6 @@ describe("the session selector", () => {
 		for (let i = 0; i < 20; i++) s.handleInput("\x7f");
 		type(s, "renamed");
 		s.handleInput("\r");
-		await Bun.sleep(0);
 		expect(calls).toEqual(["rename a1 renamed"]);
 		s.handleInput("\t");
 		s.handleInput("\x0e");
@@ -183,7 +182,8 @@ describe("the session selector", () => {
 		});
 		const { s, calls, screen } = selector(rows, search);
 		type(s, "zebra");
-		await Bun.sleep(300);
+		// The search goes to the server once typing pauses.
+		await waitUntil(() => screen().includes("Messages (literal matches)"), "the message hits");
 		expect(screen()).toContain("No sessions found");
 		expect(screen()).toContain("Messages (literal matches) (more; refine the search)");
 		expect(screen()).toContain("elsewhere: …about zebra here…");
