@@ -136,3 +136,16 @@ describe("status lines", () => {
 		]);
 	});
 });
+
+describe("the dock", () => {
+	test("pi's blank row stays between the transcript and the editor's top border, however full the transcript", async () => {
+		const { chat, tui, frame } = screen();
+		chat.setChat(state(40));
+		await frame();
+		const lines = tui.getScreenLines().map((l) => Bun.stripANSI(l).trimEnd());
+		const border = lines.findIndex((l) => /^─{20,}$/.test(l));
+		const last = lines.findIndex((l) => l.includes("message 40"));
+		// The message's own padding row, then pi's blank row.
+		expect(lines.slice(last + 1, border)).toEqual(["", ""]);
+	});
+});

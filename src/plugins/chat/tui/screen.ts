@@ -3,7 +3,7 @@
  * the selector open in its place) and the footer. Data flows one way: object states → display items →
  * components; keys → commands → object calls.
  */
-import { type Component, Text, VStack } from "@earendil-works/pi-tui";
+import { type Component, Spacer, Text, VStack } from "@earendil-works/pi-tui";
 import type { CommandRegistry } from "../../../guest/commands.ts";
 import type { GuestScreen, GuestUi, NoticeTone } from "../../../guest/layout.ts";
 import type { GuestRegistries } from "../../../guest/plugin.ts";
@@ -85,6 +85,8 @@ export class ChatScreen implements GuestScreen {
 	readonly #composer: Composer;
 	readonly #dock: Dock;
 	readonly #readOnlyBar = new Text("", 1, 0);
+	/** pi's blank row above the editor (its widget area keeps one when empty). */
+	readonly #aboveEditor = new Spacer(1);
 	readonly #listening: (() => void)[];
 	#place: string;
 	#chat: ChatState | undefined;
@@ -152,6 +154,7 @@ export class ChatScreen implements GuestScreen {
 		const selectorOpen = () => Boolean(ui.selector);
 		const dock = new VStack([
 			{ component: this.#dock.pending, shrink: 1, minSize: 0 },
+			{ component: this.#aboveEditor, shrink: 1, minSize: 0 },
 			{ component: ui.slots.container("widgets:above"), shrink: 1, minSize: 0 },
 			{ component: this.editor, shrink: 1, minSize: 3, visible: () => !selectorOpen() && !this.#readOnly },
 			{
