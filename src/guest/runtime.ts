@@ -9,6 +9,7 @@ import { BridgeTerminal } from "./bridge-terminal.ts";
 import { CommandRegistry } from "./commands.ts";
 import { Completions } from "./completions.ts";
 import { registerCoreCommands } from "./core-commands.ts";
+import { exitText } from "./exit-text.ts";
 import { hotkeysMarkdown } from "./hotkeys.ts";
 import { KeyRouter } from "./key-router.ts";
 import { keyText } from "./keymap.ts";
@@ -211,6 +212,11 @@ export class GuestRuntime {
 
 	#exit(): void {
 		this.#host.post({ kind: "snapshot", data: serializeSnapshot(this.#snapshot()) });
+		// pi's fullscreenExitOutput: the transcript (default) or only the resume hint, which the launcher adds for
+		// a session that has something in it (a used session has a title; an unused one is not listed either).
+		const output = this.#appearance.effective().settings.fullscreenExitOutput ?? DISPLAY_DEFAULTS.fullscreenExitOutput;
+		const lines = output === "transcript" ? this.#layout.exitLines(this.#terminal.columns) : [];
+		this.#host.post({ kind: "exitOutput", text: exitText(lines), resumable: Boolean(this.#session.facts?.title) });
 		this.#layout.dispose();
 		this.#host.post({ kind: "exit", code: 0 });
 	}

@@ -321,6 +321,20 @@ export class ChatScreen implements GuestScreen {
 		this.#refresh();
 	}
 
+	/** The screen as pi leaves it on exit (fullscreenExitOutput "transcript"): the whole transcript, then the dock. */
+	exitLines(width: number): string[] {
+		const { slots } = this.#options.ui;
+		const dock: Component[] = [
+			this.#dock.pending,
+			this.#aboveEditor,
+			slots.container("widgets:above"),
+			this.#readOnly ? this.#readOnlyBar : this.editor,
+			slots.container("widgets:below"),
+			this.#footer,
+		];
+		return [...this.#transcript.documentLines(width), ...dock.flatMap((part) => part.render(width))];
+	}
+
 	readingPosition(): ReadingAnchor | undefined {
 		return this.#transcript.readingPosition();
 	}

@@ -173,6 +173,11 @@ export class Transcript {
 		this.#restack();
 	}
 
+	/** Everything the view scrolls over, at this width: pi's header and the conversation (the exit transcript). */
+	documentLines(width: number): string[] {
+		return [...this.#document.render(width)];
+	}
+
 	/** Where the person is reading: the item at the top of the view and the line within it; none when following. */
 	readingPosition(): ReadingAnchor | undefined {
 		if (this.view.isFollowingEnd) return undefined;
