@@ -6,7 +6,7 @@
 
 import { errorText } from "../protocol/errors.ts";
 import { isPrivilegedId, piKeybindings } from "../protocol/keybindings.ts";
-import type { PrefsPatch } from "../protocol/preferences.ts";
+import type { DisplaySettings, PrefsPatch } from "../protocol/preferences.ts";
 import { FilterSelector } from "../ui/selector.ts";
 import { appearanceOf, type TerminalFacts } from "../ui/theme/builtin.ts";
 import type { ThemeRef } from "../ui/theme/theme-ref.ts";
@@ -29,6 +29,8 @@ export interface PreferenceScreensContext {
 	custom(): CustomThemes;
 	keymap(): Keymap;
 	savePrefs(patch: PrefsPatch): Promise<{ ok: boolean; error?: string }>;
+	/** Saved settings take over from what a key changed in this run (see `Appearance.setForRun`). */
+	saved(settings: DisplaySettings): void;
 }
 
 export class PreferenceScreens {
@@ -126,6 +128,7 @@ export class PreferenceScreens {
 	async #save(patch: PrefsPatch): Promise<void> {
 		const answer = await this.#ctx.savePrefs(patch);
 		const screen = this.#ctx.ui;
+		if (answer.ok && patch.settings) this.#ctx.saved(patch.settings);
 		if (answer.ok) screen.notice("Preferences saved", "success");
 		else if (answer.error === "declined") screen.notice("Preferences not saved");
 		else screen.notice(`Preferences not saved: ${answer.error ?? "refused"}`, "warning");

@@ -174,6 +174,7 @@ export class GuestRuntime {
 			custom: () => appearance.custom,
 			keymap: () => this.#keys.keymap,
 			savePrefs: (patch) => this.#launcher.request("savePrefs", { patch }),
+			saved: (settings) => appearance.setForRun(settings),
 		});
 		registerCoreCommands(this.#commands, {
 			exit: () => this.#exit(),

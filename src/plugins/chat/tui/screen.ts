@@ -95,7 +95,6 @@ export class ChatScreen implements GuestScreen {
 	#connection: "connecting" | "open" | "closed" = "connecting";
 	#wasOpen = false;
 	#toolsExpanded = false;
-	#hideThinking = false;
 	#settings: ChatSettings = DEFAULT_CHAT_SETTINGS;
 	/** Who is looking: their own messages carry no author label. */
 	#viewer: string | undefined;
@@ -292,9 +291,7 @@ export class ChatScreen implements GuestScreen {
 	}
 
 	applySettings(settings: ChatSettings): void {
-		const before = this.#settings;
 		this.#settings = settings;
-		if (before.hideThinkingBlock !== settings.hideThinkingBlock) this.#hideThinking = settings.hideThinkingBlock;
 		this.editor.setPaddingX(settings.editorPaddingX);
 		this.editor.setAutocompleteMaxVisible(settings.autocompleteMaxVisible);
 		this.#transcript.view.setScrollbar(settings.scrollbar);
@@ -308,9 +305,9 @@ export class ChatScreen implements GuestScreen {
 		this.notice(`Tool output: ${this.#toolsExpanded ? "expanded" : "collapsed"}`);
 	}
 
-	toggleThinking(): void {
-		this.#hideThinking = !this.#hideThinking;
-		this.notice(`Thinking blocks: ${this.#hideThinking ? "hidden" : "visible"}`);
+	/** Thinking blocks are hidden now (pi's hideThinkingBlock, which Ctrl+T changes). */
+	get thinkingHidden(): boolean {
+		return this.#settings.hideThinkingBlock;
 	}
 
 	/** Empties the transcript for another session (the header, the slots and the editor stay). */
@@ -367,7 +364,7 @@ export class ChatScreen implements GuestScreen {
 						expandKey: ui.keyText("app.tools.expand"),
 						interruptKey: ui.keyText("app.interrupt"),
 						toolsExpanded: this.#toolsExpanded,
-						hideThinking: this.#hideThinking,
+						hideThinking: this.#settings.hideThinkingBlock,
 						home: this.#options.home,
 						now: Date.now(),
 					},
