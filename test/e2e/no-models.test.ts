@@ -13,13 +13,15 @@ test("with no model configured, the owner is told where to configure one, as pi 
 		const run = runInPty([process.execPath, MAIN], { env, cwd: home, cols: 120, rows: 30 });
 		await run.waitFor((s) => s.includes("Warning: No models available."), "the warning");
 		expect(run.screen().join("\n")).toContain("unknown");
-		// A send is refused with the reason, and the text comes back to the editor (it is not retried forever).
+		// A send is refused with the reason (it is not retried forever) and, as pi does, the editor is left empty:
+		// the text is in the editor's history, where Up finds it.
 		run.type("hello there\r");
 		await run.waitFor((s) => s.includes("Error: No models available. Use /login"), "the refusal");
-		await run.waitFor((s) => !s.includes("Sending: hello there"), "the send no longer pending");
-		expect(run.screen().join("\n")).toContain("hello there");
-		run.type("\x15");
-		await Bun.sleep(100);
+		await run.waitFor((s) => !s.includes("hello there"), "the editor cleared, nothing pending");
+		run.type("\x1b[A");
+		await run.waitFor((s) => s.includes("hello there"), "the text back from the editor's history");
+		run.type("\x03");
+		await run.waitFor((s) => !s.includes("hello there"), "the editor cleared by Ctrl+C");
 		run.type("\x04");
 		expect(await run.exited).toBe(0);
 	} finally {

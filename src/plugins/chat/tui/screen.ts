@@ -121,6 +121,7 @@ export class ChatScreen implements GuestScreen {
 			send: options.send,
 			shell: options.shell,
 			notice: (text, tone) => this.notice(text, tone),
+			noModel: () => Boolean(this.#chat) && !this.#chat?.model,
 			changed: () => this.#refresh(),
 		});
 		const drawMermaid = createMermaidTransformer(theme);
