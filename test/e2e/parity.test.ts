@@ -31,4 +31,16 @@ describe("pi parity: what a pi user trips over", () => {
 			await close(run);
 		}
 	}, 40_000);
+
+	test("Shift+Tab three times in one read moves the thinking level three times", async () => {
+		const run = await chat();
+		try {
+			await run.waitFor((s) => s.includes("fake-model • medium"), "the level at start");
+			run.type("\x1b[Z\x1b[Z\x1b[Z");
+			await run.waitFor((s) => s.includes("fake-model • minimal"), "medium → high → off → minimal");
+			await run.waitFor((s) => s.includes("Thinking level: minimal"), "the status line");
+		} finally {
+			await close(run);
+		}
+	}, 40_000);
 });
