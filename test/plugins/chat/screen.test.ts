@@ -137,6 +137,56 @@ describe("status lines", () => {
 	});
 });
 
+describe("pi's notices follow what they are about", () => {
+	const shownLines = (tui: TuiAltScreen) =>
+		tui
+			.getScreenLines()
+			.map((l) => Bun.stripANSI(l).trim())
+			.filter((l) => l.startsWith("message") || l.startsWith("Resumed") || l.startsWith("Restored") || l === "answer");
+
+	test("said while another session opens (Resumed session, Forked to new session): after its conversation", async () => {
+		const { chat, tui, frame } = screen();
+		chat.setChat(state(1));
+		chat.reset();
+		chat.notice("Resumed session");
+		chat.setChat(state(3));
+		await frame();
+		expect(shownLines(tui)).toEqual(["message 1", "message 2", "message 3", "Resumed session"]);
+	});
+
+	test("said while an answer is written: after the answer, also once it is committed", async () => {
+		const { chat, tui, frame } = screen();
+		const live = (parts: string) => ({
+			...state(1),
+			live: {
+				runId: "r1",
+				startedAt: 0,
+				message: { parts: [{ type: "text" as const, text: parts }], toolCalls: [] },
+				tools: [],
+				retry: null,
+			},
+		});
+		chat.setChat(live("answer"));
+		chat.notice("Restored 2 queued messages to editor");
+		await frame();
+		expect(shownLines(tui)).toEqual(["message 1", "answer", "Restored 2 queued messages to editor"]);
+		const committed: ChatEntry = {
+			seq: 2,
+			at: 1,
+			kind: "assistant",
+			parts: [{ type: "text", text: "answer" }],
+			toolCalls: [],
+			stopReason: "stop",
+			provider: "p",
+			model: "m",
+			usage: null,
+		};
+		chat.setChat({ ...state(1), entries: [...state(1).entries, committed] });
+		await frame();
+		expect(shownLines(tui)).toEqual(["message 1", "answer", "Restored 2 queued messages to editor"]);
+	});
+});
+
 describe("the dock", () => {
 	test("pi's blank row stays between the transcript and the editor's top border, however full the transcript", async () => {
 		const { chat, tui, frame } = screen();

@@ -217,7 +217,7 @@ export class ChatScreen implements GuestScreen {
 	setChat(state: ChatState | undefined): void {
 		const first = !this.#chat && state;
 		this.#chat = state;
-		if (state) this.#transcript.merge(state.entries);
+		if (state) this.#transcript.merge(state.entries, this.busy);
 		if (first) this.#transcript.setHasOlder(state.older);
 		// Up-arrow history starts with this person's own messages in the conversation, oldest first (pi).
 		if (first) {

@@ -102,7 +102,9 @@ export function registerSessionCommands(ctx: GuestContext, catalog: Catalog): ()
 			open: (id) => {
 				selector.dispose();
 				ui.closeSelector();
-				if (id !== ctx.session.id) ctx.session.open(id);
+				if (id === ctx.session.id) return;
+				ctx.session.open(id);
+				ui.notice("Resumed session");
 			},
 			rename: async (id, title) => {
 				await sessions.call("rename", { id, title });
