@@ -184,11 +184,11 @@ export class GuestRuntime {
 			palette: () => screens.openPalette(),
 			settings: () => screens.openSettings(),
 			keybindings: () => screens.openKeybindings(),
-			// pi's /tree walks a session's branches; p2's branches are forks, shown as a tree in the session picker.
+			// pi's /tree walks a session's branches; p2's branches are forks: /tree shows sessions and their forks.
 			doubleEscape: () => {
 				const action = appearance.effective().settings.doubleEscapeAction ?? DISPLAY_DEFAULTS.doubleEscapeAction;
 				if (action === "none") return;
-				this.#commands.get(action === "fork" ? "app.session.fork" : "app.session.resume")?.run("");
+				this.#commands.get(action === "fork" ? "app.session.fork" : "app.session.tree")?.run("");
 			},
 		});
 	}

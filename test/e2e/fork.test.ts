@@ -33,7 +33,7 @@ describe("/fork end to end", () => {
 			run.type("\x1b");
 			await Bun.sleep(120);
 			run.type("\x1b");
-			await run.waitFor((s) => s.includes("Resume Session") && s.includes("└─"), "the session tree");
+			await run.waitFor((s) => s.includes("Session Tree") && s.includes("└─"), "the session tree");
 		} finally {
 			run.kill();
 			await run.exited;
