@@ -1,4 +1,4 @@
-import { describe, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { fakeHomeForFile, MAIN } from "../support/fake-home.ts";
 import { type PtyRun, runInPty } from "../support/pty.ts";
 
@@ -39,6 +39,49 @@ describe("pi parity: what a pi user trips over", () => {
 			run.type("\x1b[Z\x1b[Z\x1b[Z");
 			await run.waitFor((s) => s.includes("fake-model • minimal"), "medium → high → off → minimal");
 			await run.waitFor((s) => s.includes("Thinking level: minimal"), "the status line");
+		} finally {
+			await close(run);
+		}
+	}, 40_000);
+
+	test("/name without a name says the session's name, or how to set one, as pi does", async () => {
+		const run = await chat();
+		try {
+			run.type("/name");
+			await run.waitFor((s) => s.includes("Set the session's name"), "the command in the list");
+			run.type("\r");
+			await run.waitFor((s) => s.includes("Usage: /name <name>"), "pi's usage line for an unnamed session");
+			h.fake.enqueue({ text: "Named." });
+			run.type("a session to name\r");
+			await run.waitFor((s) => s.includes("Named."), "the answer");
+			await run.waitFor((s) => s.includes("• a session to name"), "its title in the footer");
+			run.type("/name");
+			await run.waitFor((s) => s.includes("Set the session's name"), "the command in the list");
+			run.type("\r");
+			await run.waitFor((s) => s.includes("Session name: a session to name"), "the name");
+		} finally {
+			await close(run);
+		}
+	}, 40_000);
+
+	test("Alt+Up restores the queued messages with pi's blank line between them; the notice follows the answer", async () => {
+		const run = await chat();
+		try {
+			h.fake.enqueue({ text: "A slow answer that takes its time", chunks: 12, chunkDelayMs: 250 });
+			run.type("start\r");
+			await run.waitFor((s) => s.includes("Working"), "the run");
+			run.type("queued A\r");
+			await run.waitFor((s) => s.includes("Steering: queued A"), "the first in the queue");
+			run.type("queued B\r");
+			await run.waitFor((s) => s.includes("Steering: queued B"), "the second in the queue");
+			run.type("\x1b[1;3A");
+			await run.waitFor((s) => s.includes("Restored 2 queued messages to editor"), "pi's notice");
+			await run.waitFor((s) => /^queued A\s*\n\s*\nqueued B\s*$/m.test(s), "the texts, a blank line between them");
+			await run.waitFor((s) => s.includes("takes its time") && !s.includes("Working"), "the answer done");
+			const lines = run.screen();
+			const answer = lines.findIndex((l) => l.includes("A slow answer"));
+			const notice = lines.findIndex((l) => l.includes("Restored 2 queued messages"));
+			expect(notice).toBeGreaterThan(answer);
 		} finally {
 			await close(run);
 		}

@@ -59,15 +59,21 @@ export function registerNewAndName(ctx: GuestContext, catalog: Catalog): () => v
 			id: "p2.sessions.rename",
 			title: "Set the session's name",
 			category: "Sessions",
-			slash: { name: "name", argumentHint: "<title>" },
+			slash: { name: "name", argumentHint: "<name>" },
 			run: async (title) => {
-				if (!title) throw new Error("Usage: /name <title>");
+				// pi: without a name, the current one (a p2 session's name is its title, its first message until set).
+				if (!title) {
+					const current = ctx.session.facts?.title;
+					return current
+						? ctx.ui.notice(`Session name: ${current}`, "note")
+						: ctx.ui.notice("Usage: /name <name>", "warning");
+				}
 				if (!isOwnerRole(ctx.session.role)) throw new Error("Only the owner can rename this session.");
 				const sessions = catalog();
 				const id = ctx.session.id;
 				if (!sessions || !id) throw new Error("No session is open yet.");
 				await sessions.call("rename", { id, title });
-				ctx.ui.notice(`Session name set: ${title}`);
+				ctx.ui.notice(`Session name set: ${title}`, "note");
 			},
 		},
 	]);
