@@ -86,4 +86,22 @@ describe("pi parity: what a pi user trips over", () => {
 			await close(run);
 		}
 	}, 40_000);
+
+	test("a Mermaid diagram in what the person sends is drawn, as pi draws it", async () => {
+		const run = await chat();
+		try {
+			h.fake.enqueue({ text: "Seen." });
+			run.type("\x1b[200~```mermaid\ngraph TD\n  A[Start] --> B[End]\n```\x1b[201~");
+			await run.waitFor((s) => s.includes("graph TD"), "the diagram's source in the editor");
+			run.type("\r");
+			// Drawn in the transcript (the footer shows the session's title, its first message, as it is).
+			const transcript = (s: string) => s.split("\n").slice(0, -5).join("\n");
+			await run.waitFor(
+				(s) => s.includes("Seen.") && /│ Start │/.test(s) && !transcript(s).includes("graph TD"),
+				"the diagram",
+			);
+		} finally {
+			await close(run);
+		}
+	}, 40_000);
 });

@@ -427,6 +427,25 @@ describe("Mermaid", () => {
 		narrow.transform = (md, width) => mermaid(md, width, { streaming: false });
 		expect(plain(narrow.render(30)).join("\n")).toContain("graph LR");
 	});
+
+	test("a diagram in what a person wrote is drawn too (pi); an unclosed block's warning shows no stray backticks", async () => {
+		const { createMermaidTransformer } = await import("../../src/ui/mermaid.ts");
+		const ref = dark();
+		const mermaid = createMermaidTransformer(ref);
+		const user = new UserMessage(ref, { text: "```mermaid\ngraph TD\n  A[Start] --> B[End]\n```" });
+		user.transform = (md, width) => mermaid(md, width, { streaming: false });
+		const drawn = plain(user.render(80)).join("\n");
+		expect(drawn).toMatch(/│ Start │/);
+		expect(drawn).not.toContain("graph TD");
+
+		const open = new UserMessage(ref, { text: "```mermaid\ngraph TD\n  A[Start] -->" });
+		open.transform = (md, width) => mermaid(md, width, { streaming: false });
+		const lines = plain(open.render(80));
+		const warning = lines.find((l) => l.includes("Mermaid diagram not rendered"));
+		expect(warning).toBeDefined();
+		expect(warning).not.toContain("`");
+		expect(lines.join("\n")).toContain("graph TD");
+	});
 });
 
 describe("counts as pi writes them", () => {
