@@ -102,9 +102,15 @@ export class PreferenceScreens {
 				const slash = command.slash ? `/${command.slash.name}` : "";
 				return { value: command.id, label: command.title, description: [slash, keys].filter(Boolean).join("  ") };
 			});
+		// Titles get the room the screen has beside the longest slash form and keys (pi-tui's default is 30 columns).
+		const described = Math.max(0, ...items.map((item) => item.description.length));
 		const selector = new FilterSelector(theme, {
 			title: "Commands",
 			items,
+			layout: {
+				minPrimaryColumnWidth: 30,
+				maxPrimaryColumnWidth: Math.max(30, screen.tui.terminal.columns - described - 4),
+			},
 			hint: "↑↓ navigate  enter run  escape cancel",
 			filterText: (item) => `${item.label} ${item.description ?? ""}`,
 			onCancel: () => screen.closeSelector(),

@@ -104,4 +104,21 @@ describe("pi parity: what a pi user trips over", () => {
 			await close(run);
 		}
 	}, 40_000);
+
+	test("the F1 palette shows whole command titles on a 120-column screen", async () => {
+		const run = await chat();
+		try {
+			run.type("\x1bOP");
+			await run.waitFor((s) => s.includes("Commands") && s.includes("type to filter"), "the palette");
+			run.type("reload");
+			await run.waitFor(
+				(s) =>
+					/Reload the UI from the server's current bundle \(the draft and reading position stay\) +\/reload/.test(s) &&
+					/with an optional handoff note +\/new-context/.test(s),
+				"the whole titles, then their slash forms",
+			);
+		} finally {
+			await close(run);
+		}
+	}, 40_000);
 });
