@@ -1,8 +1,24 @@
-import { describe, expect, test } from "bun:test";
+import { beforeAll, describe, expect, test } from "bun:test";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { fakeHomeForFile, MAIN } from "../support/fake-home.ts";
 import { type PtyRun, runInPty } from "../support/pty.ts";
 
 const h = fakeHomeForFile("p2-parity-e2e-");
+
+// Two providers signed in (pi then names the model's provider in the footer).
+beforeAll(() => {
+	const provider = (apiKey: string, id: string) => ({
+		baseUrl: h.fake.baseUrl,
+		api: "openai-completions",
+		apiKey,
+		models: [{ id, name: id, reasoning: true, contextWindow: 128000, maxTokens: 8192 }],
+	});
+	const models = {
+		providers: { fake: provider("test-key", "fake-model"), probe: provider("probe-key", "probe-model") },
+	};
+	writeFileSync(join(h.data, "models.json"), JSON.stringify(models), { mode: 0o600 });
+});
 
 async function chat(): Promise<PtyRun> {
 	const run = runInPty([process.execPath, MAIN], { env: h.env, cwd: h.home, cols: 120, rows: 40 });
@@ -117,6 +133,15 @@ describe("pi parity: what a pi user trips over", () => {
 					/with an optional handoff note +\/new-context/.test(s),
 				"the whole titles, then their slash forms",
 			);
+		} finally {
+			await close(run);
+		}
+	}, 40_000);
+
+	test("with two providers signed in, the footer names the model's provider, as pi's does", async () => {
+		const run = await chat();
+		try {
+			await run.waitFor((s) => /\(fake\) fake-model • medium$/m.test(s), "pi's (provider) before the model");
 		} finally {
 			await close(run);
 		}

@@ -308,6 +308,15 @@ describe("header and footer", () => {
 		expect(unknown[1]).toContain("?/200k (auto)");
 	});
 
+	test("with more than one provider, pi names the model's provider when there is room", () => {
+		const two = plain(new Footer(dark(), footer({ providers: 2 })).render(100));
+		expect(two[1]).toMatch(/ {2,}\(fake\) fake-coder • medium$/);
+		expect(plain(new Footer(dark(), footer({ providers: 1 })).render(100))[1]).toMatch(/ {2,}fake-coder • medium$/);
+		// No room: the provider goes first.
+		const narrow = plain(new Footer(dark(), footer({ providers: 2 })).render(64));
+		expect(narrow[1]).toMatch(/ {2,}fake-coder • medium$/);
+	});
+
 	test("narrow: the model part is cut, never the stats", () => {
 		const lines = plain(new Footer(dark(), footer()).render(50));
 		expect(lines[1]!.startsWith("↑5.2k ↓1.7k R1.0k CH16.2% $0.042 0.8%/200k")).toBe(true);

@@ -92,6 +92,8 @@ export class ChatScreen implements GuestScreen {
 	#chat: ChatState | undefined;
 	#usage: FooterUsage | undefined;
 	#session: SessionFacts = { cwd: undefined, title: "" };
+	/** Providers with usable models (the footer names the model's provider when there are several). */
+	#providers = 0;
 	#connection: "connecting" | "open" | "closed" = "connecting";
 	#wasOpen = false;
 	#toolsExpanded = false;
@@ -236,6 +238,12 @@ export class ChatScreen implements GuestScreen {
 
 	setSession(facts: SessionFacts): void {
 		this.#session = facts;
+		this.#footer.set(this.#footerData());
+		this.#options.ui.tui.requestRender();
+	}
+
+	setProviderCount(count: number): void {
+		this.#providers = count;
 		this.#footer.set(this.#footerData());
 		this.#options.ui.tui.requestRender();
 	}
@@ -410,6 +418,7 @@ export class ChatScreen implements GuestScreen {
 			contextUnknown: usage?.contextUnknown ?? false,
 			autoCompaction: true,
 			model: chat?.model ?? null,
+			providers: this.#providers,
 			thinkingLevel: chat?.thinkingLevel ?? "off",
 			statuses: this.#options.ui.slots.statuses(),
 		};
