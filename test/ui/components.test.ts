@@ -324,6 +324,45 @@ describe("header and footer", () => {
 	});
 });
 
+describe("pi's loaded resources under the startup header", () => {
+	test("[Context]: short names in a comma list, full paths (Ctrl+O) one per line; nothing when quiet or empty", async () => {
+		const { StartupResources } = await import("../../src/ui/startup-resources.ts");
+		const data = {
+			context: ["/home/me/AGENTS.md", "/home/me/proj/AGENTS.md", "/srv/CLAUDE.md"],
+			skills: [],
+			prompts: [],
+			cwd: "/home/me/proj",
+			home: "/home/me",
+			expanded: false,
+			hidden: false,
+		};
+		const resources = new StartupResources(dark(), data);
+		expect(plain(resources.render(80))).toEqual(["", "", "[Context]", "  ~/AGENTS.md, AGENTS.md, /srv/CLAUDE.md", ""]);
+		expect(resources.render(80)[2]).toBe(dark().current.fg("mdHeading", "[Context]"));
+		resources.set({ ...data, expanded: true });
+		expect(plain(resources.render(80)).slice(2)).toEqual([
+			"[Context]",
+			"  ~/AGENTS.md",
+			"  ~/proj/AGENTS.md",
+			"  /srv/CLAUDE.md",
+			"",
+		]);
+		resources.set({ ...data, skills: ["zeta", "alpha"], prompts: ["review"] });
+		expect(plain(resources.render(80)).slice(5)).toEqual([
+			"[Skills]",
+			"  alpha, zeta",
+			"",
+			"[Prompts]",
+			"  /review",
+			"",
+		]);
+		resources.set({ ...data, hidden: true });
+		expect(resources.render(80)).toEqual([]);
+		resources.set({ ...data, context: [] });
+		expect(resources.render(80)).toEqual([]);
+	});
+});
+
 describe("syntax highlighting", () => {
 	test("code blocks and files are highlighted into pi's syntax tokens; unknown languages keep their color", async () => {
 		const { highlightLines } = await import("../../src/ui/highlight.ts");

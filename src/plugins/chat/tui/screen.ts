@@ -14,6 +14,7 @@ import type { ThinkingLevel } from "../../../protocol/theme-tokens.ts";
 import { Footer, type FooterData } from "../../../ui/footer.ts";
 import { Header } from "../../../ui/header.ts";
 import { createMermaidTransformer } from "../../../ui/mermaid.ts";
+import { StartupResources, type StartupResourcesData } from "../../../ui/startup-resources.ts";
 import type { ChatEntry, ChatState, QueueMode } from "../contract.ts";
 import { type AttachedFile, Composer } from "./composer.ts";
 import { displayItems } from "./display-items.ts";
@@ -80,6 +81,8 @@ export class ChatScreen implements GuestScreen {
 	readonly root: Component;
 	readonly #options: ChatScreenOptions;
 	readonly #header: Header;
+	/** pi's loaded resources under the header ([Context] AGENTS.md…). */
+	readonly #resources: StartupResources;
 	readonly #footer: Footer;
 	readonly #transcript: Transcript;
 	readonly #composer: Composer;
@@ -110,6 +113,7 @@ export class ChatScreen implements GuestScreen {
 		const { tui, theme } = ui;
 		this.#place = options.place;
 		this.#header = new Header(theme, this.#headerData());
+		this.#resources = new StartupResources(theme, this.#resourcesData());
 		this.#footer = new Footer(theme, this.#footerData());
 		this.#composer = new Composer({
 			tui,
@@ -130,7 +134,7 @@ export class ChatScreen implements GuestScreen {
 		this.#transcript = new Transcript({
 			tui,
 			theme,
-			top: [this.#header, ui.slots.container("header")],
+			top: [this.#header, ui.slots.container("header"), this.#resources],
 			entryRenderers: registries.entryRenderers,
 			create: (item) =>
 				createItem(item, {
@@ -238,6 +242,7 @@ export class ChatScreen implements GuestScreen {
 
 	setSession(facts: SessionFacts): void {
 		this.#session = facts;
+		this.#resources.set(this.#resourcesData());
 		this.#footer.set(this.#footerData());
 		this.#options.ui.tui.requestRender();
 	}
@@ -379,6 +384,7 @@ export class ChatScreen implements GuestScreen {
 					},
 				)
 			: [];
+		this.#resources.set(this.#resourcesData());
 		this.#transcript.show(items);
 		this.#dock.update({
 			chat,
@@ -402,6 +408,20 @@ export class ChatScreen implements GuestScreen {
 			},
 			(id) => this.#options.ui.keyText(id),
 		);
+	}
+
+	/** pi's startup details (the loaded resources): shown unless quietStartup says otherwise (`--verbose` shows them). */
+	#resourcesData(): StartupResourcesData {
+		return {
+			context: this.#chat?.contextFiles ?? [],
+			// Skills and prompt templates come with their own issue: the server does not list them yet.
+			skills: [],
+			prompts: [],
+			cwd: this.#session.cwd,
+			home: this.#options.home,
+			expanded: this.#toolsExpanded,
+			hidden: this.#settings.quietStartup !== false && this.#options.verbose !== true,
+		};
 	}
 
 	#footerData(): FooterData {
