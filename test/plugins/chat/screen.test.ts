@@ -118,21 +118,29 @@ describe("entry renderers on the screen", () => {
 
 describe("status lines", () => {
 	test("pi's warnings and errors each stay (a startup problem is not hidden by the next); status lines replace one another", async () => {
-		const { chat, tui, frame } = screen();
+		const { chat, frame } = screen();
 		chat.setChat(state(0));
 		chat.notice("Error: models.json (/d/models.json): is empty", "error");
 		chat.notice("Warning: No models available.", "warning");
 		chat.notice("Tool output: expanded");
 		chat.notice("Tool output: collapsed");
 		chat.notice("Warning: a second warning", "warning");
+		chat.notice("✓ New session started", "success");
+		chat.notice("Tool output: expanded");
+		chat.notice("Session name: kept", "note");
+		chat.notice("Thinking blocks: hidden");
 		await frame();
-		const lines = tui.getScreenLines().map((l) => Bun.stripANSI(l).trim());
-		const shown = lines.filter((l) => l.startsWith("Error:") || l.startsWith("Warning:") || l.startsWith("Tool"));
+		const lines = chat.exitLines(80).map((l) => Bun.stripANSI(l).trim());
+		const shown = lines.filter((l) => /^(Error:|Warning:|Tool|✓|Session|Thinking)/.test(l));
 		expect(shown).toEqual([
 			"Error: models.json (/d/models.json): is empty",
 			"Warning: No models available.",
 			"Tool output: collapsed",
 			"Warning: a second warning",
+			"✓ New session started",
+			"Tool output: expanded",
+			"Session name: kept",
+			"Thinking blocks: hidden",
 		]);
 	});
 });

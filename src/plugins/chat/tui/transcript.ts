@@ -282,7 +282,7 @@ export class Transcript {
 	}
 }
 
-/** pi's showStatus lines replace one another; its warnings and errors are never replaced, nor replace. */
+/** pi's showStatus lines replace one another; nothing else is replaced (its warnings, errors, ✓ notices, notes). */
 function replaceable(tone: NoticeTone): boolean {
-	return tone === "status" || tone === "success";
+	return tone === "status";
 }
