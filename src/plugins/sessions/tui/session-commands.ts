@@ -33,7 +33,7 @@ export function newSessionDirectory(ctx: GuestContext, catalog: Catalog, path: s
 	return !path ? here : path.startsWith("/") ? path : here ? `${here.replace(/\/$/, "")}/${path}` : undefined;
 }
 
-/** `/new [path]` (a new session in the path, relative to the open session's directory) and `/name <title>`. */
+/** `/new [path]` (a new session in the path, relative to the open session's directory) and `/name [name]`. */
 export function registerNewAndName(ctx: GuestContext, catalog: Catalog): () => void {
 	return registerAll(ctx, [
 		{
