@@ -127,7 +127,8 @@ export class ChatScreen implements GuestScreen {
 			send: options.send,
 			shell: options.shell,
 			notice: (text, tone) => this.notice(text, tone),
-			noModel: () => Boolean(this.#chat) && !this.#chat?.model,
+			// A gone directory is refused first, and its text goes back to the editor as other refusals do.
+			noModel: () => Boolean(this.#chat) && !this.#chat?.model && !this.#chat?.directoryGone,
 			changed: () => this.#refresh(),
 		});
 		const drawMermaid = createMermaidTransformer(theme);
