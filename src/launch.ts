@@ -165,6 +165,8 @@ async function runUntilDone(
 					}
 				: {}),
 		});
+		// pi leaves the transcript and the resume hint on a terminal (already filtered by the launcher).
+		if (result.farewell && process.stdout.isTTY) process.stdout.write(result.farewell);
 		// The problems hold the worker's and the server's words: shown with their controls made visible.
 		if (result.code !== 0 || args.verbose) for (const p of result.problems) console.error(`p2: ${terminalLine(p)}`);
 		// The server no longer admits our cookie: say so in the words of the kind we stored, never the worker's.

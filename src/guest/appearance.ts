@@ -4,7 +4,7 @@
  * files that could not be used.
  */
 import type { StartData } from "../protocol/channel.ts";
-import type { Preferences } from "../protocol/preferences.ts";
+import { type DisplaySettings, mergeSettings, type Preferences, settingAt } from "../protocol/preferences.ts";
 import type { TerminalFacts } from "../ui/theme/builtin.ts";
 import { ThemeRef } from "../ui/theme/theme-ref.ts";
 import type { NoticeTone } from "./layout.ts";
@@ -20,6 +20,10 @@ export class Appearance implements GuestPreferences {
 	readonly #listeners = new Set<() => void>();
 	#preferences: Preferences | undefined;
 	#server: ServerDefaults | undefined;
+	/** What the files say (the person's over the server's), before this run's keys. */
+	#fromFiles: EffectivePreferences;
+	/** Settings a key changed in this run (Ctrl+T): pi saves them; here they last until a file changes them. */
+	#run: DisplaySettings = {};
 	#effective: EffectivePreferences;
 	#custom: CustomThemes;
 	#facts: TerminalFacts;
@@ -33,7 +37,8 @@ export class Appearance implements GuestPreferences {
 		this.#notice = notice;
 		this.#facts = { colors: start.terminalColors, trueColor: start.capabilities.trueColor };
 		this.#preferences = start.preferences;
-		this.#effective = effectivePreferences(start.preferences, undefined);
+		this.#fromFiles = effectivePreferences(start.preferences, undefined);
+		this.#effective = this.#fromFiles;
 		this.#custom = customThemes(start.preferences?.themes ?? []);
 		this.theme = new ThemeRef(this.#themeFor(this.#facts));
 		this.#themeSource = this.#themeKey();
@@ -74,6 +79,13 @@ export class Appearance implements GuestPreferences {
 		this.#apply(this.#preferences, defaults);
 	}
 
+	/** A display setting changed by a key for this run (pi's Ctrl+T): in effect, and what /settings shows. */
+	setForRun(settings: DisplaySettings): void {
+		this.#run = mergeSettings(this.#run, settings);
+		this.#effective = this.#withRun(this.#fromFiles);
+		for (const listener of [...this.#listeners]) listener();
+	}
+
 	/** The system theme follows what the terminal reports; an unchanged report keeps the theme (and caches). */
 	setFacts(facts: TerminalFacts): void {
 		if (JSON.stringify(facts) === JSON.stringify(this.#facts)) return;
@@ -84,7 +96,11 @@ export class Appearance implements GuestPreferences {
 	#apply(preferences: Preferences | undefined, server: ServerDefaults | undefined): void {
 		this.#preferences = preferences;
 		this.#server = server;
-		this.#effective = effectivePreferences(preferences, server);
+		const before = this.#fromFiles;
+		this.#fromFiles = effectivePreferences(preferences, server);
+		// A file that changed a setting since a key did has the last word on it.
+		this.#run = keepUnchanged(this.#run, before.settings, this.#fromFiles.settings);
+		this.#effective = this.#withRun(this.#fromFiles);
 		this.#custom = customThemes(preferences?.themes ?? []);
 		this.#notices?.update("local", [...(preferences?.problems ?? []), ...this.#custom.problems]);
 		if (server) this.#notices?.update("server", server.problems);
@@ -92,6 +108,10 @@ export class Appearance implements GuestPreferences {
 		const problem = this.#themeProblem;
 		this.#refreshTheme();
 		if (this.#themeProblem && this.#themeProblem !== problem) this.#notice(this.#themeProblem, "warning");
+	}
+
+	#withRun(fromFiles: EffectivePreferences): EffectivePreferences {
+		return { ...fromFiles, settings: mergeSettings(fromFiles.settings, this.#run) };
 	}
 
 	/**
@@ -118,4 +138,20 @@ export class Appearance implements GuestPreferences {
 		this.#themeProblem = problem;
 		return theme;
 	}
+}
+
+/** The run's settings whose value in the files did not change from `before` to `after`. */
+function keepUnchanged(run: DisplaySettings, before: DisplaySettings, after: DisplaySettings): DisplaySettings {
+	const kept: Record<string, unknown> = {};
+	for (const [key, value] of Object.entries(run)) {
+		if (value !== null && typeof value === "object") {
+			const group: Record<string, unknown> = {};
+			for (const [leaf, inner] of Object.entries(value)) {
+				const path = `${key}.${leaf}`;
+				if (settingAt(before, path) === settingAt(after, path)) group[leaf] = inner;
+			}
+			if (Object.keys(group).length) kept[key] = group;
+		} else if (settingAt(before, key) === settingAt(after, key)) kept[key] = value;
+	}
+	return kept as DisplaySettings;
 }

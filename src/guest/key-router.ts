@@ -27,6 +27,8 @@ export interface KeyRouterOptions {
 export class KeyRouter {
 	readonly #options: KeyRouterOptions;
 	readonly #providers = new Set<ContextProvider>();
+	/** Each command's latest run by key: a key pressed again waits for it (see `onKey`). */
+	readonly #runs = new Map<string, Promise<void>>();
 	#keymap: Keymap;
 
 	constructor(options: KeyRouterOptions) {
@@ -64,9 +66,18 @@ export class KeyRouter {
 			if (isPrivilegedId(id)) continue;
 			if (inOverlay && ![...entry.when.required].some((n) => n === "overlay" || n.startsWith("overlay:"))) continue;
 			if (!entry.when.test(contexts) || !keyMatches(this.#keymap, data, id)) continue;
-			Promise.resolve()
+			// Every press counts: a command's runs follow one another, so three Shift+Tab in one burst move the
+			// level three times (each run sees what the one before it did), not three times from the same level.
+			const run = (this.#runs.get(id) ?? Promise.resolve())
 				.then(() => entry.command.run(""))
-				.catch((error: unknown) => this.#options.onError(error));
+				.then(
+					() => {},
+					(error: unknown) => this.#options.onError(error),
+				);
+			this.#runs.set(id, run);
+			void run.then(() => {
+				if (this.#runs.get(id) === run) this.#runs.delete(id);
+			});
 			return { consume: true };
 		}
 		return undefined;

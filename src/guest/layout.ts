@@ -19,6 +19,8 @@ export interface GuestScreen {
 	block(title: string, markdown: string): void;
 	editorText(): string;
 	setEditorText(text: string): void;
+	/** What pi leaves on the terminal at exit (its fullscreenExitOutput "transcript"), as lines of this width. */
+	exitLines?(width: number): string[];
 	/** The UI exits: timers stop. */
 	dispose?(): void;
 }
@@ -176,6 +178,11 @@ export class Layout implements GuestUi {
 		if (active === this.#progress) return;
 		this.#progress = active;
 		this.#options.setProgress(active);
+	}
+
+	/** The mounted screen's exit transcript (none without a screen). */
+	exitLines(width: number): string[] {
+		return this.#screen?.exitLines?.(width) ?? [];
 	}
 
 	dispose(): void {

@@ -6,6 +6,7 @@
 import type { ConnectionState, StartData } from "../protocol/channel.ts";
 import type { AnyContract, InputOf } from "../protocol/contract.ts";
 import type { ObjectRef } from "../protocol/object-client.ts";
+import type { DisplaySettings } from "../protocol/preferences.ts";
 import type { CommandRegistry } from "./commands.ts";
 import type { Completions } from "./completions.ts";
 import type { Launcher } from "./launcher-channel.ts";
@@ -49,6 +50,11 @@ export interface GuestPreferences {
 	onChange(listener: () => void): () => void;
 	/** The server's defaults for its UI (its tui.json). */
 	setServerDefaults(defaults: ServerDefaults): void;
+	/**
+	 * A display setting a key changed (pi's Ctrl+T, which pi saves): in effect for this run, and what /settings
+	 * shows, until a file changes that setting.
+	 */
+	setForRun(settings: DisplaySettings): void;
 }
 
 /** What survives a reload: the previous worker's snapshot, and each plugin's part of the next one. */

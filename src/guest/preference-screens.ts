@@ -6,7 +6,7 @@
 
 import { errorText } from "../protocol/errors.ts";
 import { isPrivilegedId, piKeybindings } from "../protocol/keybindings.ts";
-import type { PrefsPatch } from "../protocol/preferences.ts";
+import type { DisplaySettings, PrefsPatch } from "../protocol/preferences.ts";
 import { FilterSelector } from "../ui/selector.ts";
 import { appearanceOf, type TerminalFacts } from "../ui/theme/builtin.ts";
 import type { ThemeRef } from "../ui/theme/theme-ref.ts";
@@ -29,6 +29,8 @@ export interface PreferenceScreensContext {
 	custom(): CustomThemes;
 	keymap(): Keymap;
 	savePrefs(patch: PrefsPatch): Promise<{ ok: boolean; error?: string }>;
+	/** Saved settings take over from what a key changed in this run (see `Appearance.setForRun`). */
+	saved(settings: DisplaySettings): void;
 }
 
 export class PreferenceScreens {
@@ -100,9 +102,15 @@ export class PreferenceScreens {
 				const slash = command.slash ? `/${command.slash.name}` : "";
 				return { value: command.id, label: command.title, description: [slash, keys].filter(Boolean).join("  ") };
 			});
+		// Titles get the room the screen has beside the longest slash form and keys (pi-tui's default is 30 columns).
+		const described = Math.max(0, ...items.map((item) => item.description.length));
 		const selector = new FilterSelector(theme, {
 			title: "Commands",
 			items,
+			layout: {
+				minPrimaryColumnWidth: 30,
+				maxPrimaryColumnWidth: Math.max(30, screen.tui.terminal.columns - described - 4),
+			},
 			hint: "↑↓ navigate  enter run  escape cancel",
 			filterText: (item) => `${item.label} ${item.description ?? ""}`,
 			onCancel: () => screen.closeSelector(),
@@ -126,6 +134,7 @@ export class PreferenceScreens {
 	async #save(patch: PrefsPatch): Promise<void> {
 		const answer = await this.#ctx.savePrefs(patch);
 		const screen = this.#ctx.ui;
+		if (answer.ok && patch.settings) this.#ctx.saved(patch.settings);
 		if (answer.ok) screen.notice("Preferences saved", "success");
 		else if (answer.error === "declined") screen.notice("Preferences not saved");
 		else screen.notice(`Preferences not saved: ${answer.error ?? "refused"}`, "warning");

@@ -10,6 +10,7 @@ import { BridgeTerminal } from "./bridge-terminal.ts";
 import { CommandRegistry } from "./commands.ts";
 import { Completions } from "./completions.ts";
 import { registerCoreCommands } from "./core-commands.ts";
+import { exitText } from "./exit-text.ts";
 import { hotkeysMarkdown } from "./hotkeys.ts";
 import { KeyRouter } from "./key-router.ts";
 import { keyText } from "./keymap.ts";
@@ -176,6 +177,7 @@ export class GuestRuntime {
 			custom: () => appearance.custom,
 			keymap: () => this.#keys.keymap,
 			savePrefs: (patch) => this.#launcher.request("savePrefs", { patch }),
+			saved: (settings) => appearance.setForRun(settings),
 		});
 		registerCoreCommands(this.#commands, {
 			exit: () => this.#exit(),
@@ -185,11 +187,11 @@ export class GuestRuntime {
 			palette: () => screens.openPalette(),
 			settings: () => screens.openSettings(),
 			keybindings: () => screens.openKeybindings(),
-			// pi's /tree walks a session's branches; p2's branches are forks, shown as a tree in the session picker.
+			// pi's /tree walks a session's branches; p2's branches are forks: /tree shows sessions and their forks.
 			doubleEscape: () => {
 				const action = appearance.effective().settings.doubleEscapeAction ?? DISPLAY_DEFAULTS.doubleEscapeAction;
 				if (action === "none") return;
-				this.#commands.get(action === "fork" ? "app.session.fork" : "app.session.resume")?.run("");
+				this.#commands.get(action === "fork" ? "app.session.fork" : "app.session.tree")?.run("");
 			},
 		});
 	}
@@ -214,6 +216,11 @@ export class GuestRuntime {
 
 	#exit(): void {
 		this.#host.post({ kind: "snapshot", data: serializeSnapshot(this.#snapshot()) });
+		// pi's fullscreenExitOutput: the transcript (default) or only the resume hint, which the launcher adds for
+		// a session that has something in it (a used session has a title; an unused one is not listed either).
+		const output = this.#appearance.effective().settings.fullscreenExitOutput ?? DISPLAY_DEFAULTS.fullscreenExitOutput;
+		const lines = output === "transcript" ? this.#layout.exitLines(this.#terminal.columns) : [];
+		this.#host.post({ kind: "exitOutput", text: exitText(lines), resumable: Boolean(this.#session.facts?.title) });
 		this.#layout.dispose();
 		this.#host.post({ kind: "exit", code: 0 });
 	}

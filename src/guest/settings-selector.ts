@@ -108,6 +108,14 @@ const ROWS: readonly Row[] = [
 		parse: (v) => (v === "header" ? "header" : v === "true"),
 	},
 	{
+		id: "fullscreen-exit-output",
+		path: "fullscreenExitOutput",
+		label: "Fullscreen exit output",
+		description: "Print the transcript or only a session resume hint when exiting fullscreen mode",
+		values: ["transcript", "resume-hint"],
+		parse: (v) => v,
+	},
+	{
 		id: "fullscreen-scrollbar",
 		path: "fullscreenScrollbar",
 		label: "Fullscreen scrollbar",

@@ -11,6 +11,7 @@ import { ProcessTerminal, type Terminal } from "../protocol/pi-tui-parts.ts";
 import type { LaunchArgs } from "./args.ts";
 import { type Clock, realClock } from "./clock.ts";
 import { ServerConnection } from "./connection.ts";
+import { exitTranscript, resumeHint } from "./exit-output.ts";
 import { FilePicker } from "./file-picker.ts";
 import { createInputRouter } from "./input-router.ts";
 import type { LaunchTarget } from "./launch-target.ts";
@@ -61,7 +62,11 @@ export interface LauncherOptions {
 	readonly snapshotMs?: number;
 }
 
-export type LauncherResult = { code: number; signedOut?: boolean; problems: string[] };
+/**
+ * How the run ended. `farewell`: what to print on the normal screen once the terminal is back, when the UI
+ * exited itself (its transcript and the resume hint, filtered), for a terminal only.
+ */
+export type LauncherResult = { code: number; signedOut?: boolean; problems: string[]; farewell?: string };
 
 const COLOR_QUERY_MS = 100;
 const BUNDLE_CHECK_MS = 60_000;
@@ -180,6 +185,13 @@ export async function runLauncher(options: LauncherOptions): Promise<LauncherRes
 
 	const questions = new Map<string, (text: string | null) => void>();
 	let questionCount = 0;
+	/** The UI's last words before it exits (pi's fullscreenExitOutput), and the session it showed. */
+	let exitOutput: { text: string; resumable: boolean; session: string | undefined } | undefined;
+	const farewell = (): string => {
+		if (!exitOutput) return "";
+		const { text, resumable, session } = exitOutput;
+		return exitTranscript(text) + (resumable && session ? resumeHint(options.target, session) : "");
+	};
 
 	const onWorkerMessage = (worker: GuestWorker, message: WorkerMessage, current: boolean) => {
 		switch (message.kind) {
@@ -189,9 +201,15 @@ export async function runLauncher(options: LauncherOptions): Promise<LauncherRes
 			case "status":
 				if (current) status.apply(message.action);
 				return;
-			case "exit":
-				if (current) end({ code: message.code, problems });
+			case "exitOutput":
+				if (current) exitOutput = { text: message.text, resumable: message.resumable, session: worker.session };
 				return;
+			case "exit": {
+				if (!current) return;
+				const words = farewell();
+				end({ code: message.code, problems, ...(words ? { farewell: words } : {}) });
+				return;
+			}
 			case "log":
 				if (message.level !== "info") problem(message.text);
 				return;

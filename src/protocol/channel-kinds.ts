@@ -9,6 +9,8 @@ export const MAX_LOG_CHARS = 4096;
 export const MAX_SNAPSHOT_CHARS = 1024 * 1024;
 /** Text the launcher copies or hands to the external editor. */
 export const MAX_COPY_CHARS = 1024 * 1024;
+/** The transcript the UI leaves on the terminal when it exits (pi's fullscreenExitOutput). */
+export const MAX_EXIT_TEXT_CHARS = 512 * 1024;
 
 export const WORKER_MESSAGE_KINDS: readonly string[] = [
 	"ready",
@@ -25,6 +27,7 @@ export const WORKER_MESSAGE_KINDS: readonly string[] = [
 	"navigation",
 	"keyContext",
 	"answer",
+	"exitOutput",
 ];
 
 export const LAUNCHER_MESSAGE_KINDS: readonly string[] = [

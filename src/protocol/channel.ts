@@ -11,13 +11,14 @@ import { Preferences } from "./preferences-schema.ts";
 
 import {
 	MAX_COPY_CHARS,
+	MAX_EXIT_TEXT_CHARS,
 	MAX_FRAME_CHARS,
 	MAX_LOG_CHARS,
 	MAX_OUTPUT_CHARS,
 	MAX_SNAPSHOT_CHARS,
 } from "./channel-kinds.ts";
 
-export { MAX_FRAME_CHARS, MAX_LOG_CHARS, MAX_OUTPUT_CHARS, MAX_SNAPSHOT_CHARS };
+export { MAX_EXIT_TEXT_CHARS, MAX_FRAME_CHARS, MAX_LOG_CHARS, MAX_OUTPUT_CHARS, MAX_SNAPSHOT_CHARS };
 
 export const Capabilities = lazy(() =>
 	type({
@@ -156,6 +157,12 @@ export const WorkerMessage = lazy(() =>
 		{ kind: "'status'", action: StatusAction },
 		{ kind: "'log'", level: "'info' | 'warn' | 'error'", text: `string <= ${MAX_LOG_CHARS}` },
 		{ kind: "'snapshot'", data: `string <= ${MAX_SNAPSHOT_CHARS}` },
+		/**
+		 * Sent just before `exit`: what to leave on the terminal (pi's fullscreenExitOutput). `text` is the
+		 * transcript as lines (empty for pi's resume-hint); `resumable`: the session has something to resume.
+		 * The launcher prints it after restoring the terminal, SGR only, every other control made visible.
+		 */
+		{ kind: "'exitOutput'", text: `string <= ${MAX_EXIT_TEXT_CHARS}`, resumable: "boolean" },
 		{ kind: "'exit'", code: "0 <= number.integer <= 255" },
 		{ kind: "'pong'", n: "number.integer", "heapBytes?": "number" },
 		{ kind: "'error'", message: `string <= ${MAX_LOG_CHARS}` },

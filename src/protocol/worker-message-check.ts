@@ -7,6 +7,7 @@
 import type { WorkerMessage } from "./channel.ts";
 import {
 	MAX_COPY_CHARS,
+	MAX_EXIT_TEXT_CHARS,
 	MAX_FRAME_CHARS,
 	MAX_LOG_CHARS,
 	MAX_OUTPUT_CHARS,
@@ -155,6 +156,8 @@ function message(data: unknown): WorkerMessage {
 			return { kind: "log", level: oneOf(m, "level", ["info", "warn", "error"]), text: text(m, "text", MAX_LOG_CHARS) };
 		case "snapshot":
 			return { kind: "snapshot", data: text(m, "data", MAX_SNAPSHOT_CHARS) };
+		case "exitOutput":
+			return { kind: "exitOutput", text: text(m, "text", MAX_EXIT_TEXT_CHARS), resumable: flag(m, "resumable") };
 		case "exit":
 			return { kind: "exit", code: integer(m, "code", 0, 255) };
 		case "pong": {

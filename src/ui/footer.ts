@@ -15,6 +15,8 @@ export interface FooterData {
 	/** pi's `(auto)`: the server compacts by itself when the context is nearly full. */
 	readonly autoCompaction?: boolean;
 	readonly model: { id: string; provider: string; contextWindow: number; reasoning: boolean } | null;
+	/** Providers with usable models: with more than one, pi names the model's provider when there is room. */
+	readonly providers?: number;
 	readonly thinkingLevel: string;
 	/** Plugin statuses, already sorted by key. */
 	readonly statuses: readonly string[];
@@ -52,6 +54,8 @@ export class Footer extends ThemedLines<FooterData> {
 		const level = model?.reasoning ? ` • ${d.thinkingLevel === "off" ? "thinking off" : d.thinkingLevel}` : "";
 		let right = `${name}${level}`;
 		const room = width - visibleWidth(left) - 2;
+		const named = model && (d.providers ?? 0) > 1 ? `(${visibleText(model.provider, false)}) ${right}` : right;
+		if (visibleWidth(named) <= room) right = named;
 		if (room <= 0) right = "";
 		else if (visibleWidth(right) > room) right = truncateToWidth(right, room, "");
 		const gap = Math.max(2, width - visibleWidth(left) - visibleWidth(right));

@@ -20,6 +20,18 @@ function codeSpan(line: string): string {
 	return `${fence}${pad}${content}${pad}${fence}`;
 }
 
+/**
+ * A code block's source with its closing fence: a block left open runs to the end of the text, and the warning
+ * after it would be read as more of its code (its backticks shown as they are).
+ */
+function closedFence(raw: string): string {
+	const fence = /^ {0,3}(`{3,}|~{3,})/.exec(raw)?.[1];
+	if (!fence) return raw;
+	const lines = raw.replace(/\n+$/, "").split("\n");
+	const close = new RegExp(`^ {0,3}${fence[0] === "`" ? "`" : "~"}{${fence.length},}\\s*$`);
+	return lines.length > 1 && close.test(lines.at(-1)!) ? raw : `${raw.replace(/\n*$/, "")}\n${fence}\n`;
+}
+
 export interface MermaidContext {
 	/** A streaming answer may end inside a diagram: warnings wait until it is complete. */
 	readonly streaming: boolean;
@@ -43,7 +55,8 @@ export function createMermaidTransformer(theme: ThemeRef) {
 				if (art.warnings.length > 0) {
 					if (context.streaming) return token.raw;
 					const more = art.warnings.length > 1 ? ` (+${art.warnings.length - 1} more)` : "";
-					return `${token.raw}\n${codeSpan(t.fg("warning", `Mermaid diagram not rendered: ${art.warnings[0]}${more}`))}  \n`;
+					const warning = codeSpan(t.fg("warning", `Mermaid diagram not rendered: ${art.warnings[0]}${more}`));
+					return `${closedFence(token.raw)}\n${warning}  \n`;
 				}
 				const sgr = (token: FgToken) => t.fgPaint(token).open.slice(2, -1);
 				const accent = sgr("accent");

@@ -4,6 +4,7 @@ import {
 	getKeybindings,
 	type SelectItem,
 	SelectList,
+	type SelectListLayoutOptions,
 	truncateToWidth,
 } from "@earendil-works/pi-tui";
 import { typedChar } from "./text.ts";
@@ -14,6 +15,8 @@ export interface FilterSelectorOptions {
 	readonly items: readonly SelectItem[];
 	readonly hint: string;
 	readonly maxVisible?: number;
+	/** The label column's width (pi-tui's default cuts labels at 30 columns). */
+	readonly layout?: SelectListLayoutOptions;
 	/** What typing filters on (fuzzy, pi's matcher); the label when not given. */
 	readonly filterText?: (item: SelectItem) => string;
 	onSelect(item: SelectItem): void;
@@ -40,7 +43,12 @@ export class FilterSelector implements Component {
 	#build(): SelectList {
 		const { items, filterText } = this.#options;
 		const matched = this.#filter ? fuzzyFilter([...items], this.#filter, filterText ?? ((i) => i.label)) : [...items];
-		const list = new SelectList(matched, this.#options.maxVisible ?? 10, this.#theme.selectListTheme());
+		const list = new SelectList(
+			matched,
+			this.#options.maxVisible ?? 10,
+			this.#theme.selectListTheme(),
+			this.#options.layout,
+		);
 		list.onSelect = (item) => this.#options.onSelect(item);
 		list.onCancel = () => this.#options.onCancel();
 		return list;

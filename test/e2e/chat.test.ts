@@ -242,7 +242,7 @@ describe("the chat surface end to end (real server, fake model)", () => {
 			"the new name",
 		);
 		run.type("/name\r");
-		await run.waitFor((s) => s.includes("Error: Usage: /name <title>"), "the usage");
+		await run.waitFor((s) => s.includes("Session name: reload demo"), "pi's answer to /name: the name");
 		// /new: an empty transcript in a new session, the old one's text gone from the screen.
 		run.type("\x15unsent draft");
 		run.type("\x15/new\r");

@@ -33,7 +33,7 @@ describe("/fork end to end", () => {
 			// Two Escapes as a kitty-protocol terminal sends them: two keys even when read in one chunk (two bare
 			// ESC bytes read together are Alt+Escape).
 			run.type("\x1b[27u\x1b[27u");
-			await run.waitFor((s) => s.includes("Resume Session") && s.includes("└─"), "the session tree");
+			await run.waitFor((s) => s.includes("Session Tree") && s.includes("└─"), "the session tree");
 		} finally {
 			run.kill();
 			await run.exited;

@@ -24,7 +24,11 @@ describe("/login end to end", () => {
 			run.type("\r");
 			await run.waitFor((s) => s.includes("Select provider to configure:"), "the provider selector");
 			for (const c of "anthropic") run.type(c);
-			await run.waitFor((s) => s.includes("→ Anthropic") && s.includes("[API key] • not configured"), "anthropic");
+			// pi's search line, and no [API key] column in a list of API-key providers.
+			await run.waitFor(
+				(s) => /^> anthropic/m.test(s) && s.includes("→ Anthropic • not configured") && !s.includes("[API key]"),
+				"anthropic",
+			);
 			run.type("\r");
 			await run.waitFor((s) => s.includes("Login to Anthropic") && s.includes("Enter Anthropic API key"), "the dialog");
 			run.type(`\x1b[200~${SECRET}\x1b[201~`);

@@ -18,13 +18,15 @@ test("with no model configured, the owner is told where to configure one, as pi 
 			`add a provider to models.json in the server's data directory: ${join(home, "data", "models.json")}`,
 		);
 		expect(run.screen().join("\n")).toContain("unknown");
-		// A send is refused with the reason, and the text comes back to the editor (it is not retried forever).
+		// A send is refused with the reason (it is not retried forever) and, as pi does, the editor is left empty:
+		// the text is in the editor's history, where Up finds it.
 		run.type("hello there\r");
 		await run.waitFor((s) => s.includes("Error: No models available. Use /login"), "the refusal");
-		await run.waitFor((s) => !s.includes("Sending: hello there"), "the send no longer pending");
-		expect(run.screen().join("\n")).toContain("hello there");
-		run.type("\x15");
-		await run.waitFor((s) => !s.includes("hello there"), "the editor empty");
+		await run.waitFor((s) => !s.includes("hello there"), "the editor cleared, nothing pending");
+		run.type("\x1b[A");
+		await run.waitFor((s) => s.includes("hello there"), "the text back from the editor's history");
+		run.type("\x03");
+		await run.waitFor((s) => !s.includes("hello there"), "the editor cleared by Ctrl+C");
 		run.type("\x04");
 		expect(await run.exited).toBe(0);
 	} finally {

@@ -44,6 +44,11 @@ describe("sessions end to end", () => {
 			run.type("\r");
 			await run.waitFor(() => footer().includes("alpha work"), "the first session resumed");
 			await run.waitFor((s) => s.includes("remember the zebra crossing"), "its transcript");
+			// pi's notice, after the conversation it opened.
+			await run.waitFor(
+				(s) => s.indexOf("Resumed session") > s.indexOf("remember the zebra crossing"),
+				"pi's Resumed session notice",
+			);
 
 			// The message search finds text, not only titles.
 			run.type("\x12");

@@ -151,4 +151,25 @@ describe("a person's ! command in the transcript", () => {
 		const ok = plain(new ShellBlock(theme(), { ...base, exitCode: 0, output: "fine" }).render(60));
 		expect(ok.join("\n")).not.toContain("(exit");
 	});
+
+	test("the output's lines as pi shows them: its final newline is a blank line before the closing rule", async () => {
+		const { ShellBlock } = await import("../../src/ui/transcript/shell-block.ts");
+		const block = (output: string) =>
+			plain(
+				new ShellBlock(theme(), {
+					command: "echo hi",
+					output,
+					running: false,
+					exitCode: 0,
+					cancelled: false,
+					includeInContext: true,
+					expanded: false,
+					expandKey: "ctrl+o",
+					interruptKey: "escape",
+				}).render(30),
+			);
+		expect(block("hi\n").slice(-3)).toEqual([" hi", "", "─".repeat(30)]);
+		expect(block("hi").slice(-2)).toEqual([" hi", "─".repeat(30)]);
+		expect(block("a\n\n\n").slice(-5)).toEqual([" a", "", "", "", "─".repeat(30)]);
+	});
 });

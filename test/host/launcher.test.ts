@@ -188,6 +188,35 @@ describe("launcher", () => {
 		expect((await result).code).toBe(0);
 	}, 20000);
 
+	test("the UI's exit transcript and the resume hint come back filtered, for the session it showed", async () => {
+		const bundle = `globalThis.p2Guest = { start(host) {
+			host.onMessage((m) => {
+				if (m.kind !== "input") return;
+				host.post({ kind: "exitOutput", text: "\\x1b[1mkept\\x1b[22m\\n\\x1b]0;pwned\\x07\\x1b[2Jgone", resumable: m.data === "q" });
+				host.post({ kind: "exit", code: 0 });
+			});
+			host.post({ kind: "navigation", session: "0a0a0a0a-0000-4000-8000-000000000001" });
+			host.post({ kind: "output", data: "NAVIGATED;" });
+			host.post({ kind: "ready" });
+		} };`;
+		for (const [key, resumable] of [
+			["q", true],
+			["x", false],
+		] as const) {
+			const terminal = new FakeTerminal();
+			const result = launch(bundle, terminal);
+			await terminal.until("NAVIGATED;");
+			terminal.onInput?.(key);
+			const { code, farewell } = await result;
+			expect(code).toBe(0);
+			expect(farewell).toStartWith("\x1b[1mkept\x1b[22m\x1b[0m\n␛]0;pwned␇␛[2Jgone\n");
+			if (resumable) expect(farewell).toEndWith("p2 --session 0a0a0a0a-0000-4000-8000-000000000001\n");
+			else expect(farewell).not.toContain("To resume");
+			// Nothing of it went to the screen while the UI ran: it is printed after the terminal is back.
+			expect(terminal.output).not.toContain("kept");
+		}
+	}, 20000);
+
 	test("the launcher's keys never reach the worker, unless its own text input asked for every key", async () => {
 		const bundle = `globalThis.p2Guest = { start(host) {
 			const out = (data) => host.post({ kind: "output", data });

@@ -1,7 +1,12 @@
 import { describe, expect, test } from "bun:test";
 import { type } from "arktype";
 import { WorkerMessage } from "../../src/protocol/channel.ts";
-import { MAX_COPY_CHARS, MAX_LOG_CHARS, MAX_OUTPUT_CHARS } from "../../src/protocol/channel-kinds.ts";
+import {
+	MAX_COPY_CHARS,
+	MAX_EXIT_TEXT_CHARS,
+	MAX_LOG_CHARS,
+	MAX_OUTPUT_CHARS,
+} from "../../src/protocol/channel-kinds.ts";
 import { checkWorkerMessage } from "../../src/protocol/worker-message-check.ts";
 
 /** Valid messages of every kind, and for each a way to break every field. */
@@ -17,6 +22,8 @@ const VALID: Record<string, unknown>[] = [
 	{ kind: "snapshot", data: "{}" },
 	{ kind: "exit", code: 0 },
 	{ kind: "exit", code: 255 },
+	{ kind: "exitOutput", text: "\x1b[1mhi\x1b[0m\nthere", resumable: true },
+	{ kind: "exitOutput", text: "", resumable: false },
 	{ kind: "pong", n: 3 },
 	{ kind: "pong", n: 3, heapBytes: 1024.5 },
 	{ kind: "error", message: "boom" },
@@ -50,6 +57,7 @@ const WRONG_VALUES: unknown[] = [
 	"x".repeat(MAX_LOG_CHARS + 1),
 	"x".repeat(MAX_OUTPUT_CHARS + 1),
 	"x".repeat(MAX_COPY_CHARS + 1),
+	"x".repeat(MAX_EXIT_TEXT_CHARS + 1),
 	true,
 	[],
 	{},

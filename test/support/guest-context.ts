@@ -114,6 +114,7 @@ export function testGuest(options: TestGuestOptions = {}): TestGuest {
 			effective: () => effectivePreferences(undefined, undefined),
 			onChange: () => () => {},
 			setServerDefaults() {},
+			setForRun() {},
 		},
 		snapshot: { restored: undefined, contribute: () => () => {} },
 	};

@@ -308,10 +308,58 @@ describe("header and footer", () => {
 		expect(unknown[1]).toContain("?/200k (auto)");
 	});
 
+	test("with more than one provider, pi names the model's provider when there is room", () => {
+		const two = plain(new Footer(dark(), footer({ providers: 2 })).render(100));
+		expect(two[1]).toMatch(/ {2,}\(fake\) fake-coder • medium$/);
+		expect(plain(new Footer(dark(), footer({ providers: 1 })).render(100))[1]).toMatch(/ {2,}fake-coder • medium$/);
+		// No room: the provider goes first.
+		const narrow = plain(new Footer(dark(), footer({ providers: 2 })).render(64));
+		expect(narrow[1]).toMatch(/ {2,}fake-coder • medium$/);
+	});
+
 	test("narrow: the model part is cut, never the stats", () => {
 		const lines = plain(new Footer(dark(), footer()).render(50));
 		expect(lines[1]!.startsWith("↑5.2k ↓1.7k R1.0k CH16.2% $0.042 0.8%/200k")).toBe(true);
 		expect(visibleWidth(lines[1]!)).toBeLessThanOrEqual(50);
+	});
+});
+
+describe("pi's loaded resources under the startup header", () => {
+	test("[Context]: short names in a comma list, full paths (Ctrl+O) one per line; nothing when quiet or empty", async () => {
+		const { StartupResources } = await import("../../src/ui/startup-resources.ts");
+		const data = {
+			context: ["/home/me/AGENTS.md", "/home/me/proj/AGENTS.md", "/srv/CLAUDE.md"],
+			skills: [],
+			prompts: [],
+			cwd: "/home/me/proj",
+			home: "/home/me",
+			expanded: false,
+			hidden: false,
+		};
+		const resources = new StartupResources(dark(), data);
+		expect(plain(resources.render(80))).toEqual(["", "", "[Context]", "  ~/AGENTS.md, AGENTS.md, /srv/CLAUDE.md", ""]);
+		expect(resources.render(80)[2]).toBe(dark().current.fg("mdHeading", "[Context]"));
+		resources.set({ ...data, expanded: true });
+		expect(plain(resources.render(80)).slice(2)).toEqual([
+			"[Context]",
+			"  ~/AGENTS.md",
+			"  ~/proj/AGENTS.md",
+			"  /srv/CLAUDE.md",
+			"",
+		]);
+		resources.set({ ...data, skills: ["zeta", "alpha"], prompts: ["review"] });
+		expect(plain(resources.render(80)).slice(5)).toEqual([
+			"[Skills]",
+			"  alpha, zeta",
+			"",
+			"[Prompts]",
+			"  /review",
+			"",
+		]);
+		resources.set({ ...data, hidden: true });
+		expect(resources.render(80)).toEqual([]);
+		resources.set({ ...data, context: [] });
+		expect(resources.render(80)).toEqual([]);
 	});
 });
 
@@ -426,6 +474,25 @@ describe("Mermaid", () => {
 		});
 		narrow.transform = (md, width) => mermaid(md, width, { streaming: false });
 		expect(plain(narrow.render(30)).join("\n")).toContain("graph LR");
+	});
+
+	test("a diagram in what a person wrote is drawn too (pi); an unclosed block's warning shows no stray backticks", async () => {
+		const { createMermaidTransformer } = await import("../../src/ui/mermaid.ts");
+		const ref = dark();
+		const mermaid = createMermaidTransformer(ref);
+		const user = new UserMessage(ref, { text: "```mermaid\ngraph TD\n  A[Start] --> B[End]\n```" });
+		user.transform = (md, width) => mermaid(md, width, { streaming: false });
+		const drawn = plain(user.render(80)).join("\n");
+		expect(drawn).toMatch(/│ Start │/);
+		expect(drawn).not.toContain("graph TD");
+
+		const open = new UserMessage(ref, { text: "```mermaid\ngraph TD\n  A[Start] -->" });
+		open.transform = (md, width) => mermaid(md, width, { streaming: false });
+		const lines = plain(open.render(80));
+		const warning = lines.find((l) => l.includes("Mermaid diagram not rendered"));
+		expect(warning).toBeDefined();
+		expect(warning).not.toContain("`");
+		expect(lines.join("\n")).toContain("graph TD");
 	});
 });
 

@@ -178,6 +178,8 @@ export const ChatState = lazy(() =>
 		}).or("null"),
 		/** The session's directory, when it no longer exists on the server (deleted or moved). */
 		"directoryGone?": "string",
+		/** The context files (AGENTS.md…) the model's instructions include, as paths on the server (pi's [Context]). */
+		"contextFiles?": type("string <= 4096").array().atMostLength(64),
 	}),
 );
 export type ChatState = typeof ChatState.infer;

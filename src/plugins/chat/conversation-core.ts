@@ -6,6 +6,7 @@ import { relative } from "node:path";
 import type { Author } from "../../protocol/common.ts";
 import type { PatchOp } from "../../protocol/patch.ts";
 import type { ConversationEngine } from "../../server/agent/conversation-engine.ts";
+import { type ContextFile, loadContextFiles } from "../../server/agent/system-prompt.ts";
 import { LiveState } from "../../server/objects/live-state.ts";
 import type { Principal } from "../../server/objects/principal.ts";
 import type { ServerContext } from "../../server/plugin.ts";
@@ -21,6 +22,11 @@ const WINDOW_BYTES = 192 * 1024;
 /** The replicated window is trimmed back to this when it grows past WINDOW_ENTRIES during a long session. */
 const WINDOW_KEEP = 150;
 const HISTORY_PAGE = 1000;
+
+/** What the state carries of the context files: their paths, bounded as the contract bounds them. */
+function contextPaths(files: readonly ContextFile[]): string[] {
+	return files.slice(0, 64).map((f) => f.path.slice(0, 4096));
+}
 
 /** Work that follows a stored message: it may fail (a full disk) without failing what was already stored. */
 export function afterStored(what: string, work: () => void): void {
@@ -56,6 +62,7 @@ export class ConversationCore {
 		const window = fitWindow(stored.map(toView), WINDOW_BYTES);
 		const total = store.count(conversation);
 		const model = resolveModel(ctx, session);
+		const cwd = ctx.catalog.get(session)?.cwd;
 		// Inputs still queued when the server last stopped go back to their authors, never silently run.
 		const returned = store
 			.queued(conversation)
@@ -70,7 +77,17 @@ export class ConversationCore {
 			thinkingLevel: resolveThinking(ctx, session, model),
 			compacting: null,
 			shell: null,
+			contextFiles: cwd ? contextPaths(loadContextFiles(cwd)) : [],
 		});
+	}
+
+	/** The context files the next run's instructions include (pi lists them at start). */
+	showContextFiles(files: readonly ContextFile[]): void {
+		const paths = contextPaths(files);
+		const now = this.live.state.contextFiles ?? [];
+		if (paths.length !== now.length || paths.some((p, i) => p !== now[i])) {
+			this.update([{ op: "set", path: ["contextFiles"], value: paths }]);
+		}
 	}
 
 	/**

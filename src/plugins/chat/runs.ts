@@ -9,7 +9,7 @@ import { isContextOverflow } from "@earendil-works/pi-ai";
 import { ProtocolError } from "../../protocol/codes.ts";
 import type { Author } from "../../protocol/common.ts";
 import { ConversationEngine, type EngineEvent, type RunOutcome } from "../../server/agent/conversation-engine.ts";
-import { buildSystemPrompt } from "../../server/agent/system-prompt.ts";
+import { buildSystemPrompt, loadContextFiles } from "../../server/agent/system-prompt.ts";
 import { createTools } from "../../server/agent/tools/index.ts";
 import type { EntryInput, StoredEntry } from "../../server/store/session-store.ts";
 import type { Run } from "./activity.ts";
@@ -62,10 +62,12 @@ export class Runs {
 		const record = ctx.catalog.get(session);
 		if (!record) throw new ProtocolError("not_found", "the session is gone");
 		const tools = createTools({ cwd: record.cwd, spillDir: join(ctx.dataDir, "spill", session) });
+		const context = loadContextFiles(record.cwd);
+		core.showContextFiles(context);
 		core.agent = new ConversationEngine({
 			model,
 			thinkingLevel: core.live.state.thinkingLevel,
-			systemPrompt: buildSystemPrompt({ cwd: record.cwd, toolNames: tools.map((t) => t.name) }),
+			systemPrompt: buildSystemPrompt({ cwd: record.cwd, toolNames: tools.map((t) => t.name), context }),
 			tools,
 			history: toAgentHistory(core.allEntries()),
 			streamFn: ctx.models.streamFn,

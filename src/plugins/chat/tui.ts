@@ -70,6 +70,10 @@ export const chatPlugin: GuestPlugin = {
 		ctx.services.use("usage", (usage) => {
 			offUsage = usage.onChange((state) => screen.setUsage(state));
 		});
+		let offProviders: (() => void) | undefined;
+		ctx.services.use("models", (models) => {
+			offProviders = models.onProviderCount((count) => screen.setProviderCount(count));
+		});
 		const removals = [
 			ui.mount(screen),
 			ctx.services.provide("conversation", open.service()),
@@ -100,6 +104,7 @@ export const chatPlugin: GuestPlugin = {
 		return () => {
 			for (const remove of removals.reverse()) remove();
 			offUsage?.();
+			offProviders?.();
 			open.dispose();
 			screen.dispose();
 		};

@@ -7,11 +7,16 @@ import type { GuestContext, GuestPlugin } from "../../guest/plugin.ts";
 import { errorText } from "../../protocol/errors.ts";
 import type { ObjectRef } from "../../protocol/object-client.ts";
 import { isOwnerRole } from "../../protocol/roles.ts";
-import { FilterSelector } from "../../ui/selector.ts";
+import { MenuSelector } from "../../ui/menu-selector.ts";
 import { type AuthMethod, type LoginFlow, type LoginProvider, loginContract } from "./contract.ts";
 import { LoginDialog } from "./tui-dialog.ts";
+import { ProviderSelector } from "./tui-provider-selector.ts";
 
-const HINT = "↑↓ navigate  enter select  escape/ctrl+c cancel";
+const HINT = [
+	["↑↓", "navigate"],
+	["enter", "select"],
+	["escape/ctrl+c", "cancel"],
+] as const;
 
 /** pi's words when a sign-in is done: what was saved, the model it chose when there was none, and where. */
 export function doneNotices(
@@ -152,22 +157,20 @@ function registerLoginCommands(guest: GuestContext, loginRef: () => ObjectRef<ty
 
 	const chooseProvider = (method: AuthMethod, list: LoginProvider[]) => {
 		const offered = list.filter((p) => (method === "oauth" ? p.oauth : p.apiKey));
-		if (!offered.length) return ctx.notice("No provider on this server offers that sign-in.");
+		if (!offered.length) {
+			return ctx.notice(method === "oauth" ? "No account providers available." : "No API key providers available.");
+		}
 		ctx.showSelector(
 			"login",
-			new FilterSelector(ctx.theme, {
+			new ProviderSelector({
+				theme: ctx.theme,
 				title: "Select provider to configure:",
-				items: offered.map((p) => ({
-					value: p.id,
-					label: p.name,
-					description: `${method === "oauth" ? (p.oauth?.subscription ? "[subscription] " : "[account] ") : "[API key] "}${status(p)}`,
-				})),
-				hint: HINT,
+				choices: offered.map((provider) => ({ provider, method })),
+				empty: "No providers available",
 				onCancel: () => ctx.closeSelector(),
-				onSelect: (item) => {
+				onSelect: ({ provider }) => {
 					ctx.closeSelector();
-					const provider = offered.find((p) => p.id === item.value);
-					if (provider) void run(() => signIn(provider, method));
+					void run(() => signIn(provider, method));
 				},
 			}),
 		);
@@ -176,17 +179,17 @@ function registerLoginCommands(guest: GuestContext, loginRef: () => ObjectRef<ty
 	const chooseMethod = (list: LoginProvider[], only?: LoginProvider) => {
 		ctx.showSelector(
 			"login",
-			new FilterSelector(ctx.theme, {
-				title: "Select authentication method:",
-				items: [
+			new MenuSelector(ctx.theme, {
+				title: only ? `Select authentication method for ${only.name}:` : "Select authentication method:",
+				choices: [
 					{ value: "oauth", label: only?.oauth?.label ?? "Sign in with an account" },
 					{ value: "api_key", label: "Sign in with an API key" },
 				],
 				hint: HINT,
 				onCancel: () => ctx.closeSelector(),
-				onSelect: (item) => {
+				onSelect: (value) => {
 					ctx.closeSelector();
-					const method = item.value as AuthMethod;
+					const method = value === "oauth" ? "oauth" : "api_key";
 					if (only) void run(() => signIn(only, method));
 					else chooseProvider(method, list);
 				},
@@ -243,15 +246,15 @@ function registerLoginCommands(guest: GuestContext, loginRef: () => ObjectRef<ty
 				if (!list.length) return ctx.notice("No sign-ins are stored on this server.");
 				ctx.showSelector(
 					"login",
-					new FilterSelector(ctx.theme, {
+					new ProviderSelector({
+						theme: ctx.theme,
 						title: "Select provider to logout:",
-						items: list.map((p) => ({ value: p.id, label: p.name, description: status(p) })),
-						hint: HINT,
+						choices: list.map((provider) => ({ provider, method: provider.signedIn ?? "api_key" })),
+						empty: "No providers logged in. Use /login first.",
 						onCancel: () => ctx.closeSelector(),
-						onSelect: (item) => {
+						onSelect: ({ provider }) => {
 							ctx.closeSelector();
-							const provider = list.find((p) => p.id === item.value);
-							if (provider) void run(() => out(provider));
+							void run(() => out(provider));
 						},
 					}),
 				);

@@ -11,6 +11,11 @@ import { registerModelCommands } from "./tui/model-commands.ts";
 export interface Models {
 	/** `provider/id`, or an id with `--provider`, or an id that only one provider has. */
 	findModel(spec: string, provider: string | undefined): Promise<{ provider: string; id: string } | undefined>;
+	/**
+	 * How many providers have usable models (the owner's catalog; 0 for a guest, who never sees it): pi's footer
+	 * names the provider when there is more than one. The listener hears it now and on every change.
+	 */
+	onProviderCount(listener: (count: number) => void): () => void;
 }
 
 declare module "../../guest/services.ts" {
@@ -29,9 +34,19 @@ export const modelsPlugin: GuestPlugin = {
 	register(ctx) {
 		/** The owner's model catalog, opened once and kept (the commands and the start warnings share it). */
 		let models: ObjectRef<typeof modelsContract> | undefined;
+		let providerCount = 0;
+		const countListeners = new Set<(count: number) => void>();
 		const catalog = () => {
-			models ??= ctx.objects.open(modelsContract, {});
-			return models;
+			if (models) return models;
+			const ref = ctx.objects.open(modelsContract, {});
+			models = ref;
+			ref.onChange((state) => {
+				const count = new Set((state?.models ?? []).map((m) => m.provider)).size;
+				if (count === providerCount) return;
+				providerCount = count;
+				for (const listener of [...countListeners]) listener(count);
+			});
+			return ref;
 		};
 
 		/**
@@ -67,6 +82,11 @@ export const modelsPlugin: GuestPlugin = {
 		const removals = [
 			registerModelCommands(ctx, catalog),
 			ctx.services.provide("models", {
+				onProviderCount(listener) {
+					countListeners.add(listener);
+					listener(providerCount);
+					return () => countListeners.delete(listener);
+				},
 				async findModel(spec, provider) {
 					const ref = ctx.objects.open(modelsContract, {});
 					try {
@@ -90,6 +110,8 @@ export const modelsPlugin: GuestPlugin = {
 			ctx.session.on("opened", () => {
 				if (opened) return;
 				opened = true;
+				// The owner's catalog: the footer's provider, the start's warnings (not again after a reload), and
+				// new problems when the server reads its models.json again.
 				if (!isOwnerRole(ctx.session.role)) return;
 				void warnAboutModels(ctx.start.reason === "start");
 				removals.push(catalog().onChange(followProblems));

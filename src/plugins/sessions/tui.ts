@@ -1,11 +1,12 @@
 /**
- * Sessions in the UI: which one opens at start, the session picker (/resume, Ctrl+R), /new, /name, /session,
- * /fork and /clone, and the open session's row (its directory, branch and title) for the footer and title.
+ * Sessions in the UI: which one opens at start, the session picker (/resume, Ctrl+R), the session tree
+ * (/tree), /new, /name, /session, /fork and /clone, and the open session's row (its directory, branch and title) for the footer and title.
  */
 import type { GuestPlugin } from "../../guest/plugin.ts";
 import { registerForkCommands } from "./tui/fork-commands.ts";
 import { registerNewAndName, registerSessionCommands } from "./tui/session-commands.ts";
 import { SessionStart } from "./tui/session-start.ts";
+import { registerTreeCommand } from "./tui/tree-commands.ts";
 
 export const sessionsPlugin: GuestPlugin = {
 	name: "sessions",
@@ -23,6 +24,7 @@ export const sessionsPlugin: GuestPlugin = {
 			registerNewAndName(ctx, catalog),
 			registerForkCommands(ctx),
 			registerSessionCommands(ctx, catalog),
+			registerTreeCommand(ctx, catalog),
 		];
 		return () => {
 			for (const remove of removals.reverse()) remove();

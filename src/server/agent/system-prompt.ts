@@ -59,8 +59,16 @@ function section(name: string, body: string): string {
 	return `<${name}>\n${body}\n</${name}>`;
 }
 
-/** The system prompt of a conversation: pi's structure (preamble, tools, rules, project context, cwd). */
-export function buildSystemPrompt(options: { cwd: string; toolNames: readonly string[]; agentDir?: string }): string {
+/**
+ * The system prompt of a conversation: pi's structure (preamble, tools, rules, project context, cwd). `context`:
+ * the context files already loaded (the UI lists them), else they are loaded here.
+ */
+export function buildSystemPrompt(options: {
+	cwd: string;
+	toolNames: readonly string[];
+	agentDir?: string;
+	context?: readonly ContextFile[];
+}): string {
 	const tools = options.toolNames.filter((name) => TOOL_LINES[name]);
 	const rules: string[] = [];
 	if (tools.includes("bash")) rules.push("Use bash for file operations like ls, rg, find");
@@ -75,7 +83,7 @@ export function buildSystemPrompt(options: { cwd: string; toolNames: readonly st
 		),
 		section("rules", rules.map((r) => `- ${r}`).join("\n")),
 	];
-	const context = loadContextFiles(options.cwd, options.agentDir);
+	const context = options.context ?? loadContextFiles(options.cwd, options.agentDir);
 	if (context.length > 0) {
 		parts.push(
 			section(

@@ -32,7 +32,8 @@ export class ShellBlock extends ThemedItem<ShellBlockData> {
 		this.addChild(rule);
 		const by = d.author ? t().fg("dim", ` · ${visibleText(d.author, false)}`) : "";
 		this.addChild(new Text(`${t().fg(tone, t().bold(`$ ${visibleText(d.command, false)}`))}${by}`, 1, 0));
-		const text = visibleText(d.output).replace(/\n+$/, "");
+		// pi shows the output's lines as they are: a final newline is a blank line before the closing rule.
+		const text = visibleText(d.output);
 		const lines = text ? text.split("\n") : [];
 		if (lines.length) {
 			this.addChild(new Spacer(1));

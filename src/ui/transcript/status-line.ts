@@ -4,7 +4,11 @@ import { ThemedItem } from "./themed.ts";
 
 export interface StatusLineData {
 	readonly text: string;
-	readonly tone: "status" | "error" | "warning" | "success";
+	/**
+	 * pi's showStatus (`status`, replaced by the next status line), showError, showWarning, a success notice,
+	 * and a `note`: a dim line that stays (pi's "Session name: …", added as text rather than as a status).
+	 */
+	readonly tone: "status" | "note" | "error" | "warning" | "success";
 }
 
 /** A status or notice line: a blank line, then the text with one column of padding. */

@@ -17,6 +17,9 @@ const ZONE_END = "\x1b]133;B\x07\x1b]133;C\x07";
 
 /** pi's user message: a blank line, then a full-width block on `userMessageBg` with one padding row each side. */
 export class UserMessage extends ThemedItem<UserMessageData> {
+	/** Rewrites the message's Markdown before it is parsed (pi draws Mermaid in user messages too). */
+	transform: ((markdown: string, width: number) => string) | undefined;
+
 	override render(width: number): string[] {
 		const lines = super.render(width);
 		if (lines.length < 2) return lines;
@@ -38,7 +41,11 @@ export class UserMessage extends ThemedItem<UserMessageData> {
 				0,
 				this.theme.markdownTheme(),
 				{ color: (s) => t().fg("userMessageText", s) },
-				{ preserveOrderedListMarkers: true, preserveBackslashEscapes: true },
+				{
+					preserveOrderedListMarkers: true,
+					preserveBackslashEscapes: true,
+					...(this.transform ? { transform: this.transform } : {}),
+				},
 			),
 		);
 		this.addChild(box);

@@ -123,21 +123,92 @@ describe("entry renderers on the screen", () => {
 
 describe("status lines", () => {
 	test("pi's warnings and errors each stay (a startup problem is not hidden by the next); status lines replace one another", async () => {
-		const { chat, tui, frame } = screen();
+		const { chat, frame } = screen();
 		chat.setChat(state(0));
 		chat.notice("Error: models.json (/d/models.json): is empty", "error");
 		chat.notice("Warning: No models available.", "warning");
 		chat.notice("Tool output: expanded");
 		chat.notice("Tool output: collapsed");
 		chat.notice("Warning: a second warning", "warning");
+		chat.notice("✓ New session started", "success");
+		chat.notice("Tool output: expanded");
+		chat.notice("Session name: kept", "note");
+		chat.notice("Thinking blocks: hidden");
 		await frame();
-		const lines = tui.getScreenLines().map((l) => Bun.stripANSI(l).trim());
-		const shown = lines.filter((l) => l.startsWith("Error:") || l.startsWith("Warning:") || l.startsWith("Tool"));
+		const lines = chat.exitLines(80).map((l) => Bun.stripANSI(l).trim());
+		const shown = lines.filter((l) => /^(Error:|Warning:|Tool|✓|Session|Thinking)/.test(l));
 		expect(shown).toEqual([
 			"Error: models.json (/d/models.json): is empty",
 			"Warning: No models available.",
 			"Tool output: collapsed",
 			"Warning: a second warning",
+			"✓ New session started",
+			"Tool output: expanded",
+			"Session name: kept",
+			"Thinking blocks: hidden",
 		]);
+	});
+});
+
+describe("pi's notices follow what they are about", () => {
+	const shownLines = (tui: TuiAltScreen) =>
+		tui
+			.getScreenLines()
+			.map((l) => Bun.stripANSI(l).trim())
+			.filter((l) => l.startsWith("message") || l.startsWith("Resumed") || l.startsWith("Restored") || l === "answer");
+
+	test("said while another session opens (Resumed session, Forked to new session): after its conversation", async () => {
+		const { chat, tui, frame } = screen();
+		chat.setChat(state(1));
+		chat.reset();
+		chat.notice("Resumed session");
+		chat.setChat(state(3));
+		await frame();
+		expect(shownLines(tui)).toEqual(["message 1", "message 2", "message 3", "Resumed session"]);
+	});
+
+	test("said while an answer is written: after the answer, also once it is committed", async () => {
+		const { chat, tui, frame } = screen();
+		const live = (parts: string) => ({
+			...state(1),
+			live: {
+				runId: "r1",
+				startedAt: 0,
+				message: { parts: [{ type: "text" as const, text: parts }], toolCalls: [] },
+				tools: [],
+				retry: null,
+			},
+		});
+		chat.setChat(live("answer"));
+		chat.notice("Restored 2 queued messages to editor");
+		await frame();
+		expect(shownLines(tui)).toEqual(["message 1", "answer", "Restored 2 queued messages to editor"]);
+		const committed: ChatEntry = {
+			seq: 2,
+			at: 1,
+			kind: "assistant",
+			parts: [{ type: "text", text: "answer" }],
+			toolCalls: [],
+			stopReason: "stop",
+			provider: "p",
+			model: "m",
+			usage: null,
+		};
+		chat.setChat({ ...state(1), entries: [...state(1).entries, committed] });
+		await frame();
+		expect(shownLines(tui)).toEqual(["message 1", "answer", "Restored 2 queued messages to editor"]);
+	});
+});
+
+describe("the dock", () => {
+	test("pi's blank row stays between the transcript and the editor's top border, however full the transcript", async () => {
+		const { chat, tui, frame } = screen();
+		chat.setChat(state(40));
+		await frame();
+		const lines = tui.getScreenLines().map((l) => Bun.stripANSI(l).trimEnd());
+		const border = lines.findIndex((l) => /^─{20,}$/.test(l));
+		const last = lines.findIndex((l) => l.includes("message 40"));
+		// The message's own padding row, then pi's blank row.
+		expect(lines.slice(last + 1, border)).toEqual(["", ""]);
 	});
 });

@@ -125,16 +125,63 @@ describe("/scoped-models", () => {
 			onSave: (models) => saved.push(models.map((m) => m.id)),
 			onCancel() {},
 		});
-		expect(plain(selector.render(100))).toContain("1/3 enabled");
+		expect(plain(selector.render(140))).toContain("1/3 enabled");
 		selector.handleInput(DOWN);
 		selector.handleInput("\r"); // enable the second row
 		selector.handleInput("\x1b\x1b[B"); // alt+down: move it below the third
 		selector.handleInput("\x13");
 		selector.handleInput("\x18"); // clear
 		selector.handleInput("\x01"); // all
-		expect(plain(selector.render(100))).toContain("all enabled");
+		expect(plain(selector.render(140))).toContain("all enabled");
 		expect(saved[0]?.[0]).toBe("a-model");
 		expect(saved[0]?.length).toBe(2);
+	});
+
+	test("pi's search line and model name line; Ctrl+P toggles the selected model's provider", () => {
+		const saved: string[][] = [];
+		const selector = new ScopedModelsSelector({
+			theme,
+			models: MODELS,
+			enabled: [],
+			keys,
+			onSave: (models) => saved.push(models.map((m) => m.id)),
+			onCancel() {},
+		});
+		const lines = () =>
+			plain(selector.render(140))
+				.split("\n")
+				.map((l) => l.trimEnd());
+		let screen = lines();
+		expect(screen.slice(0, 8)).toEqual([
+			"─".repeat(140),
+			"",
+			"Model Configuration",
+			"Saved on the server. Ctrl+S to save.",
+			"",
+			">",
+			"",
+			"→ ✓ z-model [zeta]",
+		]);
+		expect(screen).toContain("  ✓ a-model (Alpha Model) [alpha]");
+		expect(screen).toContain("  Model Name: z-model");
+		expect(screen.join("\n")).toContain("Ctrl+P provider · Alt+Up/Alt+Down reorder · Ctrl+S save · all enabled");
+		for (const c of "alpha") selector.handleInput(c);
+		selector.handleInput("\x10"); // ctrl+p: alpha's models off
+		screen = lines();
+		expect(screen).toContain("> alpha");
+		expect(screen.join("\n")).toContain("1/3 enabled (unsaved)");
+		selector.handleInput("\x13");
+		expect(saved).toEqual([["z-model"]]);
+	});
+});
+
+describe("model names", () => {
+	test("a name that only restates the id is left out, as pi does", async () => {
+		const { distinctName } = await import("../../../src/plugins/models/tui/model-selector.ts");
+		expect(distinctName({ id: "fake-model", name: "Fake Model" })).toBeUndefined();
+		expect(distinctName({ id: "claude-sonnet-4-5-20250929", name: "Claude Sonnet 4.5" })).toBeUndefined();
+		expect(distinctName({ id: "a-model", name: "Alpha Model" })).toBe("Alpha Model");
+		expect(distinctName({ id: "mistral-small-2603", name: "Mistral Small 4" })).toBe("Mistral Small 4");
 	});
 });
 

@@ -112,10 +112,10 @@ export class ChatActions {
 		}
 	}
 
-	/** Texts taken back from the queue go into the editor, before what is there. */
+	/** Texts taken back from the queue go into the editor before what is there, a blank line between each (pi). */
 	#restore(texts: string[]): void {
 		const now = this.#ctx.ui.editorText();
-		this.#ctx.ui.setEditorText([...texts, ...(now ? [now] : [])].join("\n"));
+		this.#ctx.ui.setEditorText([...texts, now].filter((text) => text.trim()).join("\n\n"));
 	}
 }
 

@@ -28,7 +28,12 @@ export function registerChatCommands(ctx: GuestContext, screen: ChatScreen, acti
 			title: "Toggle thinking block visibility",
 			category: "Other",
 			when: "chat",
-			run: () => screen.toggleThinking(),
+			// pi saves the setting; p2 keeps it for this run (a save asks on the launcher's screen), and /settings shows it.
+			run: () => {
+				const hidden = !screen.thinkingHidden;
+				ctx.preferences.setForRun({ hideThinkingBlock: hidden });
+				screen.notice(`Thinking blocks: ${hidden ? "hidden" : "visible"}`);
+			},
 		},
 		{
 			id: "app.message.followUp",

@@ -1,7 +1,8 @@
 /**
  * What the person writes: pi's editor with its completions, the files attached to the next message, and
  * what Enter does with the text (a slash command, a `!` command, or a message that waits while the
- * connection is down). Nothing is lost: refused text goes back into the editor.
+ * connection is down). Nothing is lost: refused text goes back into the editor (or, as pi does when no model
+ * can answer, stays in the editor's history).
  */
 import type { TuiAltScreen } from "@earendil-works/pi-tui";
 import { type CommandRegistry, parseSlash, SlashAutocomplete } from "../../../guest/commands.ts";
@@ -34,6 +35,8 @@ export interface ComposerOptions {
 	/** pi's `!cmd` (with `includeInContext`) and `!!cmd`. */
 	shell(command: string, includeInContext: boolean): Promise<void>;
 	notice(text: string, tone: NoticeTone): void;
+	/** No model can answer in this conversation: pi clears such a message (it stays in the editor's history). */
+	noModel(): boolean;
 	/** What the dock shows changed (texts being sent, attached files). */
 	changed(): void;
 }
@@ -136,8 +139,8 @@ export class Composer {
 			.then(done, (error: unknown) => {
 				done();
 				// Nothing is lost: the text goes back into the editor, ahead of what was typed since, and the files
-				// back to the composer.
-				this.#putBack(text);
+				// back to the composer. With no model to answer, pi leaves the editor empty (Up brings the text back).
+				if (!this.#options.noModel()) this.#putBack(text);
 				this.#attachments = [...files, ...this.#attachments];
 				this.#options.notice(`Error: ${errorText(error)}`, "error");
 			});

@@ -55,10 +55,12 @@ export function headerData(state: HeaderState, keyText: (id: string) => string):
 		hints.push({ key: bound.join("/") + (hint.suffix ?? ""), description: hint.description });
 	}
 	const more = keyText("app.tools.expand");
+	const details = state.quietStartup === false || state.verbose;
 	return {
 		place: state.place,
 		hints,
-		help: more ? `Press ${more} to show full startup help.` : "",
+		// pi names the loaded resources too when its startup details show (not with quietStartup, but --verbose).
+		help: more ? `Press ${more} to show full startup help${details ? " and loaded resources" : ""}.` : "",
 		// pi: quietStartup true hides the startup header (logo, version, hints); --verbose shows it anyway.
 		hidden: state.quietStartup === true && !state.verbose,
 		expanded: state.expanded,

@@ -50,8 +50,13 @@ export interface ItemFactoryOptions {
 export function createItem(item: DisplayItem, options: ItemFactoryOptions): ItemView {
 	const { theme } = options;
 	switch (item.kind) {
-		case "user":
-			return view("user", new UserMessage(theme, item.data));
+		case "user": {
+			// pi draws Mermaid in what people write too (a sent message is complete: "final" draws it as well).
+			const message = new UserMessage(theme, item.data);
+			message.transform = (md, width) =>
+				options.mermaid() === "off" ? md : options.drawMermaid(md, width, { streaming: false });
+			return view("user", message);
+		}
 		case "assistant": {
 			const message = new AssistantMessage(theme, item.data);
 			// Mermaid first, as pi runs it before extensions' transformers; then the plugins'.

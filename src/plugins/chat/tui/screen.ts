@@ -3,7 +3,7 @@
  * the selector open in its place) and the footer. Data flows one way: object states → display items →
  * components; keys → commands → object calls.
  */
-import { type Component, Text, VStack } from "@earendil-works/pi-tui";
+import { type Component, Spacer, Text, VStack } from "@earendil-works/pi-tui";
 import type { CommandRegistry } from "../../../guest/commands.ts";
 import type { GuestScreen, GuestUi, NoticeTone } from "../../../guest/layout.ts";
 import type { GuestRegistries } from "../../../guest/plugin.ts";
@@ -14,6 +14,7 @@ import type { ThinkingLevel } from "../../../protocol/theme-tokens.ts";
 import { Footer, type FooterData } from "../../../ui/footer.ts";
 import { Header } from "../../../ui/header.ts";
 import { createMermaidTransformer } from "../../../ui/mermaid.ts";
+import { StartupResources, type StartupResourcesData } from "../../../ui/startup-resources.ts";
 import type { ChatEntry, ChatState, QueueMode } from "../contract.ts";
 import { type AttachedFile, Composer } from "./composer.ts";
 import { displayItems } from "./display-items.ts";
@@ -80,20 +81,25 @@ export class ChatScreen implements GuestScreen {
 	readonly root: Component;
 	readonly #options: ChatScreenOptions;
 	readonly #header: Header;
+	/** pi's loaded resources under the header ([Context] AGENTS.md…). */
+	readonly #resources: StartupResources;
 	readonly #footer: Footer;
 	readonly #transcript: Transcript;
 	readonly #composer: Composer;
 	readonly #dock: Dock;
 	readonly #readOnlyBar = new Text("", 1, 0);
+	/** pi's blank row above the editor (its widget area keeps one when empty). */
+	readonly #aboveEditor = new Spacer(1);
 	readonly #listening: (() => void)[];
 	#place: string;
 	#chat: ChatState | undefined;
 	#usage: FooterUsage | undefined;
 	#session: SessionFacts = { cwd: undefined, title: "" };
+	/** Providers with usable models (the footer names the model's provider when there are several). */
+	#providers = 0;
 	#connection: "connecting" | "open" | "closed" = "connecting";
 	#wasOpen = false;
 	#toolsExpanded = false;
-	#hideThinking = false;
 	#settings: ChatSettings = DEFAULT_CHAT_SETTINGS;
 	/** Who is looking: their own messages carry no author label. */
 	#viewer: string | undefined;
@@ -107,6 +113,7 @@ export class ChatScreen implements GuestScreen {
 		const { tui, theme } = ui;
 		this.#place = options.place;
 		this.#header = new Header(theme, this.#headerData());
+		this.#resources = new StartupResources(theme, this.#resourcesData());
 		this.#footer = new Footer(theme, this.#footerData());
 		this.#composer = new Composer({
 			tui,
@@ -120,13 +127,15 @@ export class ChatScreen implements GuestScreen {
 			send: options.send,
 			shell: options.shell,
 			notice: (text, tone) => this.notice(text, tone),
+			// A gone directory is refused first, and its text goes back to the editor as other refusals do.
+			noModel: () => Boolean(this.#chat) && !this.#chat?.model && !this.#chat?.directoryGone,
 			changed: () => this.#refresh(),
 		});
 		const drawMermaid = createMermaidTransformer(theme);
 		this.#transcript = new Transcript({
 			tui,
 			theme,
-			top: [this.#header, ui.slots.container("header")],
+			top: [this.#header, ui.slots.container("header"), this.#resources],
 			entryRenderers: registries.entryRenderers,
 			create: (item) =>
 				createItem(item, {
@@ -152,6 +161,7 @@ export class ChatScreen implements GuestScreen {
 		const selectorOpen = () => Boolean(ui.selector);
 		const dock = new VStack([
 			{ component: this.#dock.pending, shrink: 1, minSize: 0 },
+			{ component: this.#aboveEditor, shrink: 1, minSize: 0 },
 			{ component: ui.slots.container("widgets:above"), shrink: 1, minSize: 0 },
 			{ component: this.editor, shrink: 1, minSize: 3, visible: () => !selectorOpen() && !this.#readOnly },
 			{
@@ -214,7 +224,7 @@ export class ChatScreen implements GuestScreen {
 	setChat(state: ChatState | undefined): void {
 		const first = !this.#chat && state;
 		this.#chat = state;
-		if (state) this.#transcript.merge(state.entries);
+		if (state) this.#transcript.merge(state.entries, this.busy);
 		if (first) this.#transcript.setHasOlder(state.older);
 		// Up-arrow history starts with this person's own messages in the conversation, oldest first (pi).
 		if (first) {
@@ -233,6 +243,13 @@ export class ChatScreen implements GuestScreen {
 
 	setSession(facts: SessionFacts): void {
 		this.#session = facts;
+		this.#resources.set(this.#resourcesData());
+		this.#footer.set(this.#footerData());
+		this.#options.ui.tui.requestRender();
+	}
+
+	setProviderCount(count: number): void {
+		this.#providers = count;
 		this.#footer.set(this.#footerData());
 		this.#options.ui.tui.requestRender();
 	}
@@ -289,9 +306,7 @@ export class ChatScreen implements GuestScreen {
 	}
 
 	applySettings(settings: ChatSettings): void {
-		const before = this.#settings;
 		this.#settings = settings;
-		if (before.hideThinkingBlock !== settings.hideThinkingBlock) this.#hideThinking = settings.hideThinkingBlock;
 		this.editor.setPaddingX(settings.editorPaddingX);
 		this.editor.setAutocompleteMaxVisible(settings.autocompleteMaxVisible);
 		this.#transcript.view.setScrollbar(settings.scrollbar);
@@ -305,9 +320,9 @@ export class ChatScreen implements GuestScreen {
 		this.notice(`Tool output: ${this.#toolsExpanded ? "expanded" : "collapsed"}`);
 	}
 
-	toggleThinking(): void {
-		this.#hideThinking = !this.#hideThinking;
-		this.notice(`Thinking blocks: ${this.#hideThinking ? "hidden" : "visible"}`);
+	/** Thinking blocks are hidden now (pi's hideThinkingBlock, which Ctrl+T changes). */
+	get thinkingHidden(): boolean {
+		return this.#settings.hideThinkingBlock;
 	}
 
 	/** Empties the transcript for another session (the header, the slots and the editor stay). */
@@ -316,6 +331,20 @@ export class ChatScreen implements GuestScreen {
 		this.#usage = undefined;
 		this.#transcript.reset();
 		this.#refresh();
+	}
+
+	/** The screen as pi leaves it on exit (fullscreenExitOutput "transcript"): the whole transcript, then the dock. */
+	exitLines(width: number): string[] {
+		const { slots } = this.#options.ui;
+		const dock: Component[] = [
+			this.#dock.pending,
+			this.#aboveEditor,
+			slots.container("widgets:above"),
+			this.#readOnly ? this.#readOnlyBar : this.editor,
+			slots.container("widgets:below"),
+			this.#footer,
+		];
+		return [...this.#transcript.documentLines(width), ...dock.flatMap((part) => part.render(width))];
 	}
 
 	readingPosition(): ReadingAnchor | undefined {
@@ -350,12 +379,13 @@ export class ChatScreen implements GuestScreen {
 						expandKey: ui.keyText("app.tools.expand"),
 						interruptKey: ui.keyText("app.interrupt"),
 						toolsExpanded: this.#toolsExpanded,
-						hideThinking: this.#hideThinking,
+						hideThinking: this.#settings.hideThinkingBlock,
 						home: this.#options.home,
 						now: Date.now(),
 					},
 				)
 			: [];
+		this.#resources.set(this.#resourcesData());
 		this.#transcript.show(items);
 		this.#dock.update({
 			chat,
@@ -381,6 +411,20 @@ export class ChatScreen implements GuestScreen {
 		);
 	}
 
+	/** pi's startup details (the loaded resources): shown unless quietStartup says otherwise (`--verbose` shows them). */
+	#resourcesData(): StartupResourcesData {
+		return {
+			context: this.#chat?.contextFiles ?? [],
+			// Skills and prompt templates come with their own issue: the server does not list them yet.
+			skills: [],
+			prompts: [],
+			cwd: this.#session.cwd,
+			home: this.#options.home,
+			expanded: this.#toolsExpanded,
+			hidden: this.#settings.quietStartup !== false && this.#options.verbose !== true,
+		};
+	}
+
 	#footerData(): FooterData {
 		const chat = this.#chat;
 		const usage = this.#usage;
@@ -395,6 +439,7 @@ export class ChatScreen implements GuestScreen {
 			contextUnknown: usage?.contextUnknown ?? false,
 			autoCompaction: true,
 			model: chat?.model ?? null,
+			providers: this.#providers,
 			thinkingLevel: chat?.thinkingLevel ?? "off",
 			statuses: this.#options.ui.slots.statuses(),
 		};

@@ -16,11 +16,16 @@ import type { ItemView } from "./item-factory.ts";
 
 const OLDER_WATCH_MS = 200;
 
-/** A status line or block shown after the entries that existed when it was said. */
+/**
+ * A status line or block shown after the entries that existed when it was said; `PENDING` while what it
+ * follows is still coming (a session being opened, an answer being written), as pi adds it after those.
+ */
 interface Notice {
 	readonly item: Extract<DisplayItem, { kind: "status" | "block" }>;
-	readonly afterSeq: number;
+	afterSeq: number;
 }
+
+const PENDING = Number.POSITIVE_INFINITY;
 
 export interface TranscriptOptions {
 	readonly tui: TuiAltScreen;
@@ -45,6 +50,10 @@ export class Transcript {
 	#notices: Notice[] = [];
 	#noticeCount = 0;
 	#history = new EntryHistory();
+	/** Another session was opened and its conversation has not arrived yet. */
+	#opening = false;
+	/** Something is being written (an answer, a command's output): notices go after it. */
+	#busy = false;
 	#hasOlder = false;
 	#loadingOlder = false;
 	#olderWatch: ReturnType<typeof setInterval> | undefined;
@@ -68,8 +77,19 @@ export class Transcript {
 		return this.#history.entries;
 	}
 
-	merge(entries: readonly ChatEntry[]): void {
+	/** The conversation's entries, and whether something is still being written after them. */
+	merge(entries: readonly ChatEntry[], busy = false): void {
 		this.#history.merge(entries);
+		this.#opening = false;
+		this.#busy = busy;
+		if (busy) return;
+		// What was pending now follows what arrived.
+		const last = this.#history.last?.seq ?? 0;
+		for (const notice of this.#notices) if (notice.afterSeq === PENDING) notice.afterSeq = last;
+	}
+
+	#noticeSeq(): number {
+		return this.#opening || this.#busy ? PENDING : (this.#history.last?.seq ?? 0);
 	}
 
 	/**
@@ -77,7 +97,7 @@ export class Transcript {
 	 * Warnings and errors are pi's showWarning and showError: each stays, and none replaces one.
 	 */
 	notice(text: string, tone: NoticeTone): void {
-		const afterSeq = this.#history.last?.seq ?? 0;
+		const afterSeq = this.#noticeSeq();
 		const last = this.#notices.at(-1);
 		const item = last?.item;
 		if (
@@ -98,7 +118,7 @@ export class Transcript {
 
 	/** A block of help after what is there (pi's /hotkeys); the view goes to it. */
 	block(title: string, markdown: string): void {
-		const afterSeq = this.#history.last?.seq ?? 0;
+		const afterSeq = this.#noticeSeq();
 		this.#notices.push({
 			item: { key: `notice:${++this.#noticeCount}`, kind: "block", data: { title, markdown } },
 			afterSeq,
@@ -123,7 +143,7 @@ export class Transcript {
 				merged.push({ key: item.key, kind: "custom", data: { entry, version: renderers.version }, seq: item.seq });
 			} else merged.push(item);
 		}
-		flush(Number.POSITIVE_INFINITY);
+		for (const notice of this.#notices.slice(noticeAt)) merged.push(notice.item);
 		this.#reconcile(merged);
 	}
 
@@ -167,10 +187,17 @@ export class Transcript {
 	reset(): void {
 		this.#history = new EntryHistory();
 		this.#notices = [];
+		this.#opening = true;
+		this.#busy = false;
 		this.#items.clear();
 		this.#order = [];
 		this.setHasOlder(false);
 		this.#restack();
+	}
+
+	/** Everything the view scrolls over, at this width: pi's header and the conversation (the exit transcript). */
+	documentLines(width: number): string[] {
+		return [...this.#document.render(width)];
 	}
 
 	/** Where the person is reading: the item at the top of the view and the line within it; none when following. */
@@ -255,7 +282,7 @@ export class Transcript {
 	}
 }
 
-/** pi's showStatus lines replace one another; its warnings and errors are never replaced, nor replace. */
+/** pi's showStatus lines replace one another; nothing else is replaced (its warnings, errors, ✓ notices, notes). */
 function replaceable(tone: NoticeTone): boolean {
-	return tone === "status" || tone === "success";
+	return tone === "status";
 }

@@ -31,10 +31,25 @@ export interface ModelSelectorOptions {
 
 const same = (a: ModelRefLike | null, b: ModelRefLike) => a?.provider === b.provider && a.id === b.id;
 
-/** The display name when it says more than the id. */
-function distinctName(model: ModelInfo): string | undefined {
+const words = (text: string) =>
+	text
+		.toLowerCase()
+		.split(/[^\p{L}\p{N}]+/u)
+		.filter(Boolean);
+
+/**
+ * The display name when it says more than the id, as pi decides: "Fake Model" only restates `fake-model`, and
+ * "Claude Sonnet 4.5" restates `claude-sonnet-4-5-2025…`; each of the name's words must be one of the id's
+ * words, or (longer than one letter) a part of the id written without separators.
+ */
+export function distinctName(model: Pick<ModelInfo, "id" | "name">): string | undefined {
 	const name = model.name.trim();
-	return name && name.toLowerCase() !== model.id.toLowerCase() ? name : undefined;
+	if (!name) return undefined;
+	const idWords = words(model.id);
+	const tokens = new Set(idWords);
+	const compact = idWords.join("");
+	const covered = (word: string) => tokens.has(word) || (word.length > 1 && compact.includes(word));
+	return words(name).every(covered) ? undefined : name;
 }
 
 export class ModelSelector implements Component {

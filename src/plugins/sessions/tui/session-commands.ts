@@ -33,7 +33,7 @@ export function newSessionDirectory(ctx: GuestContext, catalog: Catalog, path: s
 	return !path ? here : path.startsWith("/") ? path : here ? `${here.replace(/\/$/, "")}/${path}` : undefined;
 }
 
-/** `/new [path]` (a new session in the path, relative to the open session's directory) and `/name <title>`. */
+/** `/new [path]` (a new session in the path, relative to the open session's directory) and `/name [name]`. */
 export function registerNewAndName(ctx: GuestContext, catalog: Catalog): () => void {
 	return registerAll(ctx, [
 		{
@@ -59,15 +59,21 @@ export function registerNewAndName(ctx: GuestContext, catalog: Catalog): () => v
 			id: "p2.sessions.rename",
 			title: "Set the session's name",
 			category: "Sessions",
-			slash: { name: "name", argumentHint: "<title>" },
+			slash: { name: "name", argumentHint: "<name>" },
 			run: async (title) => {
-				if (!title) throw new Error("Usage: /name <title>");
+				// pi: without a name, the current one (a p2 session's name is its title, its first message until set).
+				if (!title) {
+					const current = ctx.session.facts?.title;
+					return current
+						? ctx.ui.notice(`Session name: ${current}`, "note")
+						: ctx.ui.notice("Usage: /name <name>", "warning");
+				}
 				if (!isOwnerRole(ctx.session.role)) throw new Error("Only the owner can rename this session.");
 				const sessions = catalog();
 				const id = ctx.session.id;
 				if (!sessions || !id) throw new Error("No session is open yet.");
 				await sessions.call("rename", { id, title });
-				ctx.ui.notice(`Session name set: ${title}`);
+				ctx.ui.notice(`Session name set: ${title}`, "note");
 			},
 		},
 	]);
@@ -102,7 +108,9 @@ export function registerSessionCommands(ctx: GuestContext, catalog: Catalog): ()
 			open: (id) => {
 				selector.dispose();
 				ui.closeSelector();
-				if (id !== ctx.session.id) ctx.session.open(id);
+				if (id === ctx.session.id) return;
+				ctx.session.open(id);
+				ui.notice("Resumed session");
 			},
 			rename: async (id, title) => {
 				await sessions.call("rename", { id, title });
