@@ -7,6 +7,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { readServerInfo, SERVER_INFO_FILE } from "../../src/protocol/server-info.ts";
 import { type FakeHome, fakeHome, MAIN } from "../support/fake-home.ts";
+import { processEnded } from "../support/processes.ts";
 import { runInPty } from "../support/pty.ts";
 import { waitUntil } from "../support/wait.ts";
 
@@ -22,14 +23,7 @@ function serverInfo() {
 	return info;
 }
 
-function alive(pid: number): boolean {
-	try {
-		process.kill(pid, 0);
-		return true;
-	} catch {
-		return false;
-	}
-}
+const alive = (pid: number) => !processEnded(pid);
 
 /** p2 in a pseudo-terminal until its screen shows the model, then Ctrl+D. */
 async function openAndQuit(env: Record<string, string> = h.env): Promise<void> {
@@ -55,7 +49,8 @@ describe("this device's server process", () => {
 			mode: 0o600,
 		});
 		await openAndQuit();
-		expect(alive(old.pid)).toBe(false);
+		// The old server answered that it is stopping; it ends (and its parent, init, reaps it) on its own time.
+		await waitUntil(() => !alive(old.pid), "the old build's server gone");
 		const next = serverInfo();
 		expect(next.pid).not.toBe(old.pid);
 		expect(next.build).not.toBe("src:an-older-build");

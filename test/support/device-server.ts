@@ -1,6 +1,7 @@
 import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { readServerInfo, SERVER_INFO_FILE } from "../../src/protocol/server-info.ts";
+import { processEnded } from "./processes.ts";
 import { waitUntil } from "./wait.ts";
 
 /** Whether `pid` is a p2 device server (a stale file must never make a test kill another process). */
@@ -14,14 +15,7 @@ function isDeviceServer(pid: number): boolean {
 	}
 }
 
-function alive(pid: number): boolean {
-	try {
-		process.kill(pid, 0);
-		return true;
-	} catch {
-		return false;
-	}
-}
+const alive = (pid: number) => !processEnded(pid);
 
 /**
  * Ends the server a launcher started for `dataDir` (it outlives the launcher by design), and waits until it
