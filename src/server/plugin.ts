@@ -4,6 +4,7 @@
  * settings, events), the object host to serve its contracts on, the HTTP routes, the services plugins offer one
  * another, and the core's hooks. Plugins are listed in `src/server/plugins.ts`.
  */
+import type { AgentExtensions } from "./agent/extensions.ts";
 import type { CoreServices } from "./core-services.ts";
 import type { ObjectHost } from "./objects/host.ts";
 import type { Principal } from "./objects/principal.ts";
@@ -21,6 +22,8 @@ export interface ServerContext extends CoreServices {
 	readonly routes: Routes;
 	/** What plugins offer one another, by name; each entry is declared by the plugin that provides it. */
 	readonly services: Services;
+	/** What plugins add to every conversation's agent: tools and sections of its system prompt. */
+	readonly agent: AgentExtensions;
 	/**
 	 * The core's hook for guests: the plugin that admits them says who a guest cookie admits. The core still
 	 * refuses a guest of a session that is gone or archived. One plugin at most provides it.

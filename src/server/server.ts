@@ -3,6 +3,7 @@ import { join } from "node:path";
 import type { Server, ServerWebSocket } from "bun";
 import { CLOSE_CODES } from "../protocol/codes.ts";
 import { EXIT_PATH, SERVER_INFO_FILE, type ServerInfo, SOCKET_PATH } from "../protocol/server-info.ts";
+import { AgentExtensions } from "./agent/extensions.ts";
 import {
 	isLoopbackHostname,
 	isWildcardHostname,
@@ -146,6 +147,7 @@ async function listen(
 		host,
 		routes,
 		services: new Services(),
+		agent: new AgentExtensions(),
 		admitGuests(admit) {
 			if (admission) throw new Error("guests are admitted by one plugin only");
 			admission = admit;

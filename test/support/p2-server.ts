@@ -5,6 +5,7 @@ import type { Provider, RetryPolicy } from "@earendil-works/pi-ai";
 import type { AnyContract, InputOf, StateOf } from "../../src/protocol/contract.ts";
 import { ObjectClient, type ObjectRef } from "../../src/protocol/object-client.ts";
 import { DEVICE_TOKEN_HEADER, SOCKET_PATH } from "../../src/protocol/server-info.ts";
+import type { ServerPlugin } from "../../src/server/plugin.ts";
 import { defaultPlugins } from "../../src/server/plugins.ts";
 import { type P2Server, startServer } from "../../src/server/server.ts";
 import { type FakeOpenAI, startFakeOpenAI, writeFakeModelsJson } from "./fake-openai.ts";
@@ -43,6 +44,8 @@ export async function startTestServer(
 		settings?: Record<string, unknown>;
 		/** False: no models.json (the fake provider is not configured). */
 		modelsJson?: boolean;
+		/** The server's plugins, given the default list (tests: a plugin of the test's own beside them). */
+		plugins?: (defaults: ServerPlugin[]) => ServerPlugin[];
 	} = {},
 ) {
 	const dataDir = mkdtempSync(join(tmpdir(), "p2-test-"));
@@ -54,7 +57,7 @@ export async function startTestServer(
 	const boot = () =>
 		startServer({
 			dataDir,
-			plugins: defaultPlugins(),
+			plugins: options.plugins ? options.plugins(defaultPlugins()) : defaultPlugins(),
 			retry: options.retry ?? FAST_RETRY,
 			env: options.env ?? {},
 			...(options.providers ? { providers: options.providers(fake.baseUrl) } : {}),

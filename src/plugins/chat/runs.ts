@@ -61,13 +61,25 @@ export class Runs {
 		const { ctx, session } = core;
 		const record = ctx.catalog.get(session);
 		if (!record) throw new ProtocolError("not_found", "the session is gone");
-		const tools = createTools({ cwd: record.cwd, spillDir: join(ctx.dataDir, "spill", session) });
+		const own = createTools({ cwd: record.cwd, spillDir: join(ctx.dataDir, "spill", session) });
+		const scope = { session, cwd: record.cwd };
+		const added = ctx.agent.tools(
+			scope,
+			own.map((t) => t.name),
+		);
+		const tools = [...own, ...added.map((t) => t.tool)];
 		const context = loadContextFiles(record.cwd);
 		core.showContextFiles(context);
 		core.agent = new ConversationEngine({
 			model,
 			thinkingLevel: core.live.state.thinkingLevel,
-			systemPrompt: buildSystemPrompt({ cwd: record.cwd, toolNames: tools.map((t) => t.name), context }),
+			systemPrompt: buildSystemPrompt({
+				cwd: record.cwd,
+				toolNames: tools.map((t) => t.name),
+				context,
+				toolLines: new Map(added.map((t) => [t.tool.name, t.line])),
+				sections: ctx.agent.prompt(scope),
+			}),
 			tools,
 			history: toAgentHistory(core.allEntries()),
 			streamFn: ctx.models.streamFn,

@@ -68,8 +68,13 @@ export function buildSystemPrompt(options: {
 	toolNames: readonly string[];
 	agentDir?: string;
 	context?: readonly ContextFile[];
+	/** Lines for plugins' tools, by name, listed after pi's. */
+	toolLines?: ReadonlyMap<string, string>;
+	/** Plugins' sections (pi's place for skills): after the project context, before the working directory. */
+	sections?: readonly string[];
 }): string {
-	const tools = options.toolNames.filter((name) => TOOL_LINES[name]);
+	const lineOf = (name: string) => TOOL_LINES[name] ?? options.toolLines?.get(name);
+	const tools = options.toolNames.filter((name) => lineOf(name));
 	const rules: string[] = [];
 	if (tools.includes("bash")) rules.push("Use bash for file operations like ls, rg, find");
 	if (tools.includes("read")) rules.push("Use read to look at files rather than cat or sed");
@@ -79,7 +84,7 @@ export function buildSystemPrompt(options: {
 		"You are a coding assistant running inside p2, a multi-user coding agent harness compatible with pi. Help users inspect files, run commands, and modify code.",
 		section(
 			"tools",
-			`${tools.length ? tools.map((name) => `- ${name}: ${TOOL_LINES[name]}`).join("\n") : "(none)"}\n\nAdditional tools may be available.`,
+			`${tools.length ? tools.map((name) => `- ${name}: ${lineOf(name)}`).join("\n") : "(none)"}\n\nAdditional tools may be available.`,
 		),
 		section("rules", rules.map((r) => `- ${r}`).join("\n")),
 	];
@@ -95,6 +100,7 @@ export function buildSystemPrompt(options: {
 			),
 		);
 	}
+	parts.push(...(options.sections ?? []));
 	parts.push(section("cwd", options.cwd.replace(/\\/g, "/")));
 	return parts.join("\n\n");
 }
