@@ -50,10 +50,10 @@ export interface Resources {
 export interface Locations {
 	/** The session's working directory. */
 	readonly cwd: string;
-	/** pi's agent directory on this machine (`$PI_CODING_AGENT_DIR`, else `~/.pi/agent`). */
-	readonly agentDir: string;
-	/** The home directory (for `~/.agents/skills`). */
-	readonly home: string;
+	/** pi's agent directory on this machine (`$PI_CODING_AGENT_DIR`, else `~/.pi/agent`); none: not read. */
+	readonly agentDir: string | undefined;
+	/** The home directory (for `~/.agents/skills`); none: not read. */
+	readonly home: string | undefined;
 	/** The server's data directory (its `prompts/`). */
 	readonly dataDir: string;
 }
@@ -68,21 +68,22 @@ export function resourceDirs(loc: Locations): {
 	skills: { dir: string; scope: Scope; mode: "pi" | "agents" }[];
 } {
 	const cwd = resolve(loc.cwd);
-	const userAgents = join(resolve(loc.home), ".agents", "skills");
+	const agentDir = loc.agentDir === undefined ? undefined : resolve(loc.agentDir);
+	const userAgents = loc.home === undefined ? undefined : join(resolve(loc.home), ".agents", "skills");
 	const ancestors = ancestorDirs(cwd)
 		.map((dir) => join(dir, ".agents", "skills"))
 		.filter((dir) => dir !== userAgents);
 	return {
 		prompts: [
-			{ dir: join(cwd, ".pi", "prompts"), scope: "project" },
-			{ dir: join(resolve(loc.agentDir), "prompts"), scope: "user" },
-			{ dir: join(resolve(loc.dataDir), "prompts"), scope: "server" },
+			{ dir: join(cwd, ".pi", "prompts"), scope: "project" as const },
+			...(agentDir ? [{ dir: join(agentDir, "prompts"), scope: "user" as const }] : []),
+			{ dir: join(resolve(loc.dataDir), "prompts"), scope: "server" as const },
 		],
 		skills: [
-			{ dir: join(cwd, ".pi", "skills"), scope: "project", mode: "pi" },
+			{ dir: join(cwd, ".pi", "skills"), scope: "project" as const, mode: "pi" as const },
 			...ancestors.map((dir) => ({ dir, scope: "project" as const, mode: "agents" as const })),
-			{ dir: join(resolve(loc.agentDir), "skills"), scope: "user", mode: "pi" },
-			{ dir: userAgents, scope: "user", mode: "agents" },
+			...(agentDir ? [{ dir: join(agentDir, "skills"), scope: "user" as const, mode: "pi" as const }] : []),
+			...(userAgents ? [{ dir: userAgents, scope: "user" as const, mode: "agents" as const }] : []),
 		],
 	};
 }

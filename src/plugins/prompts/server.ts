@@ -3,7 +3,6 @@
  * current while anyone has them open (the directories are watched), expanded here for every client, and the
  * skills listed in each conversation's system prompt.
  */
-import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import { ProtocolError } from "../../protocol/codes.ts";
 import { LiveState } from "../../server/objects/live-state.ts";
@@ -14,13 +13,6 @@ import { type Locations, loadResources, type Resources, resourceDirs } from "./d
 import { expandInput } from "./expand.ts";
 import { skillsPrompt } from "./skills-prompt.ts";
 import { watchDirs } from "./watch.ts";
-
-export interface PromptsOptions {
-	/** pi's agent directory; `$PI_CODING_AGENT_DIR`, else `~/.pi/agent`. */
-	readonly agentDir?: string;
-	/** The home directory (`~/.agents/skills`); the server's own by default. */
-	readonly home?: string;
-}
 
 export function stateOf(resources: Resources): PromptsState {
 	return {
@@ -89,14 +81,16 @@ class WatchedResources {
 
 export class PromptResources {
 	readonly #ctx: ServerContext;
-	readonly #agentDir: string;
-	readonly #home: string;
+	readonly #agentDir: string | undefined;
+	readonly #home: string | undefined;
 	readonly #watched = new Map<string, WatchedResources>();
 
-	constructor(ctx: ServerContext, options: PromptsOptions) {
+	/** The person's directories come from the server's environment (none without HOME, as in tests). */
+	constructor(ctx: ServerContext) {
 		this.#ctx = ctx;
-		this.#home = options.home ?? homedir();
-		this.#agentDir = options.agentDir ?? process.env.PI_CODING_AGENT_DIR ?? join(this.#home, ".pi", "agent");
+		this.#home = ctx.env.HOME || undefined;
+		const agentDir = ctx.env.PI_CODING_AGENT_DIR || undefined;
+		this.#agentDir = agentDir ?? (this.#home ? join(this.#home, ".pi", "agent") : undefined);
 	}
 
 	#locations(cwd: string): Locations {
@@ -136,12 +130,12 @@ export class PromptResources {
 	}
 }
 
-export function promptsPlugin(options: PromptsOptions = {}): ServerPlugin {
+export function promptsPlugin(): ServerPlugin {
 	let resources: PromptResources | undefined;
 	return {
 		name: "prompts",
 		register(ctx) {
-			const all = new PromptResources(ctx, options);
+			const all = new PromptResources(ctx);
 			resources = all;
 			ctx.agent.add({ name: "prompts", prompt: (scope) => skillsPrompt(all.current(scope.cwd).skills) });
 			ctx.host.serve(promptsContract, {

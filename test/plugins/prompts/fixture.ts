@@ -1,3 +1,4 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: pi's placeholders are the text under test.
 /**
  * A machine with pi resources in every place pi looks: a repository with a nested working directory, the
  * person's pi directory and ~/.agents, and the server's data directory. Names clash on purpose.
