@@ -9,8 +9,10 @@ import { ThemedLines } from "./themed-lines.ts";
 export interface StartupResourcesData {
 	/** pi's [Context]: the context files the server reads into the model's instructions for this session. */
 	readonly context: readonly string[];
-	/** pi's [Skills] and [Prompts], by name, once the server lists them (they arrive with /skill: and templates). */
+	/** pi's [Skills] and [Prompts], by name: the session's skills and prompt templates, as the server lists them. */
 	readonly skills: readonly string[];
+	/** The skills' files, shown instead of their names when expanded (pi). */
+	readonly skillPaths?: readonly string[];
 	readonly prompts: readonly string[];
 	/** The session's directory (a context file in it is named relative to it) and the home directory (`~`). */
 	readonly cwd: string | undefined;
@@ -42,7 +44,8 @@ export class StartupResources extends ThemedLines<StartupResourcesData> {
 			]);
 		}
 		const sorted = (names: readonly string[]) => [...names].sort((a, b) => a.localeCompare(b));
-		if (d.skills.length) sections.push(["Skills", sorted(d.skills), sorted(d.skills)]);
+		const skillFiles = d.skillPaths?.length ? sorted(d.skillPaths.map((p) => shortenHome(p, d.home))) : undefined;
+		if (d.skills.length) sections.push(["Skills", sorted(d.skills), skillFiles ?? sorted(d.skills)]);
 		const prompts = sorted(d.prompts).map((name) => `/${name}`);
 		if (prompts.length) sections.push(["Prompts", prompts, prompts]);
 		if (!sections.length) return [];

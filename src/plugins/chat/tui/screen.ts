@@ -59,6 +59,13 @@ export interface FooterUsage {
 	readonly contextUnknown: boolean;
 }
 
+/** What the header lists besides the context files: skills (names and files) and prompt templates' names. */
+export interface LoadedResources {
+	readonly skills: readonly string[];
+	readonly skillPaths: readonly string[];
+	readonly prompts: readonly string[];
+}
+
 /** Display settings the chat applies (pi's names and defaults). */
 export interface ChatSettings {
 	readonly hideThinkingBlock: boolean;
@@ -106,6 +113,8 @@ export class ChatScreen implements GuestScreen {
 	#viewerOwns = false;
 	/** Set for a view-only guest: the line shown where the editor would be. */
 	#readOnly: string | undefined;
+	/** The session's skills and prompt templates, as another plugin lists them (pi's [Skills] and [Prompts]). */
+	#loaded: LoadedResources = { skills: [], skillPaths: [], prompts: [] };
 
 	constructor(options: ChatScreenOptions) {
 		this.#options = options;
@@ -245,6 +254,13 @@ export class ChatScreen implements GuestScreen {
 		this.#session = facts;
 		this.#resources.set(this.#resourcesData());
 		this.#footer.set(this.#footerData());
+		this.#options.ui.tui.requestRender();
+	}
+
+	/** The session's skills and prompt templates changed (pi's [Skills] and [Prompts] under the header). */
+	setLoadedResources(loaded: LoadedResources): void {
+		this.#loaded = loaded;
+		this.#resources.set(this.#resourcesData());
 		this.#options.ui.tui.requestRender();
 	}
 
@@ -415,9 +431,9 @@ export class ChatScreen implements GuestScreen {
 	#resourcesData(): StartupResourcesData {
 		return {
 			context: this.#chat?.contextFiles ?? [],
-			// Skills and prompt templates come with their own issue: the server does not list them yet.
-			skills: [],
-			prompts: [],
+			skills: this.#loaded.skills,
+			skillPaths: this.#loaded.skillPaths,
+			prompts: this.#loaded.prompts,
 			cwd: this.#session.cwd,
 			home: this.#options.home,
 			expanded: this.#toolsExpanded,

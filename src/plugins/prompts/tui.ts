@@ -1,0 +1,116 @@
+/**
+ * The open session's prompt templates and skills in the editor, as pi's: the slash list shows them after the
+ * commands (templates with their argument hint, then `skill:<name>`), and `/name args` or `/skill:name args`
+ * is sent as the server expands it. The header lists them through the `promptResources` service. Only those
+ * who may send open them; a view-only guest never receives them.
+ */
+import type { SlashEntry, SlashExpander } from "../../guest/commands.ts";
+import type { GuestPlugin } from "../../guest/plugin.ts";
+import type { ObjectRef } from "../../protocol/object-client.ts";
+import { isParticipantRole } from "../../protocol/roles.ts";
+import { type PromptsState, promptsContract } from "./contract.ts";
+
+/** What the header lists: skills by name (and file, expanded) and templates by name. */
+export interface LoadedNames {
+	readonly skills: readonly string[];
+	readonly skillPaths: readonly string[];
+	readonly prompts: readonly string[];
+}
+
+export interface PromptResourcesService {
+	/** Calls `listener` now and whenever the open session's resources change. */
+	onChange(listener: (loaded: LoadedNames) => void): () => void;
+}
+
+declare module "../../guest/services.ts" {
+	interface GuestServices {
+		promptResources: PromptResourcesService;
+	}
+}
+
+/** pi's source tag before a description: `[p]` the project's, `[u]` the person's, `[s]` the server's own. */
+const TAGS = { project: "p", user: "u", server: "s" } as const;
+
+function tagged(scope: keyof typeof TAGS, description: string): string {
+	return description ? `[${TAGS[scope]}] ${description}` : `[${TAGS[scope]}]`;
+}
+
+/** The slash entries of a session's resources, in pi's order: templates, then skills. */
+export function slashEntries(state: PromptsState | undefined): SlashEntry[] {
+	if (!state) return [];
+	return [
+		...state.templates.map((t) => ({
+			name: t.name,
+			description: tagged(t.scope, t.description),
+			...(t.argumentHint ? { argumentHint: t.argumentHint } : {}),
+		})),
+		...state.skills.map((s) => ({ name: `skill:${s.name}`, description: tagged(s.scope, s.description) })),
+	];
+}
+
+export function loadedNames(state: PromptsState | undefined): LoadedNames {
+	return {
+		skills: state?.skills.map((s) => s.name) ?? [],
+		skillPaths: state?.skills.map((s) => s.path) ?? [],
+		prompts: state?.templates.map((t) => t.name) ?? [],
+	};
+}
+
+export const promptsPlugin: GuestPlugin = {
+	name: "prompts",
+	register(ctx) {
+		let ref: ObjectRef<typeof promptsContract> | undefined;
+		let offState: (() => void) | undefined;
+		const listeners = new Set<(loaded: LoadedNames) => void>();
+		const publish = () => {
+			const loaded = loadedNames(ref?.state);
+			for (const listener of [...listeners]) listener(loaded);
+		};
+		/** Follows the open session and this person's role: open for those who may send, closed otherwise. */
+		const follow = () => {
+			const session = ctx.session.id;
+			const role = ctx.session.role;
+			const wanted = session !== undefined && role !== undefined && isParticipantRole(role) ? session : undefined;
+			if (ref && ref.input.session === wanted) return;
+			offState?.();
+			ref?.close();
+			ref = undefined;
+			offState = undefined;
+			if (wanted !== undefined) {
+				const opened = ctx.objects.open(promptsContract, { session: wanted });
+				ref = opened;
+				offState = opened.onChange(publish);
+				// Refused or gone: nothing is listed, and what is typed is sent as it is.
+				opened.ready.catch(() => {});
+			}
+			publish();
+		};
+		const expander: SlashExpander = {
+			entries: () => slashEntries(ref?.state),
+			async expand(text) {
+				const current = ref;
+				if (!current) return text;
+				await current.ready;
+				return (await current.call("expand", { text })).text;
+			},
+		};
+		const removals = [
+			ctx.commands.addExpander(expander),
+			ctx.services.provide("promptResources", {
+				onChange(listener) {
+					listeners.add(listener);
+					listener(loadedNames(ref?.state));
+					return () => listeners.delete(listener);
+				},
+			}),
+			ctx.session.on("opened", follow),
+			ctx.session.on("identity", follow),
+		];
+		follow();
+		return () => {
+			for (const remove of removals.reverse()) remove();
+			offState?.();
+			ref?.close();
+		};
+	},
+};
