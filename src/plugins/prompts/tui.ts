@@ -8,13 +8,15 @@ import type { SlashEntry, SlashExpander } from "../../guest/commands.ts";
 import type { GuestPlugin } from "../../guest/plugin.ts";
 import type { ObjectRef } from "../../protocol/object-client.ts";
 import { isParticipantRole } from "../../protocol/roles.ts";
+import type { ScopeGroup } from "../../ui/startup-resources.ts";
 import { type PromptsState, promptsContract } from "./contract.ts";
 
-/** What the header lists: skills by name (and file, expanded) and templates by name. */
+/** What the header lists: skills and templates by name, and expanded (Ctrl+O) under their scopes. */
 export interface LoadedNames {
 	readonly skills: readonly string[];
-	readonly skillPaths: readonly string[];
 	readonly prompts: readonly string[];
+	readonly skillGroups: readonly ScopeGroup[];
+	readonly promptGroups: readonly ScopeGroup[];
 }
 
 export interface PromptResourcesService {
@@ -30,8 +32,10 @@ declare module "../../guest/services.ts" {
 
 /** pi's source tag before a description: `[p]` the project's, `[u]` the person's, `[s]` the server's own. */
 const TAGS = { project: "p", user: "u", server: "s" } as const;
+type Scope = keyof typeof TAGS;
+const SCOPES: readonly Scope[] = ["project", "user", "server"];
 
-function tagged(scope: keyof typeof TAGS, description: string): string {
+function tagged(scope: Scope, description: string): string {
 	return description ? `[${TAGS[scope]}] ${description}` : `[${TAGS[scope]}]`;
 }
 
@@ -48,11 +52,23 @@ export function slashEntries(state: PromptsState | undefined): SlashEntry[] {
 	];
 }
 
+/** pi's groups, project first, each sorted by file; the server's own templates last. */
+function scopeGroups<T extends { scope: Scope; path: string }>(items: readonly T[], show: (item: T) => string) {
+	return SCOPES.map((scope) => ({
+		scope,
+		items: items
+			.filter((i) => i.scope === scope)
+			.sort((a, b) => a.path.localeCompare(b.path))
+			.map(show),
+	})).filter((g) => g.items.length);
+}
+
 export function loadedNames(state: PromptsState | undefined): LoadedNames {
 	return {
 		skills: state?.skills.map((s) => s.name) ?? [],
-		skillPaths: state?.skills.map((s) => s.path) ?? [],
 		prompts: state?.templates.map((t) => t.name) ?? [],
+		skillGroups: scopeGroups(state?.skills ?? [], (s) => s.path),
+		promptGroups: scopeGroups(state?.templates ?? [], (t) => `/${t.name}`),
 	};
 }
 

@@ -4,7 +4,8 @@ import { CommandRegistry, SlashAutocomplete } from "../../../src/guest/commands.
 import { Completions } from "../../../src/guest/completions.ts";
 import { Composer } from "../../../src/plugins/chat/tui/composer.ts";
 import type { PromptsState } from "../../../src/plugins/prompts/contract.ts";
-import { promptsPlugin, slashEntries } from "../../../src/plugins/prompts/tui.ts";
+import { loadedNames, promptsPlugin, slashEntries } from "../../../src/plugins/prompts/tui.ts";
+import { StartupResources } from "../../../src/ui/startup-resources.ts";
 import { Theme } from "../../../src/ui/theme/theme.ts";
 import { ThemeRef } from "../../../src/ui/theme/theme-ref.ts";
 import { UserMessage } from "../../../src/ui/transcript/user-message.ts";
@@ -147,6 +148,44 @@ describe("the skill block in the transcript", () => {
 		const alone = text.replace("\n\ncheck src", "");
 		const only = strip(new UserMessage(theme, { text: alone, skill: { expanded: false, expandKey: "" } }).render(60));
 		expect(only.filter(Boolean)).toEqual(["[skill] lint"]);
+	});
+});
+
+describe("[Skills] and [Prompts] under the header", () => {
+	test("names in a comma list; expanded (Ctrl+O), under their scopes as pi groups them, files for skills", () => {
+		const loaded = loadedNames(STATE);
+		const data = { context: [], cwd: "/p", home: "/u", hidden: false, ...loaded };
+		const lines = (expanded: boolean) =>
+			new StartupResources(new ThemeRef(Theme.ansi()), { ...data, expanded })
+				.render(80)
+				.map((l) => l.replace(/\x1b\[[0-9;]*m/g, ""));
+		expect(lines(false)).toEqual([
+			"",
+			"",
+			"[Skills]",
+			"  lint, pdf-tools",
+			"",
+			"[Prompts]",
+			"  /model, /notes, /review",
+			"",
+		]);
+		expect(lines(true)).toEqual([
+			"",
+			"",
+			"[Skills]",
+			"  project",
+			"    /p/pdf/SKILL.md",
+			"  user",
+			"    ~/lint/SKILL.md",
+			"",
+			"[Prompts]",
+			"  project",
+			"    /review",
+			"  user",
+			"    /model",
+			"    /notes",
+			"",
+		]);
 	});
 });
 
