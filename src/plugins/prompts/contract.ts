@@ -28,7 +28,7 @@ export const SkillInfo = lazy(() =>
 export type SkillInfo = typeof SkillInfo.infer;
 
 export const ResourceWarningInfo = lazy(() =>
-	type({ kind: "'skill' | 'prompt'", message: "string", path: "string", "winner?": "string" }),
+	type({ kind: "'skill' | 'prompt'", message: "string", path: "string", "name?": "string", "winner?": "string" }),
 );
 export type ResourceWarningInfo = typeof ResourceWarningInfo.infer;
 

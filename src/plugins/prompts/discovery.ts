@@ -37,7 +37,8 @@ export interface ResourceWarning {
 	readonly kind: "skill" | "prompt";
 	readonly message: string;
 	readonly path: string;
-	/** A name clash: which file kept the name. */
+	/** A name clash: the name, and which file kept it. */
+	readonly name?: string;
 	readonly winner?: string;
 }
 
@@ -118,7 +119,13 @@ export function loadResources(loc: Locations): Resources {
 			if (!template) continue;
 			const winner = templates.get(template.name);
 			if (winner) {
-				clashes.push({ kind: "prompt", message: `name "/${template.name}" collision`, path, winner: winner.path });
+				clashes.push({
+					kind: "prompt",
+					message: `name "/${template.name}" collision`,
+					path,
+					name: template.name,
+					winner: winner.path,
+				});
 			} else templates.set(template.name, template);
 		}
 	}
@@ -134,7 +141,13 @@ export function loadResources(loc: Locations): Resources {
 			if (seenFiles.has(real)) continue;
 			const winner = skills.get(skill.name);
 			if (winner) {
-				clashes.push({ kind: "skill", message: `name "${skill.name}" collision`, path, winner: winner.path });
+				clashes.push({
+					kind: "skill",
+					message: `name "${skill.name}" collision`,
+					path,
+					name: skill.name,
+					winner: winner.path,
+				});
 			} else {
 				skills.set(skill.name, skill);
 				seenFiles.add(real);

@@ -34,6 +34,7 @@ export function stateOf(resources: Resources): PromptsState {
 			kind: w.kind,
 			message: w.message,
 			path: w.path,
+			...(w.name !== undefined ? { name: w.name } : {}),
 			...(w.winner !== undefined ? { winner: w.winner } : {}),
 		})),
 	};

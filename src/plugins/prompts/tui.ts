@@ -8,20 +8,12 @@ import type { SlashEntry, SlashExpander } from "../../guest/commands.ts";
 import type { GuestPlugin } from "../../guest/plugin.ts";
 import type { ObjectRef } from "../../protocol/object-client.ts";
 import { isParticipantRole } from "../../protocol/roles.ts";
-import type { ScopeGroup } from "../../ui/startup-resources.ts";
+import type { LoadedResources } from "../../ui/startup-resources.ts";
 import { type PromptsState, promptsContract } from "./contract.ts";
-
-/** What the header lists: skills and templates by name, and expanded (Ctrl+O) under their scopes. */
-export interface LoadedNames {
-	readonly skills: readonly string[];
-	readonly prompts: readonly string[];
-	readonly skillGroups: readonly ScopeGroup[];
-	readonly promptGroups: readonly ScopeGroup[];
-}
 
 export interface PromptResourcesService {
 	/** Calls `listener` now and whenever the open session's resources change. */
-	onChange(listener: (loaded: LoadedNames) => void): () => void;
+	onChange(listener: (loaded: LoadedResources) => void): () => void;
 }
 
 declare module "../../guest/services.ts" {
@@ -63,12 +55,26 @@ function scopeGroups<T extends { scope: Scope; path: string }>(items: readonly T
 	})).filter((g) => g.items.length);
 }
 
-export function loadedNames(state: PromptsState | undefined): LoadedNames {
+/** What the header lists: skills and templates by name, expanded under their scopes, and pi's warnings. */
+export function loadedNames(state: PromptsState | undefined): LoadedResources {
+	const scopeOf = new Map<string, string>();
+	for (const item of [...(state?.skills ?? []), ...(state?.templates ?? [])]) scopeOf.set(item.path, item.scope);
+	const problems = (kind: "skill" | "prompt") =>
+		(state?.warnings ?? [])
+			.filter((w) => w.kind === kind)
+			.map((w) => ({
+				message: w.message,
+				path: w.path,
+				...(w.name !== undefined ? { name: w.name } : {}),
+				...(w.winner !== undefined ? { winner: { path: w.winner, scope: scopeOf.get(w.winner) ?? "" } } : {}),
+			}));
 	return {
 		skills: state?.skills.map((s) => s.name) ?? [],
 		prompts: state?.templates.map((t) => t.name) ?? [],
 		skillGroups: scopeGroups(state?.skills ?? [], (s) => s.path),
 		promptGroups: scopeGroups(state?.templates ?? [], (t) => `/${t.name}`),
+		skillProblems: problems("skill"),
+		promptProblems: problems("prompt"),
 	};
 }
 
@@ -77,7 +83,7 @@ export const promptsPlugin: GuestPlugin = {
 	register(ctx) {
 		let ref: ObjectRef<typeof promptsContract> | undefined;
 		let offState: (() => void) | undefined;
-		const listeners = new Set<(loaded: LoadedNames) => void>();
+		const listeners = new Set<(loaded: LoadedResources) => void>();
 		const publish = () => {
 			const loaded = loadedNames(ref?.state);
 			for (const listener of [...listeners]) listener(loaded);

@@ -189,6 +189,53 @@ describe("[Skills] and [Prompts] under the header", () => {
 	});
 });
 
+describe("pi's [Skill warnings] and [Prompt conflicts]", () => {
+	test("each clash with the file kept and the ones skipped, then each file's problem; shown even when quiet", () => {
+		const state: PromptsState = {
+			...STATE,
+			warnings: [
+				{
+					kind: "prompt",
+					message: 'name "/review" collision',
+					path: "/u/review.md",
+					name: "review",
+					winner: "/p/r.md",
+				},
+				{ kind: "skill", message: "description is required", path: "/u/nodesc/SKILL.md" },
+				{
+					kind: "skill",
+					message: 'name "lint" collision',
+					path: "/x/lint/SKILL.md",
+					name: "lint",
+					winner: "/u/lint/SKILL.md",
+				},
+			],
+		};
+		const data = { context: [], cwd: "/p", home: "/u", expanded: false, ...loadedNames(state) };
+		const lines = (hidden: boolean) =>
+			new StartupResources(new ThemeRef(Theme.ansi()), { ...data, hidden })
+				.render(80)
+				.map((l) => l.replace(/\x1b\[[0-9;]*m/g, ""));
+		const warnings = [
+			"[Skill warnings]",
+			'  "lint" collision:',
+			"    ✓ auto (user) ~/lint/SKILL.md",
+			"    ✗ /x/lint/SKILL.md (skipped)",
+			"  ~/nodesc/SKILL.md",
+			"    description is required",
+			"",
+			"[Prompt conflicts]",
+			'  "review" collision:',
+			"    ✓ auto (project) /p/r.md",
+			"    ✗ ~/review.md (skipped)",
+			"",
+		];
+		expect(lines(false).slice(-warnings.length)).toEqual(warnings);
+		expect(lines(false)).toContain("[Skills]");
+		expect(lines(true)).toEqual(["", "", ...warnings]);
+	});
+});
+
 describe("who receives them", () => {
 	test("owners and full guests open the session's resources; a view-only guest never does", () => {
 		for (const [role, opens] of [

@@ -14,7 +14,7 @@ import type { ThinkingLevel } from "../../../protocol/theme-tokens.ts";
 import { Footer, type FooterData } from "../../../ui/footer.ts";
 import { Header } from "../../../ui/header.ts";
 import { createMermaidTransformer } from "../../../ui/mermaid.ts";
-import { type ScopeGroup, StartupResources, type StartupResourcesData } from "../../../ui/startup-resources.ts";
+import { type LoadedResources, StartupResources, type StartupResourcesData } from "../../../ui/startup-resources.ts";
 import type { ChatEntry, ChatState, QueueMode } from "../contract.ts";
 import { type AttachedFile, Composer } from "./composer.ts";
 import { displayItems } from "./display-items.ts";
@@ -57,14 +57,6 @@ export interface FooterUsage {
 	readonly cacheHitRate: number | null;
 	readonly contextTokens: number | null;
 	readonly contextUnknown: boolean;
-}
-
-/** What the header lists besides the context files: skills (names and files) and prompt templates' names. */
-export interface LoadedResources {
-	readonly skills: readonly string[];
-	readonly prompts: readonly string[];
-	readonly skillGroups: readonly ScopeGroup[];
-	readonly promptGroups: readonly ScopeGroup[];
 }
 
 /** Display settings the chat applies (pi's names and defaults). */
@@ -115,7 +107,7 @@ export class ChatScreen implements GuestScreen {
 	/** Set for a view-only guest: the line shown where the editor would be. */
 	#readOnly: string | undefined;
 	/** The session's skills and prompt templates, as another plugin lists them (pi's [Skills] and [Prompts]). */
-	#loaded: LoadedResources = { skills: [], prompts: [], skillGroups: [], promptGroups: [] };
+	#loaded: LoadedResources = { skills: [], prompts: [] };
 
 	constructor(options: ChatScreenOptions) {
 		this.#options = options;
@@ -432,10 +424,7 @@ export class ChatScreen implements GuestScreen {
 	#resourcesData(): StartupResourcesData {
 		return {
 			context: this.#chat?.contextFiles ?? [],
-			skills: this.#loaded.skills,
-			prompts: this.#loaded.prompts,
-			skillGroups: this.#loaded.skillGroups,
-			promptGroups: this.#loaded.promptGroups,
+			...this.#loaded,
 			cwd: this.#session.cwd,
 			home: this.#options.home,
 			expanded: this.#toolsExpanded,
