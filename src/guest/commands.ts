@@ -71,6 +71,8 @@ export interface SlashEntry {
 	readonly name: string;
 	readonly description?: string;
 	readonly argumentHint?: string;
+	/** Not in the slash list, though still expanded when typed (pi's `enableSkillCommands: false`). */
+	readonly unlisted?: boolean;
 }
 
 export interface SlashExpander {
@@ -269,7 +271,10 @@ export class SlashAutocomplete implements AutocompleteProvider {
 					.map((entry) => entry.command)
 					.filter((command) => command.slash && index.get(command.slash.name) === command)
 					.map((c) => item(c.slash!.name, c.title, c.slash!.argumentHint)),
-				...this.#registry.slashEntries().map(({ entry }) => item(entry.name, entry.description, entry.argumentHint)),
+				...this.#registry
+					.slashEntries()
+					.filter(({ entry }) => !entry.unlisted)
+					.map(({ entry }) => item(entry.name, entry.description, entry.argumentHint)),
 			];
 			const items = query ? slashMatches(listed, query) : listed;
 			return items.length ? { items, prefix: before } : null;

@@ -31,8 +31,11 @@ function tagged(scope: Scope, description: string): string {
 	return description ? `[${TAGS[scope]}] ${description}` : `[${TAGS[scope]}]`;
 }
 
-/** The slash entries of a session's resources, in pi's order: templates, then skills. */
-export function slashEntries(state: PromptsState | undefined): SlashEntry[] {
+/**
+ * The slash entries of a session's resources, in pi's order: templates, then skills (unless pi's
+ * `enableSkillCommands` is off; a typed `/skill:name` still works then).
+ */
+export function slashEntries(state: PromptsState | undefined, skills = true): SlashEntry[] {
 	if (!state) return [];
 	return [
 		...state.templates.map((t) => ({
@@ -40,7 +43,11 @@ export function slashEntries(state: PromptsState | undefined): SlashEntry[] {
 			description: tagged(t.scope, t.description),
 			...(t.argumentHint ? { argumentHint: t.argumentHint } : {}),
 		})),
-		...state.skills.map((s) => ({ name: `skill:${s.name}`, description: tagged(s.scope, s.description) })),
+		...state.skills.map((s) => ({
+			name: `skill:${s.name}`,
+			description: tagged(s.scope, s.description),
+			...(skills ? {} : { unlisted: true }),
+		})),
 	];
 }
 
@@ -108,7 +115,7 @@ export const promptsPlugin: GuestPlugin = {
 			publish();
 		};
 		const expander: SlashExpander = {
-			entries: () => slashEntries(ref?.state),
+			entries: () => slashEntries(ref?.state, ctx.preferences.effective().settings.enableSkillCommands !== false),
 			async expand(text) {
 				const current = ref;
 				if (!current) return text;

@@ -63,6 +63,13 @@ describe("the slash list", () => {
 		expect((await listed(registry(), "/skill:")).map(([name]) => name)).toEqual(["skill:lint", "skill:pdf-tools"]);
 	});
 
+	test("pi's enableSkillCommands off: no skill in the list, and a typed /skill: still expands", async () => {
+		const commands = new CommandRegistry();
+		commands.addExpander({ entries: () => slashEntries(STATE, false), expand: async (text) => text });
+		expect((await listed(commands, "/")).map(([name]) => name)).toEqual(["review", "notes", "model"]);
+		expect(commands.expanderFor("/skill:lint go")).toBeDefined();
+	});
+
 	test("what is expanded: an entry's name as typed; never a command's, never an unknown one", () => {
 		const commands = registry();
 		expect(commands.expanderFor("/review a b")).toBeDefined();
