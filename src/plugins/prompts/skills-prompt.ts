@@ -10,7 +10,7 @@ function escapeXml(text: string): string {
 }
 
 /**
- * The system prompt's list of skills, in pi's words and Agent Skills' XML: each skill's name, description and
+ * The system prompt's `<skills>` section, in pi 1.6.0's words and Agent Skills' XML: each skill's name, description and
  * file, so the model reads SKILL.md with the read tool when a task matches. Skills hidden from the model
  * (`disable-model-invocation`) are left out; with none left there is no section.
  */
@@ -18,6 +18,7 @@ export function skillsPrompt(skills: readonly Skill[]): string | null {
 	const shown = skills.filter((s) => !s.hidden);
 	if (!shown.length) return null;
 	return [
+		"<skills>",
 		"The following skills provide specialized instructions for specific tasks.",
 		"Use the read tool to load a skill's file when the task matches its description.",
 		"Resolve relative paths against the skill's directory (parent of SKILL.md). Use absolute paths in tool calls.",
@@ -31,5 +32,6 @@ export function skillsPrompt(skills: readonly Skill[]): string | null {
 			"  </skill>",
 		]),
 		"</available_skills>",
+		"</skills>",
 	].join("\n");
 }

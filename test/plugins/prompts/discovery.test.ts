@@ -150,7 +150,10 @@ describe("expansion", () => {
 describe("the system prompt's skills", () => {
 	test("name, description and file of each skill the model may use, in pi's words; hidden ones left out", () => {
 		const text = skillsPrompt(found.skills)!;
-		expect(text.startsWith("The following skills provide specialized instructions for specific tasks.\n")).toBe(true);
+		expect(
+			text.startsWith("<skills>\nThe following skills provide specialized instructions for specific tasks.\n"),
+		).toBe(true);
+		expect(text.endsWith("</available_skills>\n</skills>")).toBe(true);
 		expect(text).toContain("Use the read tool to load a skill's file when the task matches its description.");
 		const lint = found.skills.find((s) => s.name === "lint")!;
 		expect(text).toContain(
