@@ -9,6 +9,7 @@ import type { GuestPlugin } from "../../guest/plugin.ts";
 import type { ObjectRef } from "../../protocol/object-client.ts";
 import { isParticipantRole } from "../../protocol/roles.ts";
 import type { LoadedResources } from "../../ui/startup-resources.ts";
+import { visibleText } from "../../ui/text.ts";
 import { type PromptsState, promptsContract } from "./contract.ts";
 
 export interface PromptResourcesService {
@@ -37,17 +38,24 @@ function tagged(scope: Scope, description: string): string {
  */
 export function slashEntries(state: PromptsState | undefined, skills = true): SlashEntry[] {
 	if (!state) return [];
+	// Shown in the list as text; a name that cannot be typed as one word is left out.
+	const shown = (text: string) => visibleText(text, false);
+	const typable = (name: string) => /^[^\s\p{Cc}]+$/u.test(name);
 	return [
-		...state.templates.map((t) => ({
-			name: t.name,
-			description: tagged(t.scope, t.description),
-			...(t.argumentHint ? { argumentHint: t.argumentHint } : {}),
-		})),
-		...state.skills.map((s) => ({
-			name: `skill:${s.name}`,
-			description: tagged(s.scope, s.description),
-			...(skills ? {} : { unlisted: true }),
-		})),
+		...state.templates
+			.filter((t) => typable(t.name))
+			.map((t) => ({
+				name: t.name,
+				description: shown(tagged(t.scope, t.description)),
+				...(t.argumentHint ? { argumentHint: shown(t.argumentHint) } : {}),
+			})),
+		...state.skills
+			.filter((s) => typable(s.name))
+			.map((s) => ({
+				name: `skill:${s.name}`,
+				description: shown(tagged(s.scope, s.description)),
+				...(skills ? {} : { unlisted: true }),
+			})),
 	];
 }
 

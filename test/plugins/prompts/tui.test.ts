@@ -70,6 +70,18 @@ describe("the slash list", () => {
 		expect(commands.expanderFor("/skill:lint go")).toBeDefined();
 	});
 
+	test("control characters are shown as text; a name that cannot be typed as one word is not listed", () => {
+		const odd: PromptsState = {
+			...STATE,
+			templates: [
+				{ name: "bell", description: "rings\x07 \x1b[31mred", scope: "user", path: "/u/b.md" },
+				{ name: "two words", description: "x", scope: "user", path: "/u/t.md" },
+			],
+			skills: [],
+		};
+		expect(slashEntries(odd)).toEqual([{ name: "bell", description: "[u] rings\u2407 \u241b[31mred" }]);
+	});
+
 	test("what is expanded: an entry's name as typed; never a command's, never an unknown one", () => {
 		const commands = registry();
 		expect(commands.expanderFor("/review a b")).toBeDefined();
