@@ -68,6 +68,16 @@ describe("prompt templates and skills end to end", () => {
 			expect(screen()).not.toContain("Run the linter first.");
 			run.type("\x0f");
 			await run.waitFor((s) => s.includes("Run the linter first."), "the skill block expanded");
+
+			// Live: a template written while p2 runs is listed and expands, with no /reload.
+			writeFileSync(join(proj, ".pi", "prompts", "later.md"), "---\ndescription: Arrived later\n---\nLater: $1\n");
+			await run.waitFor((s) => /^ {4}\/later\s*$/m.test(s), "the new template under the header (expanded)");
+			run.type("/late");
+			await run.waitFor((s) => s.includes("[p] Arrived later"), "the new template in the list");
+			h.fake.enqueue({ text: "Done later." });
+			run.type("\x15/later now\r");
+			await run.waitFor((s) => s.includes("Done later."), "the answer to the new template");
+			expect(lastUserText(h.fake.requests)).toBe("Later: now");
 		} finally {
 			run.kill();
 			await run.exited;
