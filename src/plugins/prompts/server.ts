@@ -50,9 +50,10 @@ class WatchedResources {
 
 	constructor(loc: Locations) {
 		this.#loc = loc;
+		// Watched first, then read: nothing changed in between is missed.
+		this.#watch();
 		this.resources = loadResources(loc);
 		this.live = new LiveState(stateOf(this.resources));
-		this.#watch();
 	}
 
 	#watch(): void {
@@ -64,10 +65,13 @@ class WatchedResources {
 		);
 	}
 
-	/** Reads them again; a directory that appeared since is now watched itself. */
+	/**
+	 * Reads them again; a directory that appeared since is now watched itself. Watched before it is read, so a
+	 * change made in between is not lost (it reloads once more).
+	 */
 	reload(): void {
-		const next = loadResources(this.#loc);
 		this.#watch();
+		const next = loadResources(this.#loc);
 		const state = stateOf(next);
 		this.resources = next;
 		if (JSON.stringify(state) !== JSON.stringify(this.live.state)) {

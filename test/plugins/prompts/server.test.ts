@@ -59,6 +59,21 @@ describe("a session's templates and skills on the server", () => {
 		await waitForState(prompts, (s) => !s.templates.some((t) => t.name === "ship"));
 	});
 
+	test("a project that had no .pi directory: its first template is seen as the directories appear", async () => {
+		const server = await served.start();
+		const owner = await server.connect();
+		const { id, cwd } = await served.session(owner);
+		const prompts = await owner.open(promptsContract, { session: id });
+		expect(prompts.state?.templates.some((t) => t.scope === "project")).toBe(false);
+		mkdirSync(join(cwd, ".pi"));
+		mkdirSync(join(cwd, ".pi", "prompts"));
+		writeFileSync(join(cwd, ".pi", "prompts", "first.md"), "First $1");
+		await waitForState(prompts, (s) => s.templates.some((t) => t.name === "first" && t.scope === "project"));
+		// Now watched itself: a second file in the new directory is seen too.
+		writeFileSync(join(cwd, ".pi", "prompts", "second.md"), "Second");
+		await waitForState(prompts, (s) => s.templates.some((t) => t.name === "second"));
+	});
+
 	test("a full guest lists and expands; a view-only guest never receives them", async () => {
 		const server = await served.start();
 		const owner = await server.connect();
