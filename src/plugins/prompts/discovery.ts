@@ -3,10 +3,12 @@
  * machine: the project's `.pi/prompts` and `.pi/skills`, the `.agents/skills` of the working directory and its
  * ancestors up to the repository root, then the person's pi directory (`$PI_CODING_AGENT_DIR`, else
  * `~/.pi/agent`) and `~/.agents/skills`, and the server's own `<data>/prompts`. The first of a name wins; a
- * clash, an unreadable file or a malformed skill is a warning, never a failure.
+ * clash, an unreadable file or a malformed skill is a warning, never a failure. Ignore files in those
+ * directories (`.gitignore`, `.ignore`, `.fdignore`) are honoured, as pi does.
  */
 import { type Dirent, existsSync, readdirSync, readFileSync, realpathSync, statSync } from "node:fs";
-import { basename, dirname, join, resolve } from "node:path";
+import { basename, dirname, join, relative, resolve, sep } from "node:path";
+import { IgnoreRules } from "./ignore-rules.ts";
 
 /** Where a resource was found: pi's `[p]` and `[u]`, and the server's own directory. */
 export type Scope = "project" | "user" | "server";
@@ -184,29 +186,36 @@ function kindOf(dir: string, entry: Dirent): { file: boolean; dir: boolean } {
 	}
 }
 
-/** A prompt directory's direct `.md` children (not hidden), as pi lists them. */
+/** A prompt directory's direct `.md` children (not hidden, not in its ignore files), as pi lists them. */
 function markdownFiles(dir: string): string[] {
+	const rules = new IgnoreRules();
+	rules.addFrom(dir, dir);
 	return entriesOf(dir)
-		.filter((e) => !e.name.startsWith(".") && e.name.endsWith(".md") && kindOf(dir, e).file)
+		.filter((e) => !e.name.startsWith(".") && e.name.endsWith(".md") && !rules.ignores(e.name, false))
+		.filter((e) => kindOf(dir, e).file)
 		.map((e) => join(dir, e.name));
 }
 
 /**
  * Skill files under a skills directory, as pi walks it: a directory holding `SKILL.md` is one skill and is not
- * entered further; otherwise its subdirectories are (never hidden ones or node_modules). Standalone `.md`
- * files count directly in a pi skills directory, and only below the top in an `.agents` one.
+ * entered further; otherwise its subdirectories are (never hidden ones, node_modules, or what an ignore file
+ * names). Standalone `.md` files count directly in a pi skills directory, and only below the top in an
+ * `.agents` one.
  */
-function skillFiles(dir: string, mode: "pi" | "agents", root: string): string[] {
+function skillFiles(dir: string, mode: "pi" | "agents", root: string, rules = new IgnoreRules()): string[] {
+	rules.addFrom(dir, root);
+	const rel = (name: string) => relative(root, join(dir, name)).split(sep).join("/");
 	const entries = entriesOf(dir);
 	const marker = entries.find((e) => e.name === "SKILL.md" && kindOf(dir, e).file);
-	if (marker) return [join(dir, marker.name)];
+	if (marker && !rules.ignores(rel(marker.name), false)) return [join(dir, marker.name)];
 	const out: string[] = [];
 	for (const e of entries) {
 		if (e.name.startsWith(".") || e.name === "node_modules") continue;
 		const kind = kindOf(dir, e);
+		if (rules.ignores(rel(e.name), kind.dir)) continue;
 		const top = dir === root;
 		if (kind.file && e.name.endsWith(".md") && (mode === "pi" ? top : !top)) out.push(join(dir, e.name));
-		else if (kind.dir) out.push(...skillFiles(join(dir, e.name), mode, root));
+		else if (kind.dir) out.push(...skillFiles(join(dir, e.name), mode, root, rules));
 	}
 	return out;
 }

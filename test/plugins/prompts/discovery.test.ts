@@ -1,9 +1,11 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: pi's placeholders are the text under test.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { chmodSync, rmSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, relative } from "node:path";
 import { loadResources, type Resources } from "../../../src/plugins/prompts/discovery.ts";
 import { expandInput } from "../../../src/plugins/prompts/expand.ts";
+import { IgnoreRules } from "../../../src/plugins/prompts/ignore-rules.ts";
 import { skillsPrompt } from "../../../src/plugins/prompts/skills-prompt.ts";
 import { type ResourceMachine, resourceMachine } from "./fixture.ts";
 
@@ -22,7 +24,7 @@ afterAll(() => rmSync(m.root, { recursive: true, force: true }));
  * of fixture.ts and the server's prompts given as an extra template path): the same names from the same files.
  */
 describe("discovery, as pi finds them", () => {
-	test("templates: the project's, the person's, the server's; direct .md children only; the first of a name wins", () => {
+	test("templates: the project's, the person's, the server's; direct .md children only, not ignored ones; the first of a name wins", () => {
 		const templates = found.templates.map((t) => [t.name, t.description, t.argumentHint ?? null, rel(t.path), t.scope]);
 		expect(templates.sort()).toEqual(
 			[
@@ -40,16 +42,18 @@ describe("discovery, as pi finds them", () => {
 		);
 	});
 
-	test("skills: SKILL.md directories found recursively in every pi location, through the ancestors up to the repository", () => {
+	test("skills: SKILL.md directories found recursively in every pi location, through the ancestors up to the repository; ignore files honoured", () => {
 		const skills = found.skills.map((s) => [s.name, rel(s.path), s.hidden]);
 		expect(skills.sort()).toEqual(
 			[
 				["Bad_Name", "home/.pi/agent/skills/Bad_Name/SKILL.md", false],
 				["guide", "work/repo/.agents/skills/docs/guide.md", false],
 				["here", "work/repo/pkg/app/.agents/skills/here/SKILL.md", false],
+				["keep", "work/repo/pkg/app/.pi/skills/keep.tmp.md", false],
 				["lint", "work/repo/pkg/app/.pi/skills/lint/SKILL.md", false],
 				["mid", "work/repo/pkg/.agents/skills/mid/SKILL.md", false],
 				["mine", "home/.pi/agent/skills/mine/SKILL.md", false],
+				["new-tool", "home/.pi/agent/skills/tools/new/SKILL.md", false],
 				["pdf", "work/repo/pkg/app/.pi/skills/group/pdf/SKILL.md", true],
 				["shared", "home/.agents/skills/shared/SKILL.md", false],
 				["standalone", "work/repo/pkg/app/.pi/skills/standalone.md", false],
@@ -116,6 +120,41 @@ describe("discovery, as pi finds them", () => {
 		const bare = loadResources({ cwd: m.cwd, agentDir: undefined, home: undefined, dataDir: m.dataDir });
 		expect(bare.templates.map((t) => t.scope).sort()).toEqual(["project", "project", "server", "server"]);
 		expect(bare.skills.every((s) => s.scope === "project")).toBe(true);
+	});
+});
+
+describe("ignore files, with gitignore's rules", () => {
+	const rules = (text: string, dir = "/r", root = "/r") => {
+		const made = mkdtempSync(join(tmpdir(), "p2-ignore-"));
+		const inner = join(made, relative(root, dir));
+		mkdirSync(inner, { recursive: true });
+		writeFileSync(join(inner, ".gitignore"), text);
+		const r = new IgnoreRules();
+		r.addFrom(inner, made);
+		rmSync(made, { recursive: true, force: true });
+		return r;
+	};
+	test("names, globs, directories only, negation and comments, as pi's ignore package answers", () => {
+		const r = rules("# comment\n*.tmp.md\nbuild/\n/top.md\ndocs/**/draft*.md\n!keep.tmp.md\n\\#hash.md\n");
+		expect(r.ignores("a.tmp.md", false)).toBe(true);
+		expect(r.ignores("sub/b.tmp.md", false)).toBe(true);
+		expect(r.ignores("keep.tmp.md", false)).toBe(false);
+		expect(r.ignores("build", true)).toBe(true);
+		expect(r.ignores("build", false)).toBe(false);
+		expect(r.ignores("x/build/SKILL.md", false)).toBe(true);
+		expect(r.ignores("top.md", false)).toBe(true);
+		// pi drops the leading slash: the pattern is not anchored (the `ignore` package pi uses says the same).
+		expect(r.ignores("sub/top.md", false)).toBe(true);
+		expect(r.ignores("docs/a/b/draft-1.md", false)).toBe(true);
+		expect(r.ignores("docs/final.md", false)).toBe(false);
+		expect(r.ignores("#hash.md", false)).toBe(true);
+		expect(r.ignores("comment", false)).toBe(false);
+	});
+	test("a subdirectory's patterns are relative to it (pi)", () => {
+		const r = rules("old\n", "/r/tools", "/r");
+		expect(r.ignores("tools/old", true)).toBe(true);
+		expect(r.ignores("old", true)).toBe(false);
+		expect(r.ignores("other/old", true)).toBe(false);
 	});
 });
 

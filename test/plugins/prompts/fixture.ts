@@ -70,6 +70,16 @@ export function resourceMachine(): ResourceMachine {
 		[join(agentDir, "skills/Bad_Name/SKILL.md")]: skillFile("Bad_Name", "Loads with a warning", "x"),
 		[join(home, ".agents/skills/shared/SKILL.md")]: skillFile("shared", "From ~/.agents", "Shared."),
 		[join(home, ".agents/skills/here/SKILL.md")]: skillFile("here", "Loses to the project's", "x"),
+		// Ignore files, as pi honours them.
+		[join(cwd, ".pi/prompts/.gitignore")]: "# drafts\nwip.md\n",
+		[join(cwd, ".pi/prompts/wip.md")]: "An ignored template\n",
+		[join(cwd, ".pi/skills/.gitignore")]: "drafts/\n*.tmp.md\n!keep.tmp.md\n",
+		[join(cwd, ".pi/skills/drafts/wip/SKILL.md")]: skillFile("wip", "In an ignored directory", "x"),
+		[join(cwd, ".pi/skills/scratch.tmp.md")]: skillFile("scratch", "An ignored standalone skill", "x"),
+		[join(cwd, ".pi/skills/keep.tmp.md")]: skillFile("keep", "Taken back by a negation", "Keep."),
+		[join(agentDir, "skills/tools/.ignore")]: "/old\n",
+		[join(agentDir, "skills/tools/old/SKILL.md")]: skillFile("old-tool", "Ignored by its parent's .ignore", "x"),
+		[join(agentDir, "skills/tools/new/SKILL.md")]: skillFile("new-tool", "Next to an ignored one", "New."),
 	};
 	for (const [path, text] of Object.entries(files)) {
 		mkdirSync(dirname(path), { recursive: true });
