@@ -20,6 +20,8 @@ export function splitArgs(text: string): string[] {
 	while (i < text.length) {
 		const ch = text[i]!;
 		if (!started && QUOTES.has(ch)) {
+			// Linear overall: a word's closing quote is looked for past it only, and once one is never found
+			// no later word can start with that quote (it would have closed this one).
 			const close = closingQuote(text, i);
 			if (close >= 0) {
 				word = unescapeQuoted(text.slice(i + 1, close), ch);
@@ -62,23 +64,35 @@ function unescapeQuoted(inside: string, quote: string): string {
  * never replaced again. A missing positional argument is empty; `${N:-d}` takes `d` when the argument is
  * missing or empty; `${@:N}` counts from 1 (0 is taken as 1).
  */
-export function substituteArgs(template: string, args: readonly string[]): string {
+export function substituteArgs(template: string, args: readonly string[], limit = Number.POSITIVE_INFINITY): string {
 	const all = args.join(" ");
 	const pattern = /\$\{(\d+|@|ARGUMENTS):-([^}]*)\}|\$\{@:(\d+)(?::(\d+))?\}|\$(\d+|@|ARGUMENTS)/g;
-	return template.replace(
-		pattern,
-		(_m, target?: string, fallback?: string, from?: string, count?: string, simple?: string) => {
-			if (target !== undefined) {
-				const value = target === "@" || target === "ARGUMENTS" ? all : (args[Number(target) - 1] ?? "");
-				return value === "" ? (fallback ?? "") : value;
-			}
-			if (from !== undefined) {
-				const start = Math.max(0, Number(from) - 1);
-				const end = count === undefined ? undefined : start + Number(count);
-				return args.slice(start, end).join(" ");
-			}
-			if (simple === "@" || simple === "ARGUMENTS") return all;
-			return args[Number(simple) - 1] ?? "";
-		},
-	);
+	let length = template.length;
+	const value = (target?: string, fallback?: string, from?: string, count?: string, simple?: string): string => {
+		if (target !== undefined) {
+			const given = target === "@" || target === "ARGUMENTS" ? all : (args[Number(target) - 1] ?? "");
+			return given === "" ? (fallback ?? "") : given;
+		}
+		if (from !== undefined) {
+			const start = Math.max(0, Number(from) - 1);
+			const end = count === undefined ? undefined : start + Number(count);
+			return args.slice(start, end).join(" ");
+		}
+		if (simple === "@" || simple === "ARGUMENTS") return all;
+		return args[Number(simple) - 1] ?? "";
+	};
+	return template.replace(pattern, (m, target, fallback, from, count, simple) => {
+		const text = value(target, fallback, from, count, simple);
+		// Many placeholders times long arguments: refused before it is built, not after.
+		length += text.length - m.length;
+		if (length > limit) throw new ExpansionTooLong(limit);
+		return text;
+	});
+}
+
+export class ExpansionTooLong extends Error {
+	constructor(limit: number) {
+		super(`the expanded text is longer than ${limit} characters`);
+		this.name = "ExpansionTooLong";
+	}
 }

@@ -19,13 +19,18 @@ export function skillBlock(name: string, path: string, dir: string, body: string
 }
 
 /** Skills first (their file is read now, as pi does), then templates; an unknown name is sent as typed. */
-export function expandInput(text: string, resources: Resources, read = readFileSync): Expansion {
+export function expandInput(
+	text: string,
+	resources: Resources,
+	limit = Number.POSITIVE_INFINITY,
+	read = readFileSync,
+): Expansion {
 	const skill = expandSkill(text, resources, read);
 	if (skill !== null) return { text: skill, kind: "skill" };
 	const match = /^\/(\S+)(?:\s+([\s\S]*))?$/.exec(text);
 	const template = match ? resources.templates.find((t) => t.name === match[1]) : undefined;
 	if (!match || !template) return { text, kind: "none" };
-	return { text: substituteArgs(template.content, splitArgs(match[2] ?? "")), kind: "template" };
+	return { text: substituteArgs(template.content, splitArgs(match[2] ?? ""), limit), kind: "template" };
 }
 
 function expandSkill(text: string, resources: Resources, read: typeof readFileSync): string | null {

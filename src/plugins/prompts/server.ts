@@ -8,6 +8,7 @@ import { ProtocolError } from "../../protocol/codes.ts";
 import { LiveState } from "../../server/objects/live-state.ts";
 import { maySeeSession } from "../../server/objects/principal.ts";
 import type { ServerContext, ServerPlugin } from "../../server/plugin.ts";
+import { ExpansionTooLong } from "./args.ts";
 import { MAX_EXPANDED, type PromptsState, promptsContract } from "./contract.ts";
 import { type Locations, loadResources, type Resources, resourceDirs } from "./discovery.ts";
 import { expandInput } from "./expand.ts";
@@ -154,10 +155,16 @@ export function promptsPlugin(): ServerPlugin {
 						state: watched.live,
 						methods: {
 							expand({ text }) {
-								const expanded = expandInput(text, watched.resources);
-								if (expanded.text.length > MAX_EXPANDED) {
-									throw new ProtocolError("too_large", `the expanded text is longer than ${MAX_EXPANDED} characters`);
+								const tooLong = () =>
+									new ProtocolError("too_large", `the expanded text is longer than ${MAX_EXPANDED} characters`);
+								let expanded: ReturnType<typeof expandInput>;
+								try {
+									expanded = expandInput(text, watched.resources, MAX_EXPANDED);
+								} catch (error) {
+									if (error instanceof ExpansionTooLong) throw tooLong();
+									throw error;
 								}
+								if (expanded.text.length > MAX_EXPANDED) throw tooLong();
 								return expanded;
 							},
 						},

@@ -1,6 +1,6 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: pi's placeholders are the strings under test.
 import { describe, expect, test } from "bun:test";
-import { splitArgs, substituteArgs } from "../../../src/plugins/prompts/args.ts";
+import { ExpansionTooLong, splitArgs, substituteArgs } from "../../../src/plugins/prompts/args.ts";
 
 /**
  * Each row is what pi 1.6.0 itself answered for the input (its parseCommandArgs and substituteArgs, run
@@ -31,6 +31,10 @@ const SPLIT: [string, string[]][] = [
 	["'a \"b\" c'", ['a "b" c']],
 	["\"a 'b c'", ['"a', "b c"]],
 	['it\'s "a b"', ["it's", "a b"]],
+	['"a "b "c', ["a b", '"c']],
+	["'x 'y\" z\"", ['x y"', 'z"']],
+	['" " " "', [" ", " "]],
+	['\\" "q"', ['\\"', "q"]],
 ];
 
 const SUBSTITUTE: [string, string[], string][] = [
@@ -57,6 +61,13 @@ const SUBSTITUTE: [string, string[], string][] = [
 describe("arguments split as pi splits them", () => {
 	test.each(SPLIT)("%j", (input, words) => {
 		expect(splitArgs(input)).toEqual(words);
+	});
+});
+
+describe("bounded work", () => {
+	test("an expansion longer than the limit is refused before it is built", () => {
+		expect(() => substituteArgs("$@ ".repeat(1000), ["x".repeat(1000)], 100_000)).toThrow(ExpansionTooLong);
+		expect(substituteArgs("$1 $1", ["ab"], 5)).toBe("ab ab");
 	});
 });
 

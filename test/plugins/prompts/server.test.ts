@@ -74,6 +74,20 @@ describe("a session's templates and skills on the server", () => {
 		await waitForState(prompts, (s) => s.templates.some((t) => t.name === "second"));
 	});
 
+	test("an expansion longer than a message may be is refused with a clear error, and nothing is built", async () => {
+		const server = await served.start();
+		const owner = await server.connect();
+		const { id, cwd } = await served.session(owner);
+		mkdirSync(join(cwd, ".pi", "prompts"), { recursive: true });
+		writeFileSync(join(cwd, ".pi", "prompts", "echo.md"), "$@ $@ $@ $@ $@ $@ $@ $@ $@ $@");
+		const prompts = await owner.open(promptsContract, { session: id });
+		await waitForState(prompts, (s) => s.templates.some((t) => t.name === "echo"));
+		await expect(prompts.call("expand", { text: `/echo ${"x".repeat(100_000)}` })).rejects.toThrow(
+			"the expanded text is longer than 262144 characters",
+		);
+		expect((await prompts.call("expand", { text: "/echo hi" })).text).toBe("hi hi hi hi hi hi hi hi hi hi");
+	});
+
 	test("a full guest lists and expands; a view-only guest never receives them", async () => {
 		const server = await served.start();
 		const owner = await server.connect();
