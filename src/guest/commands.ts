@@ -62,6 +62,26 @@ export interface TuiCommand {
 	run(args: string): void | Promise<void>;
 }
 
+/**
+ * What a plugin lists after the commands and turns into the message sent (pi's prompt templates and
+ * `skill:<name>`): `/name args` is not run but expanded, and the expanded text is what is sent.
+ */
+export interface SlashEntry {
+	/** As typed after the slash (case and all). */
+	readonly name: string;
+	readonly description?: string;
+	readonly argumentHint?: string;
+	/** Not in the slash list, though still expanded when typed (pi's `enableSkillCommands: false`). */
+	readonly unlisted?: boolean;
+}
+
+export interface SlashExpander {
+	/** Its entries, in the order they are listed. */
+	entries(): readonly SlashEntry[];
+	/** The message for `/name args` as typed (one of its entries' names). */
+	expand(text: string): Promise<string>;
+}
+
 export interface RegisteredCommand {
 	readonly command: TuiCommand;
 	readonly when: When;
@@ -79,6 +99,7 @@ export class CommandRegistry {
 	readonly #commands = new Map<string, RegisteredCommand>();
 	readonly #problems = new Map<string, CommandProblem>();
 	readonly #listeners = new Set<() => void>();
+	readonly #expanders: SlashExpander[] = [];
 	#order = 0;
 
 	/** A second command with the same id is refused: a clash of ids is the plugin's error, not a silent win. */
@@ -149,6 +170,39 @@ export class CommandRegistry {
 		return this.slashIndex().byName.get(name);
 	}
 
+	/** A plugin's slash entries, listed after every command. */
+	addExpander(expander: SlashExpander): () => void {
+		this.#expanders.push(expander);
+		this.#changed();
+		return () => {
+			const at = this.#expanders.indexOf(expander);
+			if (at < 0) return;
+			this.#expanders.splice(at, 1);
+			this.#changed();
+		};
+	}
+
+	/** The plugins' slash entries: an entry with a command's name, or one another plugin listed first, is left out. */
+	slashEntries(): { entry: SlashEntry; expander: SlashExpander }[] {
+		const taken = new Set(this.slashIndex().byName.keys());
+		const out: { entry: SlashEntry; expander: SlashExpander }[] = [];
+		for (const expander of this.#expanders) {
+			for (const entry of expander.entries()) {
+				if (taken.has(entry.name)) continue;
+				taken.add(entry.name);
+				out.push({ entry, expander });
+			}
+		}
+		return out;
+	}
+
+	/** The expander of what is typed (`/name args` with one of the plugins' entries' names), if any. */
+	expanderFor(text: string): SlashExpander | undefined {
+		const name = /^\/(\S+)/.exec(text)?.[1];
+		if (name === undefined || this.slash(name.toLowerCase())) return undefined;
+		return this.slashEntries().find(({ entry }) => entry.name === name)?.expander;
+	}
+
 	problems(): CommandProblem[] {
 		return [...this.#problems.values(), ...this.slashIndex().problems];
 	}
@@ -167,6 +221,25 @@ export class CommandRegistry {
 export function parseSlash(text: string): { name: string; args: string } | undefined {
 	const m = /^\/([a-z][a-z0-9:._-]*)(?:\s+([\s\S]*))?$/i.exec(text.trim());
 	return m ? { name: m[1]!.toLowerCase(), args: (m[2] ?? "").trim() } : undefined;
+}
+
+/** A line of the slash list: the argument hint before the description, as pi shows it. */
+function item(name: string, description: string | undefined, hint: string | undefined): AutocompleteItem {
+	const text = hint ? (description ? `${hint} — ${description}` : hint) : (description ?? "");
+	return { value: name, label: name, ...(text ? { description: text } : {}) };
+}
+
+/** pi's matching: by the name without its `skill:` first, then skills that match only with it. */
+function slashMatches(items: readonly AutocompleteItem[], query: string): AutocompleteItem[] {
+	const bare = (name: string) => (name.startsWith("skill:") ? name.slice("skill:".length) : name);
+	const first = fuzzyFilter([...items], query, (i) => bare(i.value));
+	const found = new Set(first);
+	const more = fuzzyFilter(
+		items.filter((i) => i.value.startsWith("skill:") && !found.has(i)),
+		query,
+		(i) => i.value,
+	);
+	return [...first, ...more];
 }
 
 /**
@@ -192,16 +265,18 @@ export class SlashAutocomplete implements AutocompleteProvider {
 		if (name) {
 			const query = name[1]!;
 			const index = this.#registry.slashIndex().byName;
-			const commands = this.#registry
-				.listed()
-				.map((entry) => entry.command)
-				.filter((command) => command.slash && index.get(command.slash.name) === command);
-			const matched = query ? fuzzyFilter(commands, query, (c) => c.slash!.name) : commands;
-			const items: AutocompleteItem[] = matched.map((c) => ({
-				value: c.slash!.name,
-				label: c.slash!.name,
-				description: c.slash!.argumentHint ? `${c.slash!.argumentHint} — ${c.title}` : c.title,
-			}));
+			const listed: AutocompleteItem[] = [
+				...this.#registry
+					.listed()
+					.map((entry) => entry.command)
+					.filter((command) => command.slash && index.get(command.slash.name) === command)
+					.map((c) => item(c.slash!.name, c.title, c.slash!.argumentHint)),
+				...this.#registry
+					.slashEntries()
+					.filter(({ entry }) => !entry.unlisted)
+					.map(({ entry }) => item(entry.name, entry.description, entry.argumentHint)),
+			];
+			const items = query ? slashMatches(listed, query) : listed;
 			return items.length ? { items, prefix: before } : null;
 		}
 		const args = /^\/([a-z][a-z0-9:._-]*) +(.*)$/i.exec(before);

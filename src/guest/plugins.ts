@@ -7,6 +7,7 @@ import { chatPlugin } from "../plugins/chat/tui.ts";
 import { filesPlugin } from "../plugins/files/tui.ts";
 import { loginPlugin } from "../plugins/login/tui.ts";
 import { modelsPlugin } from "../plugins/models/tui.ts";
+import { promptsPlugin } from "../plugins/prompts/tui.ts";
 import { searchPlugin } from "../plugins/search/tui.ts";
 import { sessionsPlugin } from "../plugins/sessions/tui.ts";
 import { sharingPlugin } from "../plugins/sharing/tui.ts";
@@ -20,6 +21,7 @@ export function guestPlugins(): GuestPlugin[] {
 		sessionsPlugin,
 		modelsPlugin,
 		filesPlugin,
+		promptsPlugin,
 		loginPlugin,
 		sharingPlugin,
 		statusPlugin,

@@ -36,6 +36,14 @@ const int = (value: string) => Number.parseInt(value, 10);
 /** pi's labels, descriptions, choices and defaults (settings selector, 1.6.0), for what p2 applies. */
 const ROWS: readonly Row[] = [
 	{
+		id: "skill-commands",
+		path: "enableSkillCommands",
+		label: "Skill commands",
+		description: "Register skills as /skill:name commands",
+		values: ["true", "false"],
+		parse: bool,
+	},
+	{
 		id: "show-hardware-cursor",
 		path: "showHardwareCursor",
 		label: "Show hardware cursor",

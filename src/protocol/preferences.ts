@@ -9,6 +9,7 @@ import { matchesSettingType } from "./setting-types.ts";
  */
 const SETTING_TYPES = {
 	quietStartup: "boolean | 'header'",
+	enableSkillCommands: "boolean",
 	editorPaddingX: "number",
 	outputPad: "0 | 1",
 	autocompleteMaxVisible: "number",
@@ -51,6 +52,7 @@ export const SETTING_PATHS: Readonly<Record<string, string>> = {
 /** pi's defaults for the display settings (pi's SETTINGS_DEFAULTS, 1.6.0), by dotted name. */
 export const DISPLAY_DEFAULTS = {
 	quietStartup: false,
+	enableSkillCommands: true,
 	editorPaddingX: 0,
 	outputPad: 1,
 	autocompleteMaxVisible: 5,

@@ -27,6 +27,8 @@ export interface ServicesOptions {
 /** What the core builds once per server and every plugin's server part may use. */
 export interface CoreServices {
 	readonly dataDir: string;
+	/** The server's environment (`HOME`, `PI_CODING_AGENT_DIR`…); a test server's own. */
+	readonly env: Readonly<Record<string, string | undefined>>;
 	readonly catalog: Catalog;
 	readonly stores: SessionStores;
 	readonly models: ModelCatalog;
@@ -74,6 +76,7 @@ export async function createServices(options: ServicesOptions): Promise<CoreServ
 	});
 	return {
 		dataDir: options.dataDir,
+		env: options.env ?? process.env,
 		catalog,
 		stores,
 		models,

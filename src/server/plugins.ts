@@ -7,6 +7,7 @@ import { chatPlugin } from "../plugins/chat/server.ts";
 import { filesPlugin } from "../plugins/files/server.ts";
 import { loginPlugin } from "../plugins/login/server.ts";
 import { modelsPlugin } from "../plugins/models/server.ts";
+import { promptsPlugin } from "../plugins/prompts/server.ts";
 import { searchPlugin } from "../plugins/search/server.ts";
 import { sessionsPlugin } from "../plugins/sessions/server.ts";
 import { sharingPlugin } from "../plugins/sharing/server.ts";
@@ -26,5 +27,6 @@ export function defaultPlugins(): ServerPlugin[] {
 		loginPlugin,
 		sharingPlugin(),
 		filesPlugin,
+		promptsPlugin(),
 	];
 }

@@ -40,6 +40,8 @@ describe("/settings", () => {
 		const s = settings({ settings: { editorPaddingX: 2 } });
 		expect(s.screen()).toContain("Editor padding");
 		expect(s.screen()).toMatch(/Editor padding\s+2/);
+		expect(s.screen()).toMatch(/Skill commands\s+true/);
+		s.selector.handleInput(DOWN);
 		s.selector.handleInput(DOWN);
 		s.selector.handleInput("\r"); // 2 → 3
 		s.selector.handleInput(DOWN);

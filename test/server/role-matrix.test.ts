@@ -98,6 +98,12 @@ const MATRIX: Row[] = [
 		calls: { complete: { may: PARTICIPANT, args: () => ({ prefix: "", mode: "path" }) } },
 	},
 	{
+		object: "prompts",
+		input: (s) => ({ session: s }),
+		open: PARTICIPANT,
+		calls: { expand: { may: PARTICIPANT, args: () => ({ text: "/review this" }) } },
+	},
+	{
 		object: "search",
 		input: () => ({}),
 		open: OWNER,

@@ -31,6 +31,10 @@ export interface Turn {
 	readonly delivered?: string;
 }
 
+function sameTexts(a: readonly string[], b: readonly string[]): boolean {
+	return a.length === b.length && a.every((text, i) => text === b[i]);
+}
+
 export class Runs {
 	readonly #core: ConversationCore;
 	readonly #queue: InputQueue;
@@ -42,6 +46,8 @@ export class Runs {
 	#done: Promise<void> = Promise.resolve();
 	/** Runs that ended while their end could not be stored (a full disk), with how they ended. */
 	readonly #ends = new Map<string, RunOutcome>();
+	/** The plugins' system prompt sections the agent was built with. */
+	#sections: readonly string[] = [];
 
 	constructor(core: ConversationCore, queue: InputQueue, compactor: Compactor) {
 		this.#core = core;
@@ -57,9 +63,12 @@ export class Runs {
 	/** The agent, built from the stored entries when there is none. */
 	agent(model: Model<Api>): ConversationEngine {
 		const core = this.#core;
-		if (core.agent) return core.agent;
 		const { ctx, session } = core;
 		const record = ctx.catalog.get(session);
+		// Plugins' sections of the system prompt (skills) may change while an agent lives: an idle one whose
+		// sections changed is built again from the stored entries.
+		const current = (cwd: string) => sameTexts(ctx.agent.prompt({ session, cwd }), this.#sections);
+		if (core.agent && (core.agent.running || !record || current(record.cwd))) return core.agent;
 		if (!record) throw new ProtocolError("not_found", "the session is gone");
 		const own = createTools({ cwd: record.cwd, spillDir: join(ctx.dataDir, "spill", session) });
 		const scope = { session, cwd: record.cwd };
@@ -70,6 +79,7 @@ export class Runs {
 		const tools = [...own, ...added.map((t) => t.tool)];
 		const context = loadContextFiles(record.cwd);
 		core.showContextFiles(context);
+		this.#sections = ctx.agent.prompt(scope);
 		core.agent = new ConversationEngine({
 			model,
 			thinkingLevel: core.live.state.thinkingLevel,
@@ -78,7 +88,7 @@ export class Runs {
 				toolNames: tools.map((t) => t.name),
 				context,
 				toolLines: new Map(added.map((t) => [t.tool.name, t.line])),
-				sections: ctx.agent.prompt(scope),
+				sections: this.#sections,
 			}),
 			tools,
 			history: toAgentHistory(core.allEntries()),

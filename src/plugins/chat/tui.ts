@@ -74,6 +74,11 @@ export const chatPlugin: GuestPlugin = {
 		ctx.services.use("models", (models) => {
 			offProviders = models.onProviderCount((count) => screen.setProviderCount(count));
 		});
+		// The session's skills and prompt templates under the header, from the plugin that lists them.
+		let offResources: (() => void) | undefined;
+		ctx.services.use("promptResources", (resources) => {
+			offResources = resources.onChange((loaded) => screen.setLoadedResources(loaded));
+		});
 		const removals = [
 			ui.mount(screen),
 			ctx.services.provide("conversation", open.service()),
@@ -105,6 +110,7 @@ export const chatPlugin: GuestPlugin = {
 			for (const remove of removals.reverse()) remove();
 			offUsage?.();
 			offProviders?.();
+			offResources?.();
 			open.dispose();
 			screen.dispose();
 		};

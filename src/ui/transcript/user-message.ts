@@ -1,11 +1,14 @@
 import { Box, Markdown, Spacer } from "@earendil-works/pi-tui";
 import { visibleText } from "../text.ts";
+import { parseSkillBlock, skillBox } from "./skill-block.ts";
 import { ThemedItem } from "./themed.ts";
 
 export interface UserMessageData {
 	readonly text: string;
 	/** Shown when the author is not the viewer (shared sessions). */
 	readonly author?: string;
+	/** A message that invoked a skill: its block is shown expanded (Ctrl+O), with the key that does it. */
+	readonly skill?: { readonly expanded: boolean; readonly expandKey: string };
 }
 
 /**
@@ -32,8 +35,15 @@ export class UserMessage extends ThemedItem<UserMessageData> {
 	protected build(): void {
 		const t = () => this.theme.current;
 		this.addChild(new Spacer(1));
+		// pi: a skill's block collapsed to one line, then what was asked with it as a message of its own.
+		const skill = this.data.skill ? parseSkillBlock(this.data.text) : null;
+		if (skill) {
+			this.addChild(skillBox(this.theme, skill, this.data.skill?.expanded === true, this.data.skill?.expandKey ?? ""));
+			if (skill.request === undefined) return;
+			this.addChild(new Spacer(1));
+		}
 		const box = new Box(1, 1, (text) => t().bg("userMessageBg", text));
-		const text = visibleText(this.data.text);
+		const text = visibleText(skill?.request ?? this.data.text);
 		box.addChild(
 			new Markdown(
 				this.data.author ? `${this.data.author}: ${text}` : text,

@@ -130,11 +130,16 @@ export class Composer {
 			if (at >= 0) this.#sending.splice(at, 1);
 			this.#options.changed();
 		};
-		this.#options
-			.send(
-				text,
-				mode,
-				files.map((f) => f.id),
+		// A plugin's `/name args` (a prompt template, `/skill:`) is sent as the server expanded it.
+		const expander = this.#options.commands.expanderFor(trimmed);
+		const message = expander ? expander.expand(trimmed) : Promise.resolve(text);
+		message
+			.then((sent) =>
+				this.#options.send(
+					sent,
+					mode,
+					files.map((f) => f.id),
+				),
 			)
 			.then(done, (error: unknown) => {
 				done();

@@ -121,10 +121,14 @@ function entryItem(entry: ChatEntry, view: ViewOptions): DisplayItem {
 			return {
 				key,
 				kind: "user",
-				data:
-					entry.author.id === view.viewerId || !view.viewerId
-						? { text: entry.text }
-						: { text: entry.text, author: authorLabel(entry.author) },
+				data: {
+					text: entry.text,
+					...(entry.author.id === view.viewerId || !view.viewerId ? {} : { author: authorLabel(entry.author) }),
+					// A `/skill:` message: its block follows the tool output's Ctrl+O (pi).
+					...(entry.text.startsWith("<skill ")
+						? { skill: { expanded: view.toolsExpanded, expandKey: view.expandKey ?? "" } }
+						: {}),
+				},
 			};
 		case "assistant":
 			return {

@@ -14,7 +14,7 @@ import type { ThinkingLevel } from "../../../protocol/theme-tokens.ts";
 import { Footer, type FooterData } from "../../../ui/footer.ts";
 import { Header } from "../../../ui/header.ts";
 import { createMermaidTransformer } from "../../../ui/mermaid.ts";
-import { StartupResources, type StartupResourcesData } from "../../../ui/startup-resources.ts";
+import { type LoadedResources, StartupResources, type StartupResourcesData } from "../../../ui/startup-resources.ts";
 import type { ChatEntry, ChatState, QueueMode } from "../contract.ts";
 import { type AttachedFile, Composer } from "./composer.ts";
 import { displayItems } from "./display-items.ts";
@@ -106,6 +106,8 @@ export class ChatScreen implements GuestScreen {
 	#viewerOwns = false;
 	/** Set for a view-only guest: the line shown where the editor would be. */
 	#readOnly: string | undefined;
+	/** The session's skills and prompt templates, as another plugin lists them (pi's [Skills] and [Prompts]). */
+	#loaded: LoadedResources = { skills: [], prompts: [] };
 
 	constructor(options: ChatScreenOptions) {
 		this.#options = options;
@@ -245,6 +247,13 @@ export class ChatScreen implements GuestScreen {
 		this.#session = facts;
 		this.#resources.set(this.#resourcesData());
 		this.#footer.set(this.#footerData());
+		this.#options.ui.tui.requestRender();
+	}
+
+	/** The session's skills and prompt templates changed (pi's [Skills] and [Prompts] under the header). */
+	setLoadedResources(loaded: LoadedResources): void {
+		this.#loaded = loaded;
+		this.#resources.set(this.#resourcesData());
 		this.#options.ui.tui.requestRender();
 	}
 
@@ -415,9 +424,7 @@ export class ChatScreen implements GuestScreen {
 	#resourcesData(): StartupResourcesData {
 		return {
 			context: this.#chat?.contextFiles ?? [],
-			// Skills and prompt templates come with their own issue: the server does not list them yet.
-			skills: [],
-			prompts: [],
+			...this.#loaded,
 			cwd: this.#session.cwd,
 			home: this.#options.home,
 			expanded: this.#toolsExpanded,
