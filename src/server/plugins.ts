@@ -11,6 +11,7 @@ import { searchPlugin } from "../plugins/search/server.ts";
 import { sessionsPlugin } from "../plugins/sessions/server.ts";
 import { sharingPlugin } from "../plugins/sharing/server.ts";
 import { statusPlugin } from "../plugins/status/server.ts";
+import { subagentsPlugin } from "../plugins/subagents/server.ts";
 import { tuiDefaultsPlugin } from "../plugins/tui-defaults/server.ts";
 import type { ServerPlugin } from "./plugin.ts";
 
@@ -26,5 +27,6 @@ export function defaultPlugins(): ServerPlugin[] {
 		loginPlugin,
 		sharingPlugin(),
 		filesPlugin,
+		subagentsPlugin,
 	];
 }

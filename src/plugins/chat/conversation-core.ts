@@ -3,7 +3,7 @@
  * doing (its activity), and the agent. Entries are stored first and shown after, in a bounded window.
  */
 import { relative } from "node:path";
-import type { Author } from "../../protocol/common.ts";
+import { type Author, MAIN_CONVERSATION } from "../../protocol/common.ts";
 import type { PatchOp } from "../../protocol/patch.ts";
 import type { ConversationEngine } from "../../server/agent/conversation-engine.ts";
 import { type ContextFile, loadContextFiles } from "../../server/agent/system-prompt.ts";
@@ -48,6 +48,8 @@ export class ConversationCore {
 	 * should read changed outside a run: a compaction, a fresh context, a `!` command it should see.
 	 */
 	agent: ConversationEngine | null = null;
+	/** The model this conversation chose for itself (`provider/id`, a subagent's), else null: the session's. */
+	readonly ownModel: string | null;
 	/** The context's size after the latest answer (null: unknown, e.g. right after a compaction). */
 	contextTokens: number | null = null;
 	#activity: Activity = IDLE;
@@ -57,11 +59,12 @@ export class ConversationCore {
 		this.store = store;
 		this.session = session;
 		this.id = conversation;
+		this.ownModel = store.conversationRow(conversation)?.model ?? null;
 		this.#noteReplacedStore();
 		const stored = store.window(conversation, WINDOW_ENTRIES);
 		const window = fitWindow(stored.map(toView), WINDOW_BYTES);
 		const total = store.count(conversation);
-		const model = resolveModel(ctx, session);
+		const model = resolveModel(ctx, session, this.ownModel);
 		const cwd = ctx.catalog.get(session)?.cwd;
 		// Inputs still queued when the server last stopped go back to their authors, never silently run.
 		const returned = store
@@ -164,6 +167,8 @@ export class ConversationCore {
 
 	/** After the message was stored: a failure here is logged, never the sender's error. */
 	nameSessionAfter(text: string): void {
+		// A subagent's conversation does not name the session.
+		if (this.id !== MAIN_CONVERSATION) return;
 		afterStored("naming the session", () => {
 			const record = this.ctx.catalog.get(this.session);
 			if (record?.title !== "") return;

@@ -26,9 +26,14 @@ export function modelState(model: Model<Api> | undefined): ModelState {
 	};
 }
 
-/** The model that answers in the session now; undefined when no model is usable. */
-export function resolveModel(ctx: ServerContext, session: string): Model<Api> | undefined {
+/**
+ * The model that answers in the session now; undefined when no model is usable. `own`: the conversation's own
+ * choice (`provider/id`, a subagent's), before the session's.
+ */
+export function resolveModel(ctx: ServerContext, session: string, own: string | null = null): Model<Api> | undefined {
 	const { models, settings } = ctx;
+	const mine = own ? findModel(ctx, own) : undefined;
+	if (mine) return mine;
 	const record = ctx.catalog.get(session);
 	const [provider, ...rest] = (record?.model ?? "").split("/");
 	const chosen = provider && rest.length ? models.find(provider, rest.join("/")) : undefined;
@@ -37,9 +42,15 @@ export function resolveModel(ctx: ServerContext, session: string): Model<Api> | 
 	return (fallback && models.find(fallback.provider, fallback.id)) || models.usable()[0];
 }
 
+/** A usable model named `provider/id`. */
+export function findModel(ctx: ServerContext, key: string): Model<Api> | undefined {
+	const [provider, ...rest] = key.split("/");
+	return provider && rest.length ? ctx.models.find(provider, rest.join("/")) : undefined;
+}
+
 /** The model that answers, or the refusal pi gives when none can. */
-export function requireModel(ctx: ServerContext, session: string): Model<Api> {
-	const model = resolveModel(ctx, session);
+export function requireModel(ctx: ServerContext, session: string, own: string | null = null): Model<Api> {
+	const model = resolveModel(ctx, session, own);
 	if (!model) throw new ProtocolError("unavailable", NO_MODELS_TEXT);
 	return model;
 }

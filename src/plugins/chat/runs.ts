@@ -40,6 +40,8 @@ export class Runs {
 	/** A run that overflowed the context is compacted and continued once, not again and again. */
 	#overflowRecovered = false;
 	#done: Promise<void> = Promise.resolve();
+	/** How the latest run ended (null: none has yet). */
+	lastOutcome: RunOutcome | null = null;
 	/** Runs that ended while their end could not be stored (a full disk), with how they ended. */
 	readonly #ends = new Map<string, RunOutcome>();
 
@@ -62,7 +64,7 @@ export class Runs {
 		const record = ctx.catalog.get(session);
 		if (!record) throw new ProtocolError("not_found", "the session is gone");
 		const own = createTools({ cwd: record.cwd, spillDir: join(ctx.dataDir, "spill", session) });
-		const scope = { session, cwd: record.cwd };
+		const scope = { session, conversation: core.id, cwd: record.cwd };
 		const added = ctx.agent.tools(
 			scope,
 			own.map((t) => t.name),
@@ -140,6 +142,7 @@ export class Runs {
 		core.begin({ kind: "run", id: runId, input, authorId, lastAnswer: null }, [
 			{ op: "set", path: ["live"], value: { runId, startedAt: Date.now(), message: null, tools: [], retry: null } },
 		]);
+		core.ctx.bus.emit({ type: "chat.run", session: core.session, conversation: core.id, outcome: null });
 		this.#done = start().then(
 			(outcome) => this.#end(runId, outcome),
 			(error) => {
@@ -152,6 +155,7 @@ export class Runs {
 	#end(runId: string, outcome: RunOutcome): void {
 		const core = this.#core;
 		// A run whose end cannot be stored still ends here; its end is stored before the next run starts.
+		this.lastOutcome = outcome;
 		this.#ends.set(runId, outcome);
 		try {
 			this.#storeEnds();
@@ -162,6 +166,7 @@ export class Runs {
 		const authorId = run?.authorId ?? "";
 		const answer = run?.lastAnswer ?? null;
 		core.end([{ op: "set", path: ["live"], value: null }]);
+		core.ctx.bus.emit({ type: "chat.run", session: core.session, conversation: core.id, outcome });
 		// pi: a context overflow is compacted and the run goes on, once.
 		const window = core.live.state.model?.contextWindow ?? 0;
 		if (outcome === "error" && answer && !this.#overflowRecovered && isContextOverflow(answer, window || undefined)) {
@@ -195,7 +200,7 @@ export class Runs {
 			if (!(error instanceof ProtocolError)) console.error("compaction after an overflow failed:", error);
 			return null;
 		});
-		const model = resolveModel(core.ctx, core.session);
+		const model = resolveModel(core.ctx, core.session, core.ownModel);
 		if (!result || result.aborted || !model || core.activity.kind !== "idle") return;
 		const engine = this.agent(model);
 		// What was queued during the overflowing run goes to the new agent.

@@ -8,6 +8,7 @@ import { type ChatInput, chatContract } from "./contract.ts";
 import { Conversation } from "./conversation.ts";
 import { addFileRoutes } from "./file-routes.ts";
 import { goneDirectory, refuseInGoneDirectory, showGoneDirectory } from "./gone-directory.ts";
+import type { TaskResult } from "./tasks.ts";
 import { Uploads } from "./uploads.ts";
 
 declare module "../../server/events.ts" {
@@ -26,6 +27,31 @@ declare module "../../server/events.ts" {
 		};
 		/** A compaction or a fresh context: the conversation's context size is unknown until the next answer. */
 		"context.reset": { session: string; conversation: string };
+		/** A run of the agent started (`outcome` null) or ended, in one conversation. */
+		"chat.run": { session: string; conversation: string; outcome: "done" | "aborted" | "error" | null };
+	}
+}
+
+/** A task for a conversation of a session: its first (or next) message, given by another conversation's agent. */
+export interface ChatTask {
+	readonly session: string;
+	readonly conversation: string;
+	readonly text: string;
+	/** Aborts the task's runs (the agent that gave it was stopped). */
+	readonly signal: AbortSignal;
+	/** One line of what the conversation is doing, each time it changes. */
+	onActivity(line: string): void;
+}
+
+/** The chat's conversations as other plugins may use them: a subagent's conversation is given its task here. */
+export interface ChatTasks {
+	/** Runs the task and resolves when the conversation's agent has nothing more to do. */
+	run(task: ChatTask): Promise<TaskResult>;
+}
+
+declare module "../../server/services.ts" {
+	interface ServerServices {
+		chatTasks: ChatTasks;
 	}
 }
 
@@ -120,6 +146,17 @@ class Conversations {
 		}
 	}
 
+	/** Holds the conversation while its task runs, so it stays live (and watched) to the end. */
+	async task(t: ChatTask): Promise<TaskResult> {
+		const input = { session: t.session, conversation: t.conversation };
+		const slot = this.acquire(input);
+		try {
+			return await slot.conversation.task(t.text, t.signal, (line) => t.onActivity(line));
+		} finally {
+			this.releaseOne(input, slot);
+		}
+	}
+
 	releaseOne(input: ChatInput, slot: Slot): void {
 		slot.holders--;
 		this.#maybeDrop(`${input.session}/${input.conversation}`, slot);
@@ -156,6 +193,7 @@ export function chatPlugin(): ServerPlugin {
 			addFileRoutes(ctx, uploads);
 			const conversations = new Conversations(ctx, uploads);
 			live = conversations;
+			ctx.services.provide("chatTasks", { run: (task) => conversations.task(task) });
 			ctx.host.serve(chatContract, {
 				open(input, { principal }) {
 					if (!maySeeSession(principal, input.session))
