@@ -7,6 +7,8 @@ export interface FooterData {
 	readonly branch?: string | null;
 	readonly home: string | undefined;
 	readonly title: string;
+	/** The open subagent conversation's title: the crumb reads `cwd • title › subagent`. */
+	readonly conversation?: string;
 	readonly usage: { input: number; output: number; cacheRead: number; cacheWrite: number; cost: number } | undefined;
 	readonly cacheHitRate: number | null;
 	readonly contextTokens: number | null;
@@ -28,7 +30,8 @@ export class Footer extends ThemedLines<FooterData> {
 		const t = this.theme.current;
 		const d = this.data;
 		const where = d.cwd ? `${shortenHome(d.cwd, d.home)}${d.branch ? ` (${visibleText(d.branch, false)})` : ""}` : "";
-		const place = [where, d.title ? visibleText(d.title, false) : ""].filter(Boolean).join(" • ");
+		const crumb = d.conversation ? ` › ${visibleText(d.conversation, false)}` : "";
+		const place = `${[where, d.title ? visibleText(d.title, false) : ""].filter(Boolean).join(" • ")}${crumb}`;
 		const lines = [t.fg("dim", truncateToWidth(place, width, t.fg("dim", "...")))];
 
 		const stats: string[] = [];

@@ -4,11 +4,11 @@
  */
 import type { Author } from "../../protocol/common.ts";
 import type { StoredEntry } from "../../server/store/session-store.ts";
-import type { ChatState } from "./contract.ts";
+import { AGENT_AUTHOR_ID, type ChatState } from "./contract.ts";
 import { readStored } from "./stored-data.ts";
 
 /** Stamped on the message that gives a subagent its task: the agent wrote it, no person did. */
-export const AGENT_AUTHOR: Author = Object.freeze({ id: "agent", name: "agent", role: "owner" });
+export const AGENT_AUTHOR: Author = Object.freeze({ id: AGENT_AUTHOR_ID, name: "agent", role: "owner" });
 
 export interface TaskResult {
 	readonly outcome: "done" | "aborted" | "error";

@@ -63,3 +63,17 @@ export interface SubagentDetails {
 }
 
 export const SUBAGENT_TOOL = "subagent";
+
+/**
+ * What a running subagent's card shows, as the tool's partial output (the only thing a running tool streams):
+ * its conversation, its model and its latest activity, one per line.
+ */
+export function progressText(conversation: string, model: string, activity: string): string {
+	return `${conversation}\n${model}\n${activity.replace(/\n/g, " ")}`;
+}
+
+export function readProgress(output: string): { conversation: string; model: string; activity: string } | null {
+	const [conversation, model, ...rest] = output.split("\n");
+	if (!conversation || model === undefined || !/^[a-z0-9][a-z0-9._-]{0,63}$/.test(conversation)) return null;
+	return { conversation, model, activity: rest.join(" ") };
+}

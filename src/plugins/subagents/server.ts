@@ -17,6 +17,7 @@ import {
 	type ConversationsState,
 	conversationsContract,
 	MAIN_CONVERSATION,
+	progressText,
 	SUBAGENT_TOOL,
 	type SubagentDetails,
 } from "./contract.ts";
@@ -243,7 +244,10 @@ class Subagents {
 					trace,
 				});
 				const progress = (line: string) =>
-					onUpdate?.({ content: [{ type: "text", text: line }], details: details("running", []) });
+					onUpdate?.({
+						content: [{ type: "text", text: progressText(row.id, row.model ?? "", line) }],
+						details: details("running", []),
+					});
 				progress("starting");
 				let status: ConversationStatus = "failed";
 				try {

@@ -97,6 +97,7 @@ export class ChatScreen implements GuestScreen {
 	#session: SessionFacts = { cwd: undefined, title: "" };
 	/** Providers with usable models (the footer names the model's provider when there are several). */
 	#providers = 0;
+	#conversationLabel: string | undefined;
 	#connection: "connecting" | "open" | "closed" = "connecting";
 	#wasOpen = false;
 	#toolsExpanded = false;
@@ -244,6 +245,13 @@ export class ChatScreen implements GuestScreen {
 	setSession(facts: SessionFacts): void {
 		this.#session = facts;
 		this.#resources.set(this.#resourcesData());
+		this.#footer.set(this.#footerData());
+		this.#options.ui.tui.requestRender();
+	}
+
+	/** The footer's crumb names the subagent whose conversation is open (`cwd • title › subagent`). */
+	setConversationLabel(label: string | undefined): void {
+		this.#conversationLabel = label;
 		this.#footer.set(this.#footerData());
 		this.#options.ui.tui.requestRender();
 	}
@@ -433,6 +441,7 @@ export class ChatScreen implements GuestScreen {
 			branch: this.#session.branch ?? null,
 			home: this.#options.home,
 			title: this.#session.title,
+			...(this.#conversationLabel ? { conversation: this.#conversationLabel } : {}),
 			usage: usage?.conversation,
 			cacheHitRate: usage?.cacheHitRate ?? null,
 			contextTokens: usage?.contextTokens ?? null,

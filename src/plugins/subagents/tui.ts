@@ -1,0 +1,92 @@
+/**
+ * Subagents in the UI (seed P11h): the subagent tool's card, /agents (the session's conversations, threaded by
+ * parent; Enter opens one, keeping each conversation's draft and reading position) and /main. The chat shows
+ * the conversation; this plugin only tells it which one, and names it in the footer's crumb.
+ */
+import type { GuestPlugin } from "../../guest/plugin.ts";
+import type { ObjectRef } from "../../protocol/object-client.ts";
+import { isParticipantRole } from "../../protocol/roles.ts";
+import { type ConversationItem, conversationsContract, MAIN_CONVERSATION, SUBAGENT_TOOL } from "./contract.ts";
+import { AgentsSelector } from "./tui/agents-selector.ts";
+import { subagentCard } from "./tui/card.ts";
+
+export const subagentsPlugin: GuestPlugin = {
+	name: "subagents",
+	register(ctx) {
+		const { ui } = ctx;
+		let list: ObjectRef<typeof conversationsContract> | undefined;
+		const conversation = () => ctx.services.get("conversation");
+		const navigate = (row: ConversationItem) => {
+			const open = conversation();
+			if (!open) return;
+			open.navigate(row.id, row.id === MAIN_CONVERSATION ? undefined : row.title || row.id);
+		};
+		const openSelector = () => {
+			const open = conversation();
+			if (!list?.state || !open) return ui.notice("The session's conversations are not here yet.");
+			const rows = () => list?.state?.conversations ?? [];
+			const selector = new AgentsSelector({
+				theme: ui.theme,
+				rows,
+				current: open.current,
+				mayArchive: isParticipantRole(ctx.session.role),
+				maxVisible: Math.max(5, Math.floor(ui.tui.terminal.rows / 2)),
+				now: () => Date.now(),
+				open: (row) => {
+					ui.closeSelector();
+					navigate(row);
+				},
+				archive: async (row, archived) => {
+					await list?.call(archived ? "archive" : "restore", { id: row.id });
+				},
+				close: () => ui.closeSelector(),
+				requestRender: () => ui.requestRender(),
+			});
+			ui.showSelector("agents", selector);
+		};
+		const removals = [
+			ctx.registries.toolRenderers.register(SUBAGENT_TOOL, (data, theme) => subagentCard(data, theme)),
+			ctx.session.on("closed", () => {
+				list?.close();
+				list = undefined;
+			}),
+			ctx.session.on("opened", ({ id }) => {
+				list?.close();
+				const ref = ctx.objects.open(conversationsContract, { session: id });
+				list = ref;
+				// A subagent renamed or gone from the list: the crumb follows what the server says.
+				ref.onChange((state) => {
+					const open = conversation();
+					if (list !== ref || !open || open.current === MAIN_CONVERSATION) return;
+					const row = state.conversations.find((c) => c.id === open.current);
+					if (row) open.navigate(row.id, row.title || row.id);
+				});
+			}),
+			ctx.commands.register({
+				id: "p2.agents",
+				title: "Show the main conversation and its subagents",
+				category: "Sessions",
+				when: "chat && !overlay",
+				slash: { name: "agents" },
+				run: openSelector,
+			}),
+			ctx.commands.register({
+				id: "p2.agents.main",
+				title: "Return to the main conversation",
+				category: "Sessions",
+				when: "chat && !overlay",
+				slash: { name: "main" },
+				run: () => {
+					const open = conversation();
+					if (!open) return;
+					if (open.current === MAIN_CONVERSATION) return ui.notice("This is the main conversation.");
+					open.navigate(MAIN_CONVERSATION);
+				},
+			}),
+		];
+		return () => {
+			for (const remove of removals.reverse()) remove();
+			list?.close();
+		};
+	},
+};

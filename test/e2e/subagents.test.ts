@@ -1,0 +1,73 @@
+import { describe, expect, test } from "bun:test";
+import { fakeHomeForFile, MAIN } from "../support/fake-home.ts";
+import { runInPty } from "../support/pty.ts";
+
+const h = fakeHomeForFile("p2-subagents-e2e-");
+
+const F1 = "\x1bOP";
+
+describe("subagents: the card, /agents and /main", () => {
+	test("the card names the subagent's conversation; /agents opens it with its own draft; /main comes back", async () => {
+		const run = runInPty([process.execPath, MAIN], { env: h.env, cwd: h.home, cols: 120, rows: 40 });
+		try {
+			await run.waitFor((s) => s.includes("fake-model"), "the chat");
+			h.fake.enqueue(
+				{ toolCalls: [{ name: "subagent", args: { task: "Find the answer" } }] },
+				{ text: "The child's answer." },
+				{ text: "Parent done." },
+			);
+			run.type("delegate\r");
+			await run.waitFor(
+				(s) =>
+					s.includes("Parent done.") &&
+					s.includes("subagent Find the answer") &&
+					s.includes("The child's answer.") &&
+					/Conversation agent-[0-9a-f]{8} · \/agents opens it/.test(s),
+				"the card with the child's answer and its conversation",
+			);
+			expect(run.screen().join("\n")).toMatch(/fake\/fake-model · done/);
+
+			// The palette reaches /agents without touching the editor.
+			run.type(F1);
+			await run.waitFor((s) => s.includes("type to filter"), "the palette");
+			run.type("subagents");
+			await run.waitFor((s) => s.includes("Show the main conversation and its subagents"), "the command");
+			run.type("\r");
+			await run.waitFor(
+				(s) => s.includes("Agents") && /› main · delegate/.test(s) && /└─ Find the answer\s+done · now/.test(s),
+				"the main conversation and its subagent under it",
+			);
+			run.type("\x1b[B\r");
+			await run.waitFor(
+				(s) =>
+					!s.includes("Parent done.") &&
+					s.includes("agent: Find the answer") &&
+					s.includes("The child's answer.") &&
+					s.includes("• delegate › Find the answer"),
+				"the subagent's conversation (its task from the agent), named in the footer's crumb",
+			);
+			run.type("child draft");
+			await run.waitFor((s) => s.includes("child draft"), "a draft in the subagent's conversation");
+
+			run.type(F1);
+			await run.waitFor((s) => s.includes("type to filter"), "the palette");
+			run.type("Return to the main");
+			await run.waitFor((s) => s.includes("Return to the main conversation"), "the command");
+			run.type("\r");
+			await run.waitFor(
+				(s) => s.includes("Parent done.") && !s.includes("child draft") && !s.includes("› Find the answer"),
+				"the main conversation, with its own (empty) draft",
+			);
+
+			run.type("/agents\r");
+			await run.waitFor((s) => /└─ Find the answer/.test(s), "/agents");
+			run.type("\x1b[B\r");
+			await run.waitFor((s) => s.includes("child draft") && s.includes("› Find the answer"), "the draft kept");
+			run.type("\x15/main\r");
+			await run.waitFor((s) => s.includes("Parent done.") && !s.includes("› Find the answer"), "/main");
+		} finally {
+			run.kill();
+			await run.exited;
+		}
+	}, 90_000);
+});
