@@ -3,7 +3,8 @@ import { type ChatEntry, chatContract } from "../../../src/plugins/chat/contract
 import { statusContract } from "../../../src/plugins/status/contract.ts";
 import { conversationsContract } from "../../../src/plugins/subagents/contract.ts";
 import { chatFixture, requestId } from "../../support/chat-fixture.ts";
-import { waitForState } from "../../support/p2-server.ts";
+import { joinAsGuest } from "../../support/guests.ts";
+import { connectClient, waitForState } from "../../support/p2-server.ts";
 
 const fixture = chatFixture();
 
@@ -157,5 +158,80 @@ describe("subagents", () => {
 		await waitForState(conversations, (s) => s.conversations[1]?.status === "aborted");
 		// The session keeps its own title: a subagent's messages do not name it.
 		expect(conversations.state?.conversations[0]?.title).toBe("go");
+	});
+
+	test("guests see subagents as they see the main conversation: a full guest follows up, a view guest only watches", async () => {
+		const { server, owner, session, chat } = await fixture.openChat();
+		server.fake.enqueue(
+			{ toolCalls: [{ name: "subagent", args: { task: "Shared task" } }] },
+			{ text: "Shared answer." },
+		);
+		await chat.call("send", { text: "go", mode: "steer", requestId: requestId() });
+		await waitForState(chat, (s) => s.live === null && s.entries.filter((e) => e.kind === "assistant").length === 2);
+		const child = (
+			await waitForState(await owner.open(conversationsContract, { session }), (s) => s.conversations.length === 2)
+		).conversations[1]!;
+
+		const full = await connectClient(server.server, {
+			cookie: await joinAsGuest(server.server, owner, session, "full"),
+		});
+		const view = await connectClient(server.server, {
+			cookie: await joinAsGuest(server.server, owner, session, "view"),
+		});
+		try {
+			for (const guest of [full, view]) {
+				const list = await guest.open(conversationsContract, { session });
+				await list.ready;
+				expect(list.state?.conversations.map((c) => c.id)).toEqual(["main", child.id]);
+				const watched = await guest.open(chatContract, { session, conversation: child.id });
+				await watched.ready;
+				expect(answerOf(watched.state?.entries ?? [])).toBe("Shared answer.");
+			}
+			const viewChat = await view.open(chatContract, { session, conversation: child.id });
+			await expect(
+				viewChat.call("send", { text: "may I?", mode: "steer", requestId: requestId() }),
+			).rejects.toMatchObject({ code: "forbidden" });
+			const viewList = await view.open(conversationsContract, { session });
+			await expect(viewList.call("archive", { id: child.id })).rejects.toMatchObject({ code: "forbidden" });
+
+			server.fake.enqueue({ text: "Follow-up answered." });
+			const fullChat = await full.open(chatContract, { session, conversation: child.id });
+			expect(await fullChat.call("send", { text: "One more thing", mode: "steer", requestId: requestId() })).toEqual({
+				status: "started",
+			});
+			const after = await waitForState(
+				fullChat,
+				(s) => s.live === null && answerOf(s.entries) === "Follow-up answered.",
+			);
+			const asked = after.entries.find((e) => e.kind === "user" && e.text === "One more thing");
+			expect(asked?.kind === "user" && asked.author.role).toBe("full");
+		} finally {
+			full.close();
+			view.close();
+		}
+	});
+
+	test("the owner's settings may let subagents start subagents (one level deeper)", async () => {
+		const deeper = await fixture.start();
+		deeper.server.ctx.settings.update({ subagents: { maxDepth: 2 } });
+		const owner = await deeper.connect();
+		const { id } = await fixture.session(owner);
+		const chat = await owner.open(chatContract, { session: id, conversation: "main" });
+		deeper.fake.enqueue(
+			{ toolCalls: [{ name: "subagent", args: { task: "Level one" } }] },
+			{ toolCalls: [{ name: "subagent", args: { task: "Level two" } }] },
+			{ text: "Two says hi." },
+			{ text: "One passes it on." },
+			{ text: "Main got it." },
+		);
+		await chat.call("send", { text: "deep", mode: "steer", requestId: requestId() });
+		await waitForState(chat, (s) => s.live === null && answerOf(s.entries) === "Main got it.");
+		expect(toolNames(deeper.fake.requests[1])).toContain("subagent");
+		expect(toolNames(deeper.fake.requests[2])).not.toContain("subagent");
+		const list = await owner.open(conversationsContract, { session: id });
+		const state = await waitForState(list, (s) => s.conversations.length === 3);
+		const [, one, two] = state.conversations;
+		expect(one).toMatchObject({ parent: "main", title: "Level one", status: "done" });
+		expect(two).toMatchObject({ parent: one!.id, title: "Level two", status: "done" });
 	});
 });
