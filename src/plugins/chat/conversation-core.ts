@@ -49,7 +49,7 @@ export class ConversationCore {
 	 */
 	agent: ConversationEngine | null = null;
 	/** The model this conversation chose for itself (`provider/id`, a subagent's), else null: the session's. */
-	readonly ownModel: string | null;
+	ownModel: string | null;
 	/** The context's size after the latest answer (null: unknown, e.g. right after a compaction). */
 	contextTokens: number | null = null;
 	#activity: Activity = IDLE;

@@ -256,7 +256,13 @@ export class Conversation {
 
 	configure(args: typeof ConfigureArgs.infer): ModelState {
 		const core = this.#core;
-		const { model, level } = chooseModel(core.ctx, core.session, args, core.live.state.thinkingLevel);
+		const { model, level } = chooseModel(core.ctx, core.session, args, core.live.state.thinkingLevel, core.ownModel);
+		if (core.ownModel !== null) {
+			// A subagent's conversation keeps its own model.
+			const key = `${model.provider}/${model.id}`;
+			core.store.setConversationModel(core.id, key);
+			core.ownModel = key;
+		}
 		core.agent?.setModel(model, level);
 		const state = modelState(model);
 		core.update([

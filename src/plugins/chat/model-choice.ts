@@ -64,15 +64,17 @@ export function resolveThinking(ctx: ServerContext, session: string, model: Mode
 
 /**
  * The session's model and thinking level as asked (either may be left as it is), stored in its catalog row.
- * `current` is the level in effect now.
+ * `current` is the level in effect now. `own`: a subagent's conversation, whose model is its own (the caller
+ * stores it) and leaves the session's alone.
  */
 export function chooseModel(
 	ctx: ServerContext,
 	session: string,
 	args: typeof ConfigureArgs.infer,
 	current: ThinkingLevel,
+	own: string | null = null,
 ): { model: Model<Api>; level: ThinkingLevel } {
-	let model = resolveModel(ctx, session);
+	let model = resolveModel(ctx, session, own);
 	if (args.model) {
 		const found = ctx.models.find(args.model.provider, args.model.id);
 		if (!found) throw new ProtocolError("not_found", `no usable model ${args.model.provider}/${args.model.id}`);
@@ -81,6 +83,7 @@ export function chooseModel(
 	if (!model) throw new ProtocolError("unavailable", NO_MODELS_TEXT);
 	const wanted = args.thinkingLevel ?? current;
 	const level = model.reasoning ? (clampThinkingLevel(model, wanted) as ThinkingLevel) : "off";
+	if (own !== null) return { model, level };
 	ctx.catalog.update(session, { model: `${model.provider}/${model.id}`, thinkingLevel: level });
 	ctx.bus.emit({ type: "session.activity", session });
 	return { model, level };

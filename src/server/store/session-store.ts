@@ -331,6 +331,18 @@ export class SessionStore {
 		return row ? decodeConversation(row) : undefined;
 	}
 
+	setConversationModel(id: string, model: string): ConversationRow | undefined {
+		this.#live();
+		const row = this.#write(() =>
+			this.#db
+				.query<ConversationRecord, [string, string]>(
+					`UPDATE conversations SET model = ? WHERE id = ? RETURNING ${CONVERSATION}`,
+				)
+				.get(model, id),
+		);
+		return row ? decodeConversation(row) : undefined;
+	}
+
 	setConversationArchived(id: string, archived: boolean): ConversationRow | undefined {
 		this.#live();
 		const row = this.#write(() =>

@@ -156,6 +156,11 @@ describe("subagents", () => {
 		await waitForState(conversations, (s) => s.conversations[1]?.status === "running");
 		await childChat.call("stop", null);
 		await waitForState(conversations, (s) => s.conversations[1]?.status === "aborted");
+		// Choosing a model in a subagent's conversation is that conversation's choice, not the session's.
+		const before = server.server.ctx.catalog.get(session);
+		await childChat.call("configure", { model: { provider: "fake", id: "fake-model" }, thinkingLevel: "low" });
+		const after = server.server.ctx.catalog.get(session);
+		expect([after?.model, after?.thinkingLevel]).toEqual([before?.model, before?.thinkingLevel]);
 		// The session keeps its own title: a subagent's messages do not name it.
 		expect(conversations.state?.conversations[0]?.title).toBe("go");
 	});
