@@ -44,8 +44,10 @@ export function activityLine(state: ChatState): string {
 	const part = parts.at(-1);
 	if (!part) return "working";
 	if (part.type === "thinking") return "thinking";
-	const lines = part.text.trimEnd().split("\n");
-	return short(lines.at(-1) ?? "") || "writing";
+	// The end of what it is writing: the newest words.
+	const tail = part.text.trimEnd().split("\n").at(-1)?.replace(/\s+/g, " ").trim() ?? "";
+	if (!tail) return "writing";
+	return tail.length > LINE ? `…${tail.slice(tail.length - LINE + 1)}` : tail;
 }
 
 /** The answer and the trace from the entries the task produced (its own message first). */

@@ -25,6 +25,43 @@ import {
 /** How deep subagents may start subagents: the main conversation's are at depth 1. */
 const DEFAULT_MAX_DEPTH = 1;
 const TITLE = 80;
+/** A subagent's card follows what it writes at most this often; a tool it starts shows at once. */
+const PROGRESS_EVERY_MS = 200;
+
+/**
+ * `send` at most every `ms`, the latest line last: a streaming answer changes the activity with every token, and
+ * the parent's watchers need not get each one. A new kind of activity (not more of the same text) goes at once.
+ */
+function throttled(send: (line: string) => void, ms: number): ((line: string) => void) & { stop(): void } {
+	let last = 0;
+	let pending: string | null = null;
+	let timer: ReturnType<typeof setTimeout> | null = null;
+	let stopped = false;
+	const flush = () => {
+		timer = null;
+		if (pending === null || stopped) return;
+		last = Date.now();
+		const line = pending;
+		pending = null;
+		send(line);
+	};
+	const progress = (line: string) => {
+		if (stopped) return;
+		pending = line;
+		const streaming = line.startsWith("…") || !/^(→ |thinking$|retrying |compacting )/.test(line);
+		if (!streaming || Date.now() - last >= ms) {
+			if (timer) clearTimeout(timer);
+			return flush();
+		}
+		timer ??= setTimeout(flush, ms - (Date.now() - last));
+	};
+	return Object.assign(progress, {
+		stop() {
+			stopped = true;
+			if (timer) clearTimeout(timer);
+		},
+	});
+}
 
 const parameters = obj({
 	task: str({ description: "The complete task for the subagent: it sees nothing of this conversation" }),
@@ -243,12 +280,13 @@ class Subagents {
 					status,
 					trace,
 				});
-				const progress = (line: string) =>
+				const send = (line: string) =>
 					onUpdate?.({
 						content: [{ type: "text", text: progressText(row.id, row.model ?? "", line) }],
 						details: details("running", []),
 					});
-				progress("starting");
+				const progress = throttled(send, PROGRESS_EVERY_MS);
+				send("starting");
 				let status: ConversationStatus = "failed";
 				try {
 					const result = await tasks.run({
@@ -269,6 +307,7 @@ class Subagents {
 						details: details(status, result.trace),
 					};
 				} finally {
+					progress.stop();
 					this.#tasks.delete(key);
 					this.#setStatus(session, row.id, status);
 				}
