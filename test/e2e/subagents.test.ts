@@ -70,4 +70,53 @@ describe("subagents: the card, /agents and /main", () => {
 			await run.exited;
 		}
 	}, 90_000);
+
+	test("back from a subagent's conversation, the main one is where the person was reading", async () => {
+		const run = runInPty([process.execPath, MAIN], { env: h.env, cwd: h.home, cols: 100, rows: 20 });
+		try {
+			await run.waitFor((s) => s.includes("fake-model"), "the chat");
+			h.fake.enqueue(
+				{ toolCalls: [{ name: "subagent", args: { task: "Side task" } }] },
+				{ text: "Side answer." },
+				{ text: `answer 1\n\n${"line\n\n".repeat(6)}done 1` },
+			);
+			run.type("question 1\r");
+			await run.waitFor((s) => s.includes("done 1"), "answer 1");
+			for (const n of [2, 3]) {
+				h.fake.enqueue({ text: `answer ${n}\n\n${"line\n\n".repeat(6)}done ${n}` });
+				run.type(`question ${n}\r`);
+				await run.waitFor((s) => s.includes(`done ${n}`), `answer ${n}`);
+			}
+			run.type("\x1b[5~");
+			await run.waitFor((s) => s.includes("Jump to latest message"), "scrolled up");
+			const topLines = () =>
+				run
+					.screen()
+					.slice(0, 10)
+					.map((l) => l.slice(0, 99).trimEnd());
+			const top = topLines();
+
+			run.type(F1);
+			await run.waitFor((s) => s.includes("type to filter"), "the palette");
+			run.type("subagents");
+			await run.waitFor((s) => s.includes("Show the main conversation and its subagents"), "the command");
+			run.type("\r");
+			await run.waitFor((s) => /└─ Side task/.test(s), "/agents");
+			run.type("\x1b[B\r");
+			await run.waitFor((s) => s.includes("agent: Side task") && s.includes("Side answer."), "the subagent");
+			run.type(F1);
+			await run.waitFor((s) => s.includes("type to filter"), "the palette");
+			run.type("Return to the main");
+			await run.waitFor((s) => s.includes("Return to the main conversation"), "the command");
+			run.type("\r");
+			await run.waitFor(
+				(s) => !s.includes("agent: Side task") && s.includes("Jump to latest message"),
+				"the main conversation, still scrolled up",
+			);
+			await run.waitFor(() => JSON.stringify(topLines()) === JSON.stringify(top), "the same lines at the top");
+		} finally {
+			run.kill();
+			await run.exited;
+		}
+	}, 90_000);
 });
