@@ -4,7 +4,7 @@ import { maySeeSession } from "../../server/objects/principal.ts";
 import type { ServerContext, ServerPlugin } from "../../server/plugin.ts";
 import { checkDirectory } from "../../server/session-directory.ts";
 import type { StoredEntry } from "../../server/store/session-store.ts";
-import { type ChatInput, chatContract } from "./contract.ts";
+import { type ChatInput, chatContract, MAIN_CONVERSATION } from "./contract.ts";
 import { Conversation } from "./conversation.ts";
 import { addFileRoutes } from "./file-routes.ts";
 import { goneDirectory, refuseInGoneDirectory, showGoneDirectory } from "./gone-directory.ts";
@@ -107,6 +107,9 @@ class Conversations {
 		const { catalog, stores, bus } = this.#ctx;
 		const record = catalog.get(input.session);
 		if (!record) throw new ProtocolError("not_found", `no session ${input.session}`);
+		if (input.conversation !== MAIN_CONVERSATION) {
+			throw new ProtocolError("conflict", "Forking a subagent conversation is not supported yet");
+		}
 		const source = stores.hold(input.session);
 		try {
 			const rows: StoredEntry[] = [];

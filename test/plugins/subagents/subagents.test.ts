@@ -156,6 +156,7 @@ describe("subagents", () => {
 		await waitForState(conversations, (s) => s.conversations[1]?.status === "running");
 		await childChat.call("stop", null);
 		await waitForState(conversations, (s) => s.conversations[1]?.status === "aborted");
+		await expect(childChat.call("fork", {})).rejects.toThrow("Forking a subagent conversation is not supported yet");
 		// Choosing a model in a subagent's conversation is that conversation's choice, not the session's.
 		const before = server.server.ctx.catalog.get(session);
 		await childChat.call("configure", { model: { provider: "fake", id: "fake-model" }, thinkingLevel: "low" });
