@@ -10,6 +10,8 @@ export interface FooterData {
 	/** The open subagent conversation's title: the crumb reads `cwd • title › subagent`. */
 	readonly conversation?: string;
 	readonly usage: { input: number; output: number; cacheRead: number; cacheWrite: number; cost: number } | undefined;
+	/** The whole session's cost (its subagents' too): shown, labelled, when it is more than the conversation's. */
+	readonly sessionCost?: number;
 	readonly cacheHitRate: number | null;
 	readonly contextTokens: number | null;
 	/** Unknown since a compaction or fresh context (pi shows `?`). */
@@ -44,6 +46,10 @@ export class Footer extends ThemedLines<FooterData> {
 			if ((u.cacheRead || u.cacheWrite) && d.cacheHitRate !== null)
 				stats.push(`CH${(d.cacheHitRate * 100).toFixed(1)}%`);
 			if (u.cost) stats.push(`$${u.cost.toFixed(3)}`);
+		}
+		const session = d.sessionCost ?? 0;
+		if (session.toFixed(3) !== (u?.cost ?? 0).toFixed(3) && session > (u?.cost ?? 0)) {
+			stats.push(`session $${session.toFixed(3)}`);
 		}
 		const window = d.model?.contextWindow ?? 0;
 		const percent = window > 0 && d.contextTokens !== null ? (d.contextTokens / window) * 100 : 0;

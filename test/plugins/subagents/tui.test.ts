@@ -4,8 +4,10 @@ import { type ConversationItem, progressText, readProgress } from "../../../src/
 import { threaded } from "../../../src/plugins/subagents/tui/agents-selector.ts";
 import { subagentCard } from "../../../src/plugins/subagents/tui/card.ts";
 import type { StoredEntry } from "../../../src/server/store/session-store.ts";
+import { Footer, type FooterData } from "../../../src/ui/footer.ts";
 import { BUILTIN_THEMES } from "../../../src/ui/theme/builtin.ts";
 import { Theme } from "../../../src/ui/theme/theme.ts";
+import { ThemeRef } from "../../../src/ui/theme/theme-ref.ts";
 import type { ToolCardData } from "../../../src/ui/tools/tool-card.ts";
 
 const theme = Theme.fromJson(BUILTIN_THEMES.dark, "truecolor");
@@ -137,5 +139,34 @@ describe("what a task gives back", () => {
 			entry(4, "assistant", assistant("Found it.")),
 		]);
 		expect(result).toEqual({ outcome: "done", answer: "Found it.", trace: ["bash ls -la"] });
+	});
+});
+
+describe("the footer while a subagent's conversation is open", () => {
+	const data = (over: Partial<FooterData> = {}): FooterData => ({
+		cwd: "/home/me/proj",
+		home: "/home/me",
+		title: "my session",
+		usage: { input: 5200, output: 1700, cacheRead: 0, cacheWrite: 0, cost: 0.042 },
+		cacheHitRate: null,
+		contextTokens: 1600,
+		model: { id: "fake-coder", provider: "fake", contextWindow: 200_000, reasoning: false },
+		thinkingLevel: "off",
+		statuses: [],
+		...over,
+	});
+	const render = (over: Partial<FooterData>) =>
+		new Footer(new ThemeRef(theme), data(over)).render(100).map((l) => plain(l).trimEnd());
+
+	test("the crumb reads cwd • title › subagent, its control characters shown, not sent", () => {
+		expect(render({ conversation: "Count the files" })[0]).toBe("~/proj • my session › Count the files");
+		// Shown as symbols, never sent to the terminal as a sequence.
+		expect(render({ conversation: "x\x1b]0;owned\x07y" })[0]).toBe("~/proj • my session › x␛]0;owned␇y");
+		expect(render({})[0]).toBe("~/proj • my session");
+	});
+
+	test("the session's cost, labelled, when its subagents cost more than this conversation", () => {
+		expect(render({ sessionCost: 0.142 })[1]).toMatch(/\$0\.042 session \$0\.142 /);
+		expect(render({ sessionCost: 0.042 })[1]).not.toContain("session");
 	});
 });

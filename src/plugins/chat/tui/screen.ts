@@ -54,6 +54,8 @@ export interface SessionFacts {
 /** The usage numbers the footer shows (the status plugin's). */
 export interface FooterUsage {
 	readonly conversation: UsageTotals;
+	/** The whole session: its conversation and its subagents'. */
+	readonly session?: UsageTotals;
 	readonly cacheHitRate: number | null;
 	readonly contextTokens: number | null;
 	readonly contextUnknown: boolean;
@@ -443,6 +445,7 @@ export class ChatScreen implements GuestScreen {
 			title: this.#session.title,
 			...(this.#conversationLabel ? { conversation: this.#conversationLabel } : {}),
 			usage: usage?.conversation,
+			sessionCost: usage?.session?.cost ?? 0,
 			cacheHitRate: usage?.cacheHitRate ?? null,
 			contextTokens: usage?.contextTokens ?? null,
 			contextUnknown: usage?.contextUnknown ?? false,
