@@ -93,6 +93,11 @@ class Conversations {
 		if (!slot) {
 			if (!this.#ctx.catalog.get(input.session)) throw new ProtocolError("not_found", `no session ${input.session}`);
 			const held = this.#ctx.stores.hold(input.session);
+			// A session's conversations are its main one and those its agents started: no one makes up another.
+			if (input.conversation !== MAIN_CONVERSATION && !held.store.conversationRow(input.conversation)) {
+				held.release();
+				throw new ProtocolError("not_found", `no conversation ${input.conversation} in this session`);
+			}
 			const conversation = new Conversation(this.#ctx, held.store, input.session, input.conversation, this.#uploads);
 			slot = { conversation, release: held.release, holders: 0 };
 			this.#slots.set(key, slot);

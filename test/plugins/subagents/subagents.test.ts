@@ -240,4 +240,11 @@ describe("subagents", () => {
 		expect(one).toMatchObject({ parent: "main", title: "Level one", status: "done" });
 		expect(two).toMatchObject({ parent: one!.id, title: "Level two", status: "done" });
 	});
+
+	test("a conversation no agent started cannot be opened (no one makes up a conversation of a session)", async () => {
+		const { owner, session } = await fixture.openChat();
+		await expect(owner.open(chatContract, { session, conversation: "made-up" })).rejects.toMatchObject({
+			code: "not_found",
+		});
+	});
 });
