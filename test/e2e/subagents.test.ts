@@ -119,4 +119,40 @@ describe("subagents: the card, /agents and /main", () => {
 			await run.exited;
 		}
 	}, 90_000);
+
+	test("the session picker's threaded order shows a session's subagents under it; Enter opens one", async () => {
+		const run = runInPty([process.execPath, MAIN], { env: h.env, cwd: h.home, cols: 120, rows: 40 });
+		try {
+			await run.waitFor((s) => s.includes("fake-model"), "the chat");
+			h.fake.enqueue(
+				{ toolCalls: [{ name: "subagent", args: { task: "Picker task" } }] },
+				{ text: "Picker answer." },
+				{ text: "Picker parent." },
+			);
+			run.type("picker session\r");
+			await run.waitFor((s) => s.includes("Picker parent."), "the answer");
+			run.type("\x12");
+			await run.waitFor(
+				(s) =>
+					s.includes("Resume Session") &&
+					/› picker session\s/.test(s) &&
+					/^ {2}└▸ Picker task ·subagent\s+done\s*$/m.test(s),
+				"the session, and its subagent under it",
+			);
+			run.type("\x1b[B");
+			await run.waitFor((s) => /^› └▸ Picker task ·subagent/m.test(s), "the subagent selected");
+			run.type("\r");
+			await run.waitFor(
+				(s) =>
+					!s.includes("Resume Session") &&
+					s.includes("agent: Picker task") &&
+					s.includes("Picker answer.") &&
+					s.includes("• picker session › Picker task"),
+				"the subagent's conversation open",
+			);
+		} finally {
+			run.kill();
+			await run.exited;
+		}
+	}, 90_000);
 });

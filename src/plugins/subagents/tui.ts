@@ -10,6 +10,33 @@ import { type ConversationItem, conversationsContract, MAIN_CONVERSATION, SUBAGE
 import { AgentsSelector } from "./tui/agents-selector.ts";
 import { subagentCard } from "./tui/card.ts";
 
+/** One subagent conversation of a session, as the session picker nests it under its session. */
+export interface SubagentEntry {
+	readonly id: string;
+	readonly title: string;
+	readonly status: string | null;
+}
+
+/** Sessions' subagents for other plugins' lists (the session picker's threaded order, seed 1.17). */
+export interface SubagentLists {
+	/** The session's subagents (archived ones left out), once the server said; asking starts the asking. */
+	of(session: string): readonly SubagentEntry[] | undefined;
+	onChange(listener: () => void): () => void;
+	/** Stops following the sessions asked about (the list that asked closed). */
+	forget(): void;
+	/** Opens the session and, on the screen, that conversation of it. */
+	open(session: string, conversation: string): void;
+}
+
+declare module "../../guest/services.ts" {
+	interface GuestServices {
+		subagentLists: SubagentLists;
+	}
+}
+
+/** At most this many sessions' lists are followed at once for the picker. */
+const FOLLOWED = 50;
+
 export const subagentsPlugin: GuestPlugin = {
 	name: "subagents",
 	register(ctx) {
@@ -44,7 +71,40 @@ export const subagentsPlugin: GuestPlugin = {
 			});
 			ui.showSelector("agents", selector);
 		};
+		// The session picker's lists: one conversations object per session it shows, closed when it is done.
+		const followed = new Map<string, ObjectRef<typeof conversationsContract>>();
+		const listeners = new Set<() => void>();
+		const lists: SubagentLists = {
+			of(session) {
+				let ref = followed.get(session);
+				if (!ref) {
+					if (followed.size >= FOLLOWED) return undefined;
+					ref = ctx.objects.open(conversationsContract, { session });
+					followed.set(session, ref);
+					ref.onChange(() => {
+						for (const listener of [...listeners]) listener();
+					});
+				}
+				return ref.state?.conversations
+					.filter((c) => c.id !== MAIN_CONVERSATION && !c.archived)
+					.map((c) => ({ id: c.id, title: c.title, status: c.status }));
+			},
+			onChange(listener) {
+				listeners.add(listener);
+				return () => listeners.delete(listener);
+			},
+			forget() {
+				for (const ref of followed.values()) ref.close();
+				followed.clear();
+			},
+			open(session, id) {
+				const title = followed.get(session)?.state?.conversations.find((c) => c.id === id)?.title;
+				if (ctx.session.id !== session) ctx.session.open(session);
+				conversation()?.navigate(id, title || id);
+			},
+		};
 		const removals = [
+			ctx.services.provide("subagentLists", lists),
 			ctx.registries.toolRenderers.register(SUBAGENT_TOOL, (data, theme) => subagentCard(data, theme)),
 			ctx.session.on("closed", () => {
 				list?.close();
@@ -86,6 +146,7 @@ export const subagentsPlugin: GuestPlugin = {
 		];
 		return () => {
 			for (const remove of removals.reverse()) remove();
+			lists.forget();
 			list?.close();
 		};
 	},
