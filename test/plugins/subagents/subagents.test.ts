@@ -247,4 +247,29 @@ describe("subagents", () => {
 			code: "not_found",
 		});
 	});
+
+	test("a person's follow-up to a working subagent runs before its answer goes back to the parent", async () => {
+		const { server, owner, session, cwd, chat } = await fixture.openChat();
+		server.fake.enqueue(
+			{ toolCalls: [{ name: "subagent", args: { task: "Wait for the file" } }] },
+			{ toolCalls: [{ name: "bash", args: { command: "while [ ! -f go ]; do sleep 0.02; done; echo went" } }] },
+			{ text: "Child first." },
+			{ text: "Follow-up answered." },
+			{ text: "Parent saw it." },
+		);
+		await chat.call("send", { text: "go", mode: "steer", requestId: requestId() });
+		const list = await owner.open(conversationsContract, { session });
+		const child = (await waitForState(list, (s) => s.conversations[1]?.status === "running")).conversations[1]!;
+		const childChat = await owner.open(chatContract, { session, conversation: child.id });
+		await waitForState(childChat, (s) => (s.live?.tools.length ?? 0) > 0);
+		expect(await childChat.call("send", { text: "Also say hi", mode: "followUp", requestId: requestId() })).toEqual({
+			status: "queued",
+		});
+		await Bun.write(`${cwd}/go`, "");
+		const state = await waitForState(chat, (s) => s.live === null && answerOf(s.entries) === "Parent saw it.");
+		const result = state.entries.find((e) => e.kind === "tool");
+		expect(result?.kind === "tool" && result.result.text.split("\n")[0]).toBe("Follow-up answered.");
+		const childState = await waitForState(childChat, (s) => s.live === null);
+		expect(childState.entries.some((e) => e.kind === "user" && e.text === "Also say hi")).toBe(true);
+	});
 });
