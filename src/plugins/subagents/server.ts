@@ -101,15 +101,7 @@ class Subagents {
 		// A person's message to a subagent runs it again; how that run ends is its status.
 		ctx.bus.on("chat.run", ({ session, conversation, outcome }) => {
 			if (conversation === MAIN_CONVERSATION || this.#tasks.has(`${session}/${conversation}`)) return;
-			const held = ctx.stores.hold(session);
-			const known = (() => {
-				try {
-					return held.store.conversationRow(conversation) !== undefined;
-				} finally {
-					held.release();
-				}
-			})();
-			if (!known) return;
+			if (!this.#row(session, conversation)) return;
 			const status =
 				outcome === null ? "running" : outcome === "done" ? "done" : outcome === "aborted" ? "aborted" : "failed";
 			this.#setStatus(session, conversation, status);
@@ -138,7 +130,16 @@ class Subagents {
 
 	publish(session: string): void {
 		const view = this.#views.get(session);
-		view?.live.update([{ op: "set", path: [], value: this.state(session) }]);
+		if (view) view.live.update([{ op: "set", path: [], value: this.state(session) }]);
+	}
+
+	#row(session: string, id: string): ConversationRow | undefined {
+		const held = this.#ctx.stores.hold(session);
+		try {
+			return held.store.conversationRow(id);
+		} finally {
+			held.release();
+		}
 	}
 
 	open(session: string) {
