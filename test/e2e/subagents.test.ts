@@ -43,7 +43,9 @@ describe("subagents: the card, /agents and /main", () => {
 					!s.includes("Parent done.") &&
 					s.includes("agent: Find the answer") &&
 					s.includes("The child's answer.") &&
-					s.includes("• delegate › Find the answer"),
+					s.includes("• delegate › Find the answer") &&
+					// The footer's numbers are the subagent's (one answer), not the main conversation's (two).
+					/↑60 ↓20 R40 /.test(s),
 				"the subagent's conversation (its task from the agent), named in the footer's crumb",
 			);
 			run.type("child draft");
@@ -55,7 +57,11 @@ describe("subagents: the card, /agents and /main", () => {
 			await run.waitFor((s) => s.includes("Return to the main conversation"), "the command");
 			run.type("\r");
 			await run.waitFor(
-				(s) => s.includes("Parent done.") && !s.includes("child draft") && !s.includes("› Find the answer"),
+				(s) =>
+					s.includes("Parent done.") &&
+					!s.includes("child draft") &&
+					!s.includes("› Find the answer") &&
+					/↑120 ↓40 R80 /.test(s),
 				"the main conversation, with its own (empty) draft",
 			);
 
