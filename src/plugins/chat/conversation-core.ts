@@ -3,6 +3,7 @@
  * doing (its activity), and the agent. Entries are stored first and shown after, in a bounded window.
  */
 import { relative } from "node:path";
+import type { Api, Model } from "@earendil-works/pi-ai";
 import { type Author, MAIN_CONVERSATION } from "../../protocol/common.ts";
 import type { PatchOp } from "../../protocol/patch.ts";
 import type { ConversationEngine } from "../../server/agent/conversation-engine.ts";
@@ -13,7 +14,7 @@ import type { ServerContext } from "../../server/plugin.ts";
 import type { SessionStore, StoredEntry } from "../../server/store/session-store.ts";
 import { type Activity, IDLE } from "./activity.ts";
 import type { ChatState } from "./contract.ts";
-import { modelState, resolveModel, resolveThinking } from "./model-choice.ts";
+import { modelState, requireModel, resolveModel, resolveThinking } from "./model-choice.ts";
 import { fitWindow, type StoredData, toView } from "./view.ts";
 
 /** The first window: this many entries at most, and at most this many bytes of them. */
@@ -105,6 +106,16 @@ export class ConversationCore {
 		afterStored("noting the damaged store", () =>
 			this.store.append(this.id, { kind: "error", data: { kind: "error", message } satisfies StoredData }),
 		);
+	}
+
+	/** The model that answers here now: this conversation's own (a subagent's), else the session's. */
+	model(): Model<Api> | undefined {
+		return resolveModel(this.ctx, this.session, this.ownModel);
+	}
+
+	/** The model that answers here, or the refusal pi gives when none can. */
+	requireModel(): Model<Api> {
+		return requireModel(this.ctx, this.session, this.ownModel);
 	}
 
 	get activity(): Activity {

@@ -11,7 +11,7 @@ import { Compactor } from "./compactor.ts";
 import type { ChatEntry, ChatState, ConfigureArgs, ModelState, QueueMode } from "./contract.ts";
 import { authorOf, ConversationCore } from "./conversation-core.ts";
 import { InputQueue } from "./input-queue.ts";
-import { chooseModel, modelState, requireModel, resolveModel, resolveThinking } from "./model-choice.ts";
+import { chooseModel, modelState, resolveThinking } from "./model-choice.ts";
 import { authorIdOf } from "./pending-inputs.ts";
 import { Runs } from "./runs.ts";
 import { runShell } from "./shell.ts";
@@ -102,7 +102,7 @@ export class Conversation {
 			this.#queue.add(row, message, hold);
 			return "queued";
 		}
-		const engine = this.#runs.agent(requireModel(core.ctx, core.session, core.ownModel));
+		const engine = this.#runs.agent(core.requireModel());
 		const at = Date.now();
 		const data = { kind: "user", text: args.text } satisfies StoredData;
 		try {
@@ -126,7 +126,7 @@ export class Conversation {
 			throw new ProtocolError("conflict", "files are sent when the agent is not working; stop it or wait");
 		}
 		const files = attachedFiles(this.#uploads, core.session, ids, principal.id);
-		const model = requireModel(core.ctx, core.session, core.ownModel);
+		const model = core.requireModel();
 		const { text, images, content } = withFiles(args.text, files, model);
 		const engine = this.#runs.agent(model);
 		const at = Date.now();
@@ -207,10 +207,7 @@ export class Conversation {
 			this.#queue.accept(q);
 			return null;
 		}
-		const failed = this.#runs.runQueued(
-			this.#runs.agent(requireModel(this.#core.ctx, this.#core.session, this.#core.ownModel)),
-			q,
-		);
+		const failed = this.#runs.runQueued(this.#runs.agent(this.#core.requireModel()), q);
 		if (failed) throw failed;
 		return null;
 	}
@@ -279,7 +276,7 @@ export class Conversation {
 	 */
 	followModels(): void {
 		const core = this.#core;
-		const model = resolveModel(core.ctx, core.session, core.ownModel);
+		const model = core.model();
 		const level = resolveThinking(core.ctx, core.session, model);
 		if (model) core.agent?.setModel(model, level);
 		const state = modelState(model);
@@ -304,7 +301,7 @@ export class Conversation {
 	async task(text: string, signal: AbortSignal, onActivity: (line: string) => void): Promise<TaskResult> {
 		const core = this.#core;
 		if (core.activity.kind !== "idle") throw new ProtocolError("conflict", "this conversation is busy");
-		const engine = this.#runs.agent(requireModel(core.ctx, core.session, core.ownModel));
+		const engine = this.#runs.agent(core.requireModel());
 		const at = Date.now();
 		const after = core.store.window(core.id, 1)[0]?.seq ?? 0;
 		this.#runs.start(

@@ -18,7 +18,6 @@ import { afterStored, type ConversationCore } from "./conversation-core.ts";
 import { streamStep } from "./engine-patches.ts";
 import { toAgentHistory } from "./history.ts";
 import { type InputQueue, returnedOf } from "./input-queue.ts";
-import { resolveModel } from "./model-choice.ts";
 import type { Queued } from "./pending-inputs.ts";
 import type { StoredData } from "./view.ts";
 
@@ -200,7 +199,7 @@ export class Runs {
 			if (!(error instanceof ProtocolError)) console.error("compaction after an overflow failed:", error);
 			return null;
 		});
-		const model = resolveModel(core.ctx, core.session, core.ownModel);
+		const model = core.model();
 		if (!result || result.aborted || !model || core.activity.kind !== "idle") return;
 		const engine = this.agent(model);
 		// What was queued during the overflowing run goes to the new agent.
