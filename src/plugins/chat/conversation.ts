@@ -319,11 +319,8 @@ export class Conversation {
 		const abort = () => this.#abortAll();
 		if (signal.aborted) abort();
 		else signal.addEventListener("abort", abort, { once: true });
-		// A run may end into the next one (what was queued meanwhile): the task ends when no run follows.
-		const running = (): boolean => core.activity.kind === "run";
 		try {
-			do await this.#runs.idle();
-			while (running());
+			await this.#runs.settled();
 		} finally {
 			watch.unsubscribe();
 			signal.removeEventListener("abort", abort);

@@ -39,6 +39,8 @@ export class Runs {
 	/** A run that overflowed the context is compacted and continued once, not again and again. */
 	#overflowRecovered = false;
 	#done: Promise<void> = Promise.resolve();
+	/** The compaction after an overflow, until the run that goes on after it has started. */
+	#recovering: Promise<void> | null = null;
 	/** How the latest run ended (null: none has yet). */
 	lastOutcome: RunOutcome | null = null;
 	/** Runs that ended while their end could not be stored (a full disk), with how they ended. */
@@ -53,6 +55,17 @@ export class Runs {
 	/** Resolves when the current run (if any) has ended. */
 	idle(): Promise<void> {
 		return this.#done;
+	}
+
+	/**
+	 * Resolves when the agent has nothing more to do: the run, the runs that follow it (what was queued), and a
+	 * compaction after an overflow with the run that goes on after it.
+	 */
+	async settled(): Promise<void> {
+		do {
+			await this.#done;
+			if (this.#recovering) await this.#recovering;
+		} while (this.#core.activity.kind === "run");
 	}
 
 	/** The agent, built from the stored entries when there is none. */
@@ -170,7 +183,10 @@ export class Runs {
 		const window = core.live.state.model?.contextWindow ?? 0;
 		if (outcome === "error" && answer && !this.#overflowRecovered && isContextOverflow(answer, window || undefined)) {
 			this.#overflowRecovered = true;
-			void this.#recoverFromOverflow(authorId);
+			const recovering = this.#recoverFromOverflow(authorId).finally(() => {
+				if (this.#recovering === recovering) this.#recovering = null;
+			});
+			this.#recovering = recovering;
 			return;
 		}
 		// pi keeps going while anything is queued (e.g. the run ended on an error before a follow-up was taken).

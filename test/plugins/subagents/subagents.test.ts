@@ -272,4 +272,34 @@ describe("subagents", () => {
 		const childState = await waitForState(childChat, (s) => s.live === null);
 		expect(childState.entries.some((e) => e.kind === "user" && e.text === "Also say hi")).toBe(true);
 	});
+
+	test("a subagent whose context overflows is compacted and goes on; its answer after that is the one returned", async () => {
+		const { server, owner, session, cwd, chat } = await fixture.openChat();
+		server.fake.enqueue(
+			{ toolCalls: [{ name: "subagent", args: { task: "Long work" } }] },
+			{ toolCalls: [{ name: "bash", args: { command: "while [ ! -f go ]; do sleep 0.02; done; echo went" } }] },
+			{ text: "Child first.", usage: { prompt: 1000, completion: 10 } },
+			{
+				status: 400,
+				error:
+					"This model's maximum context length is 128000 tokens. However, your messages resulted in 130512 tokens.",
+			},
+			{ text: "## Summary\n- the child worked" },
+			{ text: "After the overflow." },
+			{ text: "Parent done." },
+		);
+		await chat.call("send", { text: "go", mode: "steer", requestId: requestId() });
+		const list = await owner.open(conversationsContract, { session });
+		const child = (await waitForState(list, (s) => s.conversations[1]?.status === "running")).conversations[1]!;
+		const childChat = await owner.open(chatContract, { session, conversation: child.id });
+		await waitForState(childChat, (s) => (s.live?.tools.length ?? 0) > 0);
+		await childChat.call("send", { text: "And more", mode: "followUp", requestId: requestId() });
+		await Bun.write(`${cwd}/go`, "");
+		const state = await waitForState(chat, (s) => s.live === null && answerOf(s.entries) === "Parent done.");
+		const result = state.entries.find((e) => e.kind === "tool");
+		expect(result?.kind === "tool" && result.result.text.split("\n")[0]).toBe("After the overflow.");
+		expect(result?.kind === "tool" && result.result.details?.status).toBe("done");
+		const childState = await waitForState(childChat, (s) => s.live === null && s.compacting === null);
+		expect(childState.entries.some((e) => e.kind === "compaction")).toBe(true);
+	});
 });
