@@ -71,6 +71,21 @@ describe("subagents: the card, /agents and /main", () => {
 			await run.waitFor((s) => s.includes("child draft") && s.includes("› Find the answer"), "the draft kept");
 			run.type("\x15/main\r");
 			await run.waitFor((s) => s.includes("Parent done.") && !s.includes("› Find the answer"), "/main");
+
+			// Ctrl+D archives the selected subagent (it leaves the list); Ctrl+A shows archived ones; Ctrl+D restores.
+			run.type("/agents\r");
+			await run.waitFor((s) => /└─ Find the answer/.test(s), "/agents");
+			run.type("\x1b[B");
+			await run.waitFor((s) => /› └─ Find the answer/.test(s), "the subagent selected");
+			run.type("\x04");
+			await run.waitFor((s) => s.includes("show archived") && !/─ Find the answer/.test(s), "archived");
+			run.type("\x01");
+			await run.waitFor((s) => /└─ Find the answer \(archived\)/.test(s) && s.includes("hide archived"), "shown");
+			await run.waitFor((s) => /› └─ Find the answer \(archived\)/.test(s), "the archived subagent still selected");
+			run.type("\x04");
+			await run.waitFor((s) => /└─ Find the answer\s+done/.test(s) && !s.includes("(archived)"), "restored");
+			run.type("\x1b");
+			await run.waitFor((s) => !s.includes("the main conversation and its subagents"), "closed");
 		} finally {
 			run.kill();
 			await run.exited;

@@ -116,6 +116,8 @@ export const subagentsPlugin: GuestPlugin = {
 				list = ref;
 				// A subagent renamed or gone from the list: the crumb follows what the server says.
 				ref.onChange((state) => {
+					// An open /agents shows the change (a subagent done, archived, started).
+					if (list === ref && ui.selector?.id === "agents") ui.requestRender();
 					const open = conversation();
 					if (list !== ref || !open || open.current === MAIN_CONVERSATION) return;
 					const row = state.conversations.find((c) => c.id === open.current);

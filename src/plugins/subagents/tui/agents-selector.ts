@@ -167,10 +167,13 @@ export class AgentsSelector implements Component {
 			else if (item.id === MAIN_CONVERSATION) this.#message = "The main conversation stays.";
 			else {
 				const archived = !item.archived;
-				this.#options.archive(item, archived).catch((error: unknown) => {
-					this.#message = error instanceof Error ? error.message : String(error);
-					this.#options.requestRender();
-				});
+				this.#options.archive(item, archived).then(
+					() => this.#options.requestRender(),
+					(error: unknown) => {
+						this.#message = error instanceof Error ? error.message : String(error);
+						this.#options.requestRender();
+					},
+				);
 			}
 		} else if (kb.matches(data, "tui.select.cancel")) {
 			this.#options.close();
