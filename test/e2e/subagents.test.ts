@@ -81,7 +81,8 @@ describe("subagents: the card, /agents and /main", () => {
 			await run.waitFor((s) => s.includes("show archived") && !/─ Find the answer/.test(s), "archived");
 			run.type("\x01");
 			await run.waitFor((s) => /└─ Find the answer \(archived\)/.test(s) && s.includes("hide archived"), "shown");
-			await run.waitFor((s) => /› └─ Find the answer \(archived\)/.test(s), "the archived subagent still selected");
+			run.type("\x1b[B");
+			await run.waitFor((s) => /› └─ Find the answer \(archived\)/.test(s), "the archived subagent selected");
 			run.type("\x04");
 			await run.waitFor((s) => /└─ Find the answer\s+done/.test(s) && !s.includes("(archived)"), "restored");
 			run.type("\x1b");

@@ -167,6 +167,8 @@ export class AgentsSelector implements Component {
 			else if (item.id === MAIN_CONVERSATION) this.#message = "The main conversation stays.";
 			else {
 				const archived = !item.archived;
+				// Archived out of sight: the selection moves to its neighbour.
+				if (archived && !this.#archived) this.#selectedId = (rows[at + 1] ?? rows[at - 1] ?? rows[0]!).row.id;
 				this.#options.archive(item, archived).then(
 					() => this.#options.requestRender(),
 					(error: unknown) => {
