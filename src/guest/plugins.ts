@@ -12,6 +12,7 @@ import { searchPlugin } from "../plugins/search/tui.ts";
 import { sessionsPlugin } from "../plugins/sessions/tui.ts";
 import { sharingPlugin } from "../plugins/sharing/tui.ts";
 import { statusPlugin } from "../plugins/status/tui.ts";
+import { subagentsPlugin } from "../plugins/subagents/tui.ts";
 import { tuiDefaultsPlugin } from "../plugins/tui-defaults/tui.ts";
 import type { GuestPlugin } from "./plugin.ts";
 
@@ -28,5 +29,6 @@ export function guestPlugins(): GuestPlugin[] {
 		searchPlugin,
 		tuiDefaultsPlugin,
 		accessPlugin,
+		subagentsPlugin,
 	];
 }

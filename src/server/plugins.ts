@@ -12,6 +12,7 @@ import { searchPlugin } from "../plugins/search/server.ts";
 import { sessionsPlugin } from "../plugins/sessions/server.ts";
 import { sharingPlugin } from "../plugins/sharing/server.ts";
 import { statusPlugin } from "../plugins/status/server.ts";
+import { subagentsPlugin } from "../plugins/subagents/server.ts";
 import { tuiDefaultsPlugin } from "../plugins/tui-defaults/server.ts";
 import type { ServerPlugin } from "./plugin.ts";
 
@@ -28,5 +29,6 @@ export function defaultPlugins(): ServerPlugin[] {
 		sharingPlugin(),
 		filesPlugin,
 		promptsPlugin(),
+		subagentsPlugin,
 	];
 }

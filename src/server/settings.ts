@@ -14,6 +14,8 @@ const Settings = type({
 	"enabledModels?": "string[] <= 200",
 	/** pi's compaction settings: how much of the latest conversation a compaction keeps word for word. */
 	"compaction?": { "keepRecentTokens?": "number.integer >= 0", "+": "ignore" },
+	/** How deep subagents may start subagents (the main conversation's are at depth 1). */
+	"subagents?": { "maxDepth?": "1 <= number.integer <= 4", "+": "ignore" },
 	/** pi's automatic retry of transient provider errors. */
 	"retry?": {
 		"enabled?": "boolean",

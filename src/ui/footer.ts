@@ -7,7 +7,11 @@ export interface FooterData {
 	readonly branch?: string | null;
 	readonly home: string | undefined;
 	readonly title: string;
+	/** The open subagent conversation's title: the crumb reads `cwd • title › subagent`. */
+	readonly conversation?: string;
 	readonly usage: { input: number; output: number; cacheRead: number; cacheWrite: number; cost: number } | undefined;
+	/** The whole session's cost (its subagents' too): shown, labelled, when it is more than the conversation's. */
+	readonly sessionCost?: number;
 	readonly cacheHitRate: number | null;
 	readonly contextTokens: number | null;
 	/** Unknown since a compaction or fresh context (pi shows `?`). */
@@ -28,7 +32,8 @@ export class Footer extends ThemedLines<FooterData> {
 		const t = this.theme.current;
 		const d = this.data;
 		const where = d.cwd ? `${shortenHome(d.cwd, d.home)}${d.branch ? ` (${visibleText(d.branch, false)})` : ""}` : "";
-		const place = [where, d.title ? visibleText(d.title, false) : ""].filter(Boolean).join(" • ");
+		const crumb = d.conversation ? ` › ${visibleText(d.conversation, false)}` : "";
+		const place = `${[where, d.title ? visibleText(d.title, false) : ""].filter(Boolean).join(" • ")}${crumb}`;
 		const lines = [t.fg("dim", truncateToWidth(place, width, t.fg("dim", "...")))];
 
 		const stats: string[] = [];
@@ -41,6 +46,10 @@ export class Footer extends ThemedLines<FooterData> {
 			if ((u.cacheRead || u.cacheWrite) && d.cacheHitRate !== null)
 				stats.push(`CH${(d.cacheHitRate * 100).toFixed(1)}%`);
 			if (u.cost) stats.push(`$${u.cost.toFixed(3)}`);
+		}
+		const session = d.sessionCost ?? 0;
+		if (session.toFixed(3) !== (u?.cost ?? 0).toFixed(3) && session > (u?.cost ?? 0)) {
+			stats.push(`session $${session.toFixed(3)}`);
 		}
 		const window = d.model?.contextWindow ?? 0;
 		const percent = window > 0 && d.contextTokens !== null ? (d.contextTokens / window) * 100 : 0;

@@ -67,6 +67,15 @@ const MATRIX: Row[] = [
 		},
 	},
 	{ object: "status", input: (s) => ({ session: s, conversation: "main" }), open: EVERYONE, calls: {} },
+	{
+		object: "conversations",
+		input: (s) => ({ session: s }),
+		open: EVERYONE,
+		calls: {
+			archive: { may: PARTICIPANT, args: () => ({ id: "agent-none" }) },
+			restore: { may: PARTICIPANT, args: () => ({ id: "agent-none" }) },
+		},
+	},
 	{ object: "tui-defaults", input: () => ({}), open: EVERYONE, calls: {} },
 	{
 		object: "login",
@@ -208,6 +217,14 @@ describe("role matrix", () => {
 				);
 				expect(frame).toMatchObject({ t: "refused", h: 7, code: "forbidden" });
 			}
+		});
+
+		test(`a ${role} guest cannot open another session's conversations`, async () => {
+			const { next } = connectAs(principalFor(role, session));
+			const frame = await next(
+				JSON.stringify({ t: "open", h: 8, object: "conversations", version: 1, input: { session: otherSession } }),
+			);
+			expect(frame).toMatchObject({ t: "refused", h: 8, code: "forbidden" });
 		});
 
 		test(`a ${role} guest's catalog holds only their session`, async () => {

@@ -7,7 +7,6 @@ import { ProtocolError } from "../../protocol/codes.ts";
 import { contextTokens, estimateRows, firstKeptSeq, KEEP_RECENT_TOKENS, summarize } from "./compaction.ts";
 import type { ConversationCore } from "./conversation-core.ts";
 import { contextRows } from "./history.ts";
-import { requireModel } from "./model-choice.ts";
 import type { StoredData } from "./view.ts";
 
 /** `manual`: /compact; `threshold`: the context is nearly full; `overflow`: it overflowed. */
@@ -38,7 +37,7 @@ export class Compactor {
 			throw new ProtocolError("conflict", "The agent is working: stop it (Escape) or wait, then compact.");
 		}
 		if (doing === "compaction") throw new ProtocolError("conflict", "A compaction is already running.");
-		const model = requireModel(core.ctx, core.session);
+		const model = core.requireModel();
 		const all = core.allEntries();
 		if (all.at(-1)?.kind === "compaction") throw new ProtocolError("conflict", "Compaction failed: Already compacted");
 		const { lead, rows } = contextRows(all);

@@ -3,7 +3,8 @@
  * doing (its activity), and the agent. Entries are stored first and shown after, in a bounded window.
  */
 import { relative } from "node:path";
-import type { Author } from "../../protocol/common.ts";
+import type { Api, Model } from "@earendil-works/pi-ai";
+import { type Author, MAIN_CONVERSATION } from "../../protocol/common.ts";
 import type { PatchOp } from "../../protocol/patch.ts";
 import type { ConversationEngine } from "../../server/agent/conversation-engine.ts";
 import { type ContextFile, loadContextFiles } from "../../server/agent/system-prompt.ts";
@@ -13,7 +14,7 @@ import type { ServerContext } from "../../server/plugin.ts";
 import type { SessionStore, StoredEntry } from "../../server/store/session-store.ts";
 import { type Activity, IDLE } from "./activity.ts";
 import type { ChatState } from "./contract.ts";
-import { modelState, resolveModel, resolveThinking } from "./model-choice.ts";
+import { modelState, requireModel, resolveModel, resolveThinking } from "./model-choice.ts";
 import { fitWindow, type StoredData, toView } from "./view.ts";
 
 /** The first window: this many entries at most, and at most this many bytes of them. */
@@ -48,6 +49,8 @@ export class ConversationCore {
 	 * should read changed outside a run: a compaction, a fresh context, a `!` command it should see.
 	 */
 	agent: ConversationEngine | null = null;
+	/** The model this conversation chose for itself (`provider/id`, a subagent's), else null: the session's. */
+	ownModel: string | null;
 	/** The context's size after the latest answer (null: unknown, e.g. right after a compaction). */
 	contextTokens: number | null = null;
 	#activity: Activity = IDLE;
@@ -57,11 +60,12 @@ export class ConversationCore {
 		this.store = store;
 		this.session = session;
 		this.id = conversation;
+		this.ownModel = store.conversationRow(conversation)?.model ?? null;
 		this.#noteReplacedStore();
 		const stored = store.window(conversation, WINDOW_ENTRIES);
 		const window = fitWindow(stored.map(toView), WINDOW_BYTES);
 		const total = store.count(conversation);
-		const model = resolveModel(ctx, session);
+		const model = resolveModel(ctx, session, this.ownModel);
 		const cwd = ctx.catalog.get(session)?.cwd;
 		// Inputs still queued when the server last stopped go back to their authors, never silently run.
 		const returned = store
@@ -102,6 +106,16 @@ export class ConversationCore {
 		afterStored("noting the damaged store", () =>
 			this.store.append(this.id, { kind: "error", data: { kind: "error", message } satisfies StoredData }),
 		);
+	}
+
+	/** The model that answers here now: this conversation's own (a subagent's), else the session's. */
+	model(): Model<Api> | undefined {
+		return resolveModel(this.ctx, this.session, this.ownModel);
+	}
+
+	/** The model that answers here, or the refusal pi gives when none can. */
+	requireModel(): Model<Api> {
+		return requireModel(this.ctx, this.session, this.ownModel);
 	}
 
 	get activity(): Activity {
@@ -164,6 +178,8 @@ export class ConversationCore {
 
 	/** After the message was stored: a failure here is logged, never the sender's error. */
 	nameSessionAfter(text: string): void {
+		// A subagent's conversation does not name the session.
+		if (this.id !== MAIN_CONVERSATION) return;
 		afterStored("naming the session", () => {
 			const record = this.ctx.catalog.get(this.session);
 			if (record?.title !== "") return;

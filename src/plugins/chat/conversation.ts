@@ -11,10 +11,11 @@ import { Compactor } from "./compactor.ts";
 import type { ChatEntry, ChatState, ConfigureArgs, ModelState, QueueMode } from "./contract.ts";
 import { authorOf, ConversationCore } from "./conversation-core.ts";
 import { InputQueue } from "./input-queue.ts";
-import { chooseModel, modelState, requireModel, resolveModel, resolveThinking } from "./model-choice.ts";
+import { chooseModel, modelState, resolveThinking } from "./model-choice.ts";
 import { authorIdOf } from "./pending-inputs.ts";
 import { Runs } from "./runs.ts";
 import { runShell } from "./shell.ts";
+import { AGENT_AUTHOR, activityLine, type TaskResult, taskResult } from "./tasks.ts";
 import type { Uploads } from "./uploads.ts";
 import { type StoredData, toView } from "./view.ts";
 
@@ -101,7 +102,7 @@ export class Conversation {
 			this.#queue.add(row, message, hold);
 			return "queued";
 		}
-		const engine = this.#runs.agent(requireModel(core.ctx, core.session));
+		const engine = this.#runs.agent(core.requireModel());
 		const at = Date.now();
 		const data = { kind: "user", text: args.text } satisfies StoredData;
 		try {
@@ -125,7 +126,7 @@ export class Conversation {
 			throw new ProtocolError("conflict", "files are sent when the agent is not working; stop it or wait");
 		}
 		const files = attachedFiles(this.#uploads, core.session, ids, principal.id);
-		const model = requireModel(core.ctx, core.session);
+		const model = core.requireModel();
 		const { text, images, content } = withFiles(args.text, files, model);
 		const engine = this.#runs.agent(model);
 		const at = Date.now();
@@ -206,7 +207,7 @@ export class Conversation {
 			this.#queue.accept(q);
 			return null;
 		}
-		const failed = this.#runs.runQueued(this.#runs.agent(requireModel(this.#core.ctx, this.#core.session)), q);
+		const failed = this.#runs.runQueued(this.#runs.agent(this.#core.requireModel()), q);
 		if (failed) throw failed;
 		return null;
 	}
@@ -252,7 +253,13 @@ export class Conversation {
 
 	configure(args: typeof ConfigureArgs.infer): ModelState {
 		const core = this.#core;
-		const { model, level } = chooseModel(core.ctx, core.session, args, core.live.state.thinkingLevel);
+		const { model, level } = chooseModel(core.ctx, core.session, args, core.live.state.thinkingLevel, core.ownModel);
+		if (core.ownModel !== null) {
+			// A subagent's conversation keeps its own model.
+			const key = `${model.provider}/${model.id}`;
+			core.store.setConversationModel(core.id, key);
+			core.ownModel = key;
+		}
 		core.agent?.setModel(model, level);
 		const state = modelState(model);
 		core.update([
@@ -269,7 +276,7 @@ export class Conversation {
 	 */
 	followModels(): void {
 		const core = this.#core;
-		const model = resolveModel(core.ctx, core.session);
+		const model = core.model();
 		const level = resolveThinking(core.ctx, core.session, model);
 		if (model) core.agent?.setModel(model, level);
 		const state = modelState(model);
@@ -284,6 +291,49 @@ export class Conversation {
 	page(beforeSeq: number, limit: number): { entries: ChatEntry[]; more: boolean } {
 		const page = this.#core.store.page(this.#core.id, { beforeSeq, limit });
 		return { entries: page.entries.map(toView), more: page.more };
+	}
+
+	/**
+	 * A task another conversation's agent gives this one (a subagent's): it runs as this conversation's message,
+	 * and resolves when the agent has nothing more to do (what people queued meanwhile runs too) with its final
+	 * answer and a trace. `signal` aborts it (the parent's run was stopped); `onActivity` hears what it does.
+	 */
+	async task(text: string, signal: AbortSignal, onActivity: (line: string) => void): Promise<TaskResult> {
+		const core = this.#core;
+		if (core.activity.kind !== "idle") throw new ProtocolError("conflict", "this conversation is busy");
+		const engine = this.#runs.agent(core.requireModel());
+		const at = Date.now();
+		const after = core.store.window(core.id, 1)[0]?.seq ?? 0;
+		this.#runs.start(
+			engine,
+			{ role: "user", content: text, timestamp: at },
+			{ entry: { kind: "user", data: { kind: "user", text } satisfies StoredData, author: AGENT_AUTHOR, at } },
+		);
+		let last = "";
+		const watch = core.live.subscribe(() => {
+			const line = activityLine(core.live.state);
+			if (line === last || line === "") return;
+			last = line;
+			onActivity(line);
+		});
+		const abort = () => this.#abortAll();
+		if (signal.aborted) abort();
+		else signal.addEventListener("abort", abort, { once: true });
+		try {
+			await this.#runs.settled();
+		} finally {
+			watch.unsubscribe();
+			signal.removeEventListener("abort", abort);
+		}
+		const outcome = signal.aborted ? "aborted" : (this.#runs.lastOutcome ?? "error");
+		const entries = core.allEntries().filter((e) => e.seq > after);
+		return taskResult(outcome, entries);
+	}
+
+	/** Stops the run and gives what is queued back to its authors: the one who gave the task stopped it. */
+	#abortAll(): void {
+		this.#queue.clear(this.#queue.all().map((q) => q.row.id));
+		this.#core.agent?.abort();
 	}
 
 	/** Aborts any run and waits for it, e.g. at shutdown. */

@@ -26,9 +26,14 @@ export function modelState(model: Model<Api> | undefined): ModelState {
 	};
 }
 
-/** The model that answers in the session now; undefined when no model is usable. */
-export function resolveModel(ctx: ServerContext, session: string): Model<Api> | undefined {
+/**
+ * The model that answers in the session now; undefined when no model is usable. `own`: the conversation's own
+ * choice (`provider/id`, a subagent's), before the session's.
+ */
+export function resolveModel(ctx: ServerContext, session: string, own: string | null = null): Model<Api> | undefined {
 	const { models, settings } = ctx;
+	const mine = own ? findModel(ctx, own) : undefined;
+	if (mine) return mine;
 	const record = ctx.catalog.get(session);
 	const [provider, ...rest] = (record?.model ?? "").split("/");
 	const chosen = provider && rest.length ? models.find(provider, rest.join("/")) : undefined;
@@ -37,9 +42,15 @@ export function resolveModel(ctx: ServerContext, session: string): Model<Api> | 
 	return (fallback && models.find(fallback.provider, fallback.id)) || models.usable()[0];
 }
 
+/** A usable model named `provider/id`. */
+export function findModel(ctx: ServerContext, key: string): Model<Api> | undefined {
+	const [provider, ...rest] = key.split("/");
+	return provider && rest.length ? ctx.models.find(provider, rest.join("/")) : undefined;
+}
+
 /** The model that answers, or the refusal pi gives when none can. */
-export function requireModel(ctx: ServerContext, session: string): Model<Api> {
-	const model = resolveModel(ctx, session);
+export function requireModel(ctx: ServerContext, session: string, own: string | null = null): Model<Api> {
+	const model = resolveModel(ctx, session, own);
 	if (!model) throw new ProtocolError("unavailable", NO_MODELS_TEXT);
 	return model;
 }
@@ -53,15 +64,17 @@ export function resolveThinking(ctx: ServerContext, session: string, model: Mode
 
 /**
  * The session's model and thinking level as asked (either may be left as it is), stored in its catalog row.
- * `current` is the level in effect now.
+ * `current` is the level in effect now. `own`: a subagent's conversation, whose model is its own (the caller
+ * stores it) and leaves the session's alone.
  */
 export function chooseModel(
 	ctx: ServerContext,
 	session: string,
 	args: typeof ConfigureArgs.infer,
 	current: ThinkingLevel,
+	own: string | null = null,
 ): { model: Model<Api>; level: ThinkingLevel } {
-	let model = resolveModel(ctx, session);
+	let model = resolveModel(ctx, session, own);
 	if (args.model) {
 		const found = ctx.models.find(args.model.provider, args.model.id);
 		if (!found) throw new ProtocolError("not_found", `no usable model ${args.model.provider}/${args.model.id}`);
@@ -70,6 +83,7 @@ export function chooseModel(
 	if (!model) throw new ProtocolError("unavailable", NO_MODELS_TEXT);
 	const wanted = args.thinkingLevel ?? current;
 	const level = model.reasoning ? (clampThinkingLevel(model, wanted) as ThinkingLevel) : "off";
+	if (own !== null) return { model, level };
 	ctx.catalog.update(session, { model: `${model.provider}/${model.id}`, thinkingLevel: level });
 	ctx.bus.emit({ type: "session.activity", session });
 	return { model, level };

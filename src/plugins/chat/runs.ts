@@ -18,7 +18,6 @@ import { afterStored, type ConversationCore } from "./conversation-core.ts";
 import { streamStep } from "./engine-patches.ts";
 import { toAgentHistory } from "./history.ts";
 import { type InputQueue, returnedOf } from "./input-queue.ts";
-import { resolveModel } from "./model-choice.ts";
 import type { Queued } from "./pending-inputs.ts";
 import type { StoredData } from "./view.ts";
 
@@ -44,6 +43,10 @@ export class Runs {
 	/** A run that overflowed the context is compacted and continued once, not again and again. */
 	#overflowRecovered = false;
 	#done: Promise<void> = Promise.resolve();
+	/** The compaction after an overflow, until the run that goes on after it has started. */
+	#recovering: Promise<void> | null = null;
+	/** How the latest run ended (null: none has yet). */
+	lastOutcome: RunOutcome | null = null;
 	/** Runs that ended while their end could not be stored (a full disk), with how they ended. */
 	readonly #ends = new Map<string, RunOutcome>();
 	/** The plugins' system prompt sections the agent was built with. */
@@ -60,6 +63,17 @@ export class Runs {
 		return this.#done;
 	}
 
+	/**
+	 * Resolves when the agent has nothing more to do: the run, the runs that follow it (what was queued), and a
+	 * compaction after an overflow with the run that goes on after it.
+	 */
+	async settled(): Promise<void> {
+		do {
+			await this.#done;
+			if (this.#recovering) await this.#recovering;
+		} while (this.#core.activity.kind === "run");
+	}
+
 	/** The agent, built from the stored entries when there is none. */
 	agent(model: Model<Api>): ConversationEngine {
 		const core = this.#core;
@@ -71,7 +85,7 @@ export class Runs {
 		if (core.agent && (core.agent.running || !record || current(record.cwd))) return core.agent;
 		if (!record) throw new ProtocolError("not_found", "the session is gone");
 		const own = createTools({ cwd: record.cwd, spillDir: join(ctx.dataDir, "spill", session) });
-		const scope = { session, cwd: record.cwd };
+		const scope = { session, conversation: core.id, cwd: record.cwd };
 		const added = ctx.agent.tools(
 			scope,
 			own.map((t) => t.name),
@@ -150,6 +164,7 @@ export class Runs {
 		core.begin({ kind: "run", id: runId, input, authorId, lastAnswer: null }, [
 			{ op: "set", path: ["live"], value: { runId, startedAt: Date.now(), message: null, tools: [], retry: null } },
 		]);
+		core.ctx.bus.emit({ type: "chat.run", session: core.session, conversation: core.id, outcome: null });
 		this.#done = start().then(
 			(outcome) => this.#end(runId, outcome),
 			(error) => {
@@ -162,6 +177,7 @@ export class Runs {
 	#end(runId: string, outcome: RunOutcome): void {
 		const core = this.#core;
 		// A run whose end cannot be stored still ends here; its end is stored before the next run starts.
+		this.lastOutcome = outcome;
 		this.#ends.set(runId, outcome);
 		try {
 			this.#storeEnds();
@@ -172,11 +188,15 @@ export class Runs {
 		const authorId = run?.authorId ?? "";
 		const answer = run?.lastAnswer ?? null;
 		core.end([{ op: "set", path: ["live"], value: null }]);
+		core.ctx.bus.emit({ type: "chat.run", session: core.session, conversation: core.id, outcome });
 		// pi: a context overflow is compacted and the run goes on, once.
 		const window = core.live.state.model?.contextWindow ?? 0;
 		if (outcome === "error" && answer && !this.#overflowRecovered && isContextOverflow(answer, window || undefined)) {
 			this.#overflowRecovered = true;
-			void this.#recoverFromOverflow(authorId);
+			const recovering = this.#recoverFromOverflow(authorId).finally(() => {
+				if (this.#recovering === recovering) this.#recovering = null;
+			});
+			this.#recovering = recovering;
 			return;
 		}
 		// pi keeps going while anything is queued (e.g. the run ended on an error before a follow-up was taken).
@@ -205,7 +225,7 @@ export class Runs {
 			if (!(error instanceof ProtocolError)) console.error("compaction after an overflow failed:", error);
 			return null;
 		});
-		const model = resolveModel(core.ctx, core.session);
+		const model = core.model();
 		if (!result || result.aborted || !model || core.activity.kind !== "idle") return;
 		const engine = this.agent(model);
 		// What was queued during the overflowing run goes to the new agent.

@@ -4,10 +4,11 @@ import { maySeeSession } from "../../server/objects/principal.ts";
 import type { ServerContext, ServerPlugin } from "../../server/plugin.ts";
 import { checkDirectory } from "../../server/session-directory.ts";
 import type { StoredEntry } from "../../server/store/session-store.ts";
-import { type ChatInput, chatContract } from "./contract.ts";
+import { type ChatInput, chatContract, MAIN_CONVERSATION } from "./contract.ts";
 import { Conversation } from "./conversation.ts";
 import { addFileRoutes } from "./file-routes.ts";
 import { goneDirectory, refuseInGoneDirectory, showGoneDirectory } from "./gone-directory.ts";
+import type { TaskResult } from "./tasks.ts";
 import { Uploads } from "./uploads.ts";
 
 declare module "../../server/events.ts" {
@@ -26,6 +27,31 @@ declare module "../../server/events.ts" {
 		};
 		/** A compaction or a fresh context: the conversation's context size is unknown until the next answer. */
 		"context.reset": { session: string; conversation: string };
+		/** A run of the agent started (`outcome` null) or ended, in one conversation. */
+		"chat.run": { session: string; conversation: string; outcome: "done" | "aborted" | "error" | null };
+	}
+}
+
+/** A task for a conversation of a session: its first (or next) message, given by another conversation's agent. */
+export interface ChatTask {
+	readonly session: string;
+	readonly conversation: string;
+	readonly text: string;
+	/** Aborts the task's runs (the agent that gave it was stopped). */
+	readonly signal: AbortSignal;
+	/** One line of what the conversation is doing, each time it changes. */
+	onActivity(line: string): void;
+}
+
+/** The chat's conversations as other plugins may use them: a subagent's conversation is given its task here. */
+export interface ChatTasks {
+	/** Runs the task and resolves when the conversation's agent has nothing more to do. */
+	run(task: ChatTask): Promise<TaskResult>;
+}
+
+declare module "../../server/services.ts" {
+	interface ServerServices {
+		chatTasks: ChatTasks;
 	}
 }
 
@@ -67,6 +93,11 @@ class Conversations {
 		if (!slot) {
 			if (!this.#ctx.catalog.get(input.session)) throw new ProtocolError("not_found", `no session ${input.session}`);
 			const held = this.#ctx.stores.hold(input.session);
+			// A session's conversations are its main one and those its agents started: no one makes up another.
+			if (input.conversation !== MAIN_CONVERSATION && !held.store.conversationRow(input.conversation)) {
+				held.release();
+				throw new ProtocolError("not_found", `no conversation ${input.conversation} in this session`);
+			}
 			const conversation = new Conversation(this.#ctx, held.store, input.session, input.conversation, this.#uploads);
 			slot = { conversation, release: held.release, holders: 0 };
 			this.#slots.set(key, slot);
@@ -81,6 +112,9 @@ class Conversations {
 		const { catalog, stores, bus } = this.#ctx;
 		const record = catalog.get(input.session);
 		if (!record) throw new ProtocolError("not_found", `no session ${input.session}`);
+		if (input.conversation !== MAIN_CONVERSATION) {
+			throw new ProtocolError("conflict", "Forking a subagent conversation is not supported yet");
+		}
 		const source = stores.hold(input.session);
 		try {
 			const rows: StoredEntry[] = [];
@@ -120,6 +154,17 @@ class Conversations {
 		}
 	}
 
+	/** Holds the conversation while its task runs, so it stays live (and watched) to the end. */
+	async task(t: ChatTask): Promise<TaskResult> {
+		const input = { session: t.session, conversation: t.conversation };
+		const slot = this.acquire(input);
+		try {
+			return await slot.conversation.task(t.text, t.signal, (line) => t.onActivity(line));
+		} finally {
+			this.releaseOne(input, slot);
+		}
+	}
+
 	releaseOne(input: ChatInput, slot: Slot): void {
 		slot.holders--;
 		this.#maybeDrop(`${input.session}/${input.conversation}`, slot);
@@ -156,6 +201,7 @@ export function chatPlugin(): ServerPlugin {
 			addFileRoutes(ctx, uploads);
 			const conversations = new Conversations(ctx, uploads);
 			live = conversations;
+			ctx.services.provide("chatTasks", { run: (task) => conversations.task(task) });
 			ctx.host.serve(chatContract, {
 				open(input, { principal }) {
 					if (!maySeeSession(principal, input.session))

@@ -38,17 +38,29 @@ export const statusPlugin: GuestPlugin = {
 			status?.close();
 			changed(undefined);
 		});
-		const offOpened = ctx.session.on("opened", ({ id }) => {
-			const ref = ctx.objects.open(statusContract, { session: id, conversation: MAIN_CONVERSATION });
+		const follow = (session: string, conversation: string) => {
+			status?.close();
+			const ref = ctx.objects.open(statusContract, { session, conversation });
 			status = ref;
+			changed(undefined);
 			ref.onChange((state) => {
 				if (status === ref) changed(state);
+			});
+		};
+		const offOpened = ctx.session.on("opened", ({ id }) => follow(id, MAIN_CONVERSATION));
+		// The chat shows another conversation of the session (a subagent's): its numbers, and the session's.
+		let offNavigate: (() => void) | undefined;
+		ctx.services.use("conversation", (conversation) => {
+			offNavigate = conversation.onNavigate((id) => {
+				const session = ctx.session.id;
+				if (session) follow(session, id);
 			});
 		});
 		return () => {
 			removeService();
 			offClosed();
 			offOpened();
+			offNavigate?.();
 			status?.close();
 		};
 	},

@@ -7,6 +7,8 @@ import type { AgentTool } from "@earendil-works/pi-agent-core";
 /** The conversation an agent is built for. */
 export interface AgentScope {
 	readonly session: string;
+	/** The conversation of the session ("main", or a subagent's). */
+	readonly conversation: string;
 	/** The session's working directory (where its tools run). */
 	readonly cwd: string;
 }

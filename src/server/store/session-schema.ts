@@ -86,6 +86,49 @@ export interface QueuedRow {
 	readonly state: QueueState;
 }
 
+export const CONVERSATION_STATUSES = ["running", "done", "failed", "aborted"] as const;
+export type ConversationStatus = (typeof CONVERSATION_STATUSES)[number];
+
+/** A conversation other than the main one: a subagent's, started by `parent` with a task (its title). */
+export interface ConversationRow {
+	readonly id: string;
+	readonly parent: string;
+	readonly title: string;
+	/** `provider/id` of the model it answers with; null: the session's. */
+	readonly model: string | null;
+	readonly status: ConversationStatus;
+	readonly archived: boolean;
+	readonly createdAt: number;
+	readonly endedAt: number | null;
+}
+
+export interface ConversationRecord {
+	id: unknown;
+	parent: unknown;
+	title: unknown;
+	model: unknown;
+	status: unknown;
+	archived: unknown;
+	created_at: unknown;
+	ended_at: unknown;
+}
+
+export const CONVERSATION = "id, parent, title, model, status, archived, created_at, ended_at";
+
+export function decodeConversation(row: ConversationRecord): ConversationRow {
+	const read = new ColumnReader(`conversation ${String(row.id)}`);
+	return {
+		id: read.text(row.id, "id"),
+		parent: read.text(row.parent, "parent"),
+		title: read.text(row.title, "title"),
+		model: read.optionalText(row.model, "model"),
+		status: read.oneOf(row.status, "status", CONVERSATION_STATUSES),
+		archived: read.integer(row.archived, "archived") !== 0,
+		createdAt: read.integer(row.created_at, "created_at"),
+		endedAt: read.optionalInteger(row.ended_at, "ended_at"),
+	};
+}
+
 /** A run to start, with what starts it: all of it is stored in one transaction, or none of it. */
 export interface TurnInput {
 	readonly runId: string;
@@ -136,6 +179,18 @@ export const MIGRATIONS: readonly Migration[] = [
 		CREATE UNIQUE INDEX queue_by_request ON queue (conversation, request_id) WHERE request_id IS NOT NULL;`),
 	// The session's own catalog row (JSON), so a lost or damaged catalog can be rebuilt from the stores.
 	(db) => db.exec("CREATE TABLE meta (id INTEGER PRIMARY KEY CHECK (id = 1), record TEXT NOT NULL) STRICT;"),
+	// The session's conversations beside the main one (subagents): who started each, what for, how it went.
+	(db) =>
+		db.exec(`CREATE TABLE conversations (
+			id TEXT PRIMARY KEY,
+			parent TEXT NOT NULL,
+			title TEXT NOT NULL,
+			model TEXT,
+			status TEXT NOT NULL CHECK (status IN (${CONVERSATION_STATUSES.map((s) => `'${s}'`).join(", ")})),
+			archived INTEGER NOT NULL DEFAULT 0,
+			created_at INTEGER NOT NULL,
+			ended_at INTEGER
+		) STRICT;`),
 ];
 
 export interface EntryRecord {

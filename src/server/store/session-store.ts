@@ -3,8 +3,13 @@ import { join } from "node:path";
 import { ensurePrivateDir } from "./data-dir.ts";
 import { DuplicateRequestError, StoreClosedError, StoreCorruptError, StoreError } from "./errors.ts";
 import {
+	CONVERSATION,
 	CORRUPT_KIND,
+	type ConversationRecord,
+	type ConversationRow,
+	type ConversationStatus,
 	clampLimit,
+	decodeConversation,
 	decodeQueued,
 	decodeRun,
 	ENTRY,
@@ -37,7 +42,10 @@ import {
 } from "./sqlite.ts";
 
 export {
+	CONVERSATION_STATUSES,
 	CORRUPT_KIND,
+	type ConversationRow,
+	type ConversationStatus,
 	type EntryInput,
 	type EntryPage,
 	INTERRUPTED_KIND,
@@ -271,6 +279,82 @@ export class SessionStore {
 		return this.#conversations.all().map((row) => read.text(row.conversation, "conversation"));
 	}
 
+	// --- conversations ---
+
+	/** Records a conversation beside the main one (a subagent's), running. An id in use throws. */
+	addConversation(row: {
+		id: string;
+		parent: string;
+		title: string;
+		model: string | null;
+		at?: number;
+	}): ConversationRow {
+		this.#live();
+		return this.#write(() =>
+			decodeConversation(
+				this.#db
+					.query<ConversationRecord, [string, string, string, string | null, number]>(
+						`INSERT INTO conversations (id, parent, title, model, status, created_at) VALUES (?, ?, ?, ?, 'running', ?) RETURNING ${CONVERSATION}`,
+					)
+					.get(row.id, row.parent, row.title, row.model, row.at ?? Date.now())!,
+			),
+		);
+	}
+
+	/** The conversations beside the main one, oldest first. */
+	conversationRows(): ConversationRow[] {
+		this.#live();
+		return this.#db
+			.query<ConversationRecord, []>(`SELECT ${CONVERSATION} FROM conversations ORDER BY created_at, rowid`)
+			.all()
+			.map(decodeConversation);
+	}
+
+	conversationRow(id: string): ConversationRow | undefined {
+		this.#live();
+		const row = this.#db
+			.query<ConversationRecord, [string]>(`SELECT ${CONVERSATION} FROM conversations WHERE id = ?`)
+			.get(id);
+		return row ? decodeConversation(row) : undefined;
+	}
+
+	/** How a conversation's work went; `running` again when it is given more to do. */
+	setConversationStatus(id: string, status: ConversationStatus, at = Date.now()): ConversationRow | undefined {
+		this.#live();
+		const row = this.#write(() =>
+			this.#db
+				.query<ConversationRecord, [string, number | null, string]>(
+					`UPDATE conversations SET status = ?, ended_at = ? WHERE id = ? RETURNING ${CONVERSATION}`,
+				)
+				.get(status, status === "running" ? null : at, id),
+		);
+		return row ? decodeConversation(row) : undefined;
+	}
+
+	setConversationModel(id: string, model: string): ConversationRow | undefined {
+		this.#live();
+		const row = this.#write(() =>
+			this.#db
+				.query<ConversationRecord, [string, string]>(
+					`UPDATE conversations SET model = ? WHERE id = ? RETURNING ${CONVERSATION}`,
+				)
+				.get(model, id),
+		);
+		return row ? decodeConversation(row) : undefined;
+	}
+
+	setConversationArchived(id: string, archived: boolean): ConversationRow | undefined {
+		this.#live();
+		const row = this.#write(() =>
+			this.#db
+				.query<ConversationRecord, [number, string]>(
+					`UPDATE conversations SET archived = ? WHERE id = ? RETURNING ${CONVERSATION}`,
+				)
+				.get(archived ? 1 : 0, id),
+		);
+		return row ? decodeConversation(row) : undefined;
+	}
+
 	// --- runs ---
 
 	beginRun(conversation: string, runId: string, at = Date.now()): RunRow {
@@ -448,6 +532,8 @@ export class SessionStore {
 				});
 				recovered.push({ runId: run.id, conversation: run.conversation, startedAt: run.startedAt, entry });
 			}
+			// A subagent still working when the server stopped will not finish: its parent's run was interrupted too.
+			this.#db.run("UPDATE conversations SET status = 'aborted', ended_at = ? WHERE status = 'running'", [now]);
 			return recovered;
 		});
 	}

@@ -198,6 +198,9 @@ describe("model commands for a guest", () => {
 			} as never,
 			entries: () => [],
 			goneDirectory: () => null,
+			current: "main",
+			navigate: () => {},
+			onNavigate: () => () => {},
 			forkSession: () => Promise.reject(new Error("no fork here")),
 		});
 		let catalogOpened = false;

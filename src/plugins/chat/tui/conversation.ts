@@ -1,11 +1,12 @@
 /**
- * The open session's main conversation on the chat screen. Switching sessions keeps the one left's draft
- * (the reload snapshot carries drafts per session) and gives the new one its own. Other plugins reach the
- * open conversation through the `conversation` service.
+ * The conversation on the chat screen: the open session's main one, or one of its subagents' that a person
+ * navigated to. Switching sessions or conversations keeps the one left's draft and reading position (the reload
+ * snapshot carries drafts per session and conversation) and gives the new one its own. Other plugins reach
+ * the open conversation through the `conversation` service.
  */
 import type { GuestContext } from "../../../guest/plugin.ts";
 import type { SessionEvents } from "../../../guest/session.ts";
-import type { ReloadSnapshot } from "../../../guest/snapshot.ts";
+import type { ReadingAnchor, ReloadSnapshot } from "../../../guest/snapshot.ts";
 import { MAIN_CONVERSATION } from "../../../protocol/common.ts";
 import type { ObjectRef } from "../../../protocol/object-client.ts";
 import { type ChatEntry, chatContract } from "../contract.ts";
@@ -23,6 +24,15 @@ export interface Conversation {
 	goneDirectory(): string | null;
 	/** Forks another session's main conversation (pi's `--fork`): the new session's id. */
 	forkSession(session: string, args: { cwd?: string }): Promise<string>;
+	/** The conversation on the screen: "main", or a subagent's. */
+	readonly current: string;
+	/**
+	 * Shows another conversation of the open session; `label` names it in the footer's crumb (a subagent's
+	 * title). Each conversation keeps its draft and reading position.
+	 */
+	navigate(conversation: string, label?: string): void;
+	/** Another conversation is on the screen (the session's main one when a session opens). */
+	onNavigate(listener: (conversation: string) => void): () => void;
 }
 
 declare module "../../../guest/services.ts" {
@@ -31,7 +41,7 @@ declare module "../../../guest/services.ts" {
 	}
 }
 
-const draftKey = (session: string) => `${session}:${MAIN_CONVERSATION}`;
+const draftKey = (session: string, conversation: string = MAIN_CONVERSATION) => `${session}:${conversation}`;
 
 export class OpenConversation {
 	readonly #ctx: GuestContext;
@@ -40,7 +50,11 @@ export class OpenConversation {
 	readonly #changed: () => void;
 	/** Drafts of the sessions this run has left, by `session:conversation`. */
 	readonly #drafts: Record<string, string>;
+	/** Where the person was reading in the conversations they left, by `session:conversation`. */
+	readonly #anchors = new Map<string, ReadingAnchor>();
+	readonly #navigated = new Set<(conversation: string) => void>();
 	#ref: ObjectRef<typeof chatContract> | undefined;
+	#conversation: string = MAIN_CONVERSATION;
 
 	/** `changed`: the conversation's state changed (the terminal's progress follows it). */
 	constructor(ctx: GuestContext, screen: ChatScreen, actions: ChatActions, changed: () => void) {
@@ -73,20 +87,71 @@ export class OpenConversation {
 					chat.close();
 				}
 			},
+			get current() {
+				return open.#conversation;
+			},
+			navigate: (conversation, label) => this.navigate(conversation, label),
+			onNavigate: (listener) => {
+				this.#navigated.add(listener);
+				return () => this.#navigated.delete(listener);
+			},
 		};
+	}
+
+	/** Another conversation of the open session on the screen, with its own draft and reading position. */
+	navigate(conversation: string, label?: string): void {
+		const session = this.#ctx.session.id;
+		const screen = this.#screen;
+		if (!session) return;
+		screen.setConversationLabel(conversation === MAIN_CONVERSATION ? undefined : label);
+		if (conversation === this.#conversation) return;
+		this.#leave(session);
+		this.#conversation = conversation;
+		const key = draftKey(session, conversation);
+		screen.setEditorText(this.#drafts[key] ?? "");
+		this.#open(session, this.#anchors.get(key));
+		for (const listener of [...this.#navigated]) listener(conversation);
+	}
+
+	/** The conversation on the screen is left: its draft and reading position are kept, its object closed. */
+	#leave(session: string): void {
+		const screen = this.#screen;
+		const key = draftKey(session, this.#conversation);
+		this.#drafts[key] = screen.editorText();
+		const anchor = screen.readingPosition();
+		if (anchor) this.#anchors.set(key, anchor);
+		else this.#anchors.delete(key);
+		this.#ref?.close();
+		this.#ref = undefined;
+		screen.reset();
 	}
 
 	/** A session opens on the screen: its conversation's object, and the draft it had. */
 	opened({ id, previous, draft, anchor }: SessionEvents["opened"]): void {
 		const ctx = this.#ctx;
 		const screen = this.#screen;
+		const wasElsewhere = this.#conversation !== MAIN_CONVERSATION;
 		if (previous && previous !== id) {
-			this.#drafts[draftKey(previous)] = screen.editorText();
-			this.#ref?.close();
-			screen.reset();
+			this.#leave(previous);
+			screen.setEditorText(this.#drafts[draftKey(id)] ?? "");
+		} else if (wasElsewhere) {
+			this.#leave(id);
 			screen.setEditorText(this.#drafts[draftKey(id)] ?? "");
 		}
-		const chat = ctx.objects.open(chatContract, { session: id, conversation: MAIN_CONVERSATION });
+		this.#conversation = MAIN_CONVERSATION;
+		screen.setConversationLabel(undefined);
+		this.#open(id, anchor);
+		if (draft !== undefined) {
+			screen.setEditorText(draft);
+			ctx.ui.requestRender();
+		}
+		if (wasElsewhere) for (const listener of [...this.#navigated]) listener(MAIN_CONVERSATION);
+	}
+
+	#open(session: string, anchor: ReadingAnchor | undefined): void {
+		const ctx = this.#ctx;
+		const screen = this.#screen;
+		const chat = ctx.objects.open(chatContract, { session, conversation: this.#conversation });
 		this.#ref = chat;
 		let pending = anchor;
 		const gone = new GoneDirectoryNotice();
@@ -102,20 +167,21 @@ export class OpenConversation {
 		chat.onStatus((status) => {
 			if (this.#ref === chat && status.kind === "refused") screen.notice(`Error: ${status.message}`, "error");
 		});
-		if (draft !== undefined) {
-			screen.setEditorText(draft);
-			ctx.ui.requestRender();
-		}
 	}
 
 	/** The draft, every session's draft, and where the person is reading. */
 	snapshot(): Pick<ReloadSnapshot, "draft" | "drafts" | "anchor"> {
-		const draft = this.#screen.editorText();
-		const anchor = this.#screen.readingPosition();
+		const text = this.#screen.editorText();
 		const drafts = { ...this.#drafts };
 		const session = this.#ctx.session.id;
-		if (session) drafts[draftKey(session)] = draft;
-		return { draft, drafts, ...(anchor ? { anchor } : {}) };
+		if (session) drafts[draftKey(session, this.#conversation)] = text;
+		// A reload opens the session's main conversation: its draft, and where the person read in it.
+		if (this.#conversation !== MAIN_CONVERSATION) {
+			const main = session ? this.#anchors.get(draftKey(session)) : undefined;
+			return { draft: (session && drafts[draftKey(session)]) || "", drafts, ...(main ? { anchor: main } : {}) };
+		}
+		const anchor = this.#screen.readingPosition();
+		return { draft: text, drafts, ...(anchor ? { anchor } : {}) };
 	}
 
 	dispose(): void {

@@ -12,7 +12,14 @@ import type { ResetMarkerData } from "../../../ui/transcript/reset-marker.ts";
 import type { ShellBlockData } from "../../../ui/transcript/shell-block.ts";
 import type { StatusLineData } from "../../../ui/transcript/status-line.ts";
 import type { UserMessageData } from "../../../ui/transcript/user-message.ts";
-import type { Author, ChatEntry, ChatState, LiveTool, ToolResult } from "../contract.ts";
+import {
+	AGENT_AUTHOR_ID,
+	type Author,
+	type ChatEntry,
+	type ChatState,
+	type LiveTool,
+	type ToolResult,
+} from "../contract.ts";
 
 interface ItemBase {
 	readonly key: string;
@@ -51,6 +58,8 @@ export interface ViewOptions {
 /** A message's author as others see it: a guest's own name is not verified by anyone. */
 export function authorLabel(author: Author): string {
 	if (author.role === "full" || author.role === "view") return guestLabel(author.name);
+	// A subagent's task: its parent's agent wrote it (the server stamps this id; no person has it).
+	if (author.id === AGENT_AUTHOR_ID) return "agent";
 	return "owner";
 }
 

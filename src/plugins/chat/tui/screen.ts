@@ -54,6 +54,8 @@ export interface SessionFacts {
 /** The usage numbers the footer shows (the status plugin's). */
 export interface FooterUsage {
 	readonly conversation: UsageTotals;
+	/** The whole session: its conversation and its subagents'. */
+	readonly session?: UsageTotals;
 	readonly cacheHitRate: number | null;
 	readonly contextTokens: number | null;
 	readonly contextUnknown: boolean;
@@ -97,6 +99,7 @@ export class ChatScreen implements GuestScreen {
 	#session: SessionFacts = { cwd: undefined, title: "" };
 	/** Providers with usable models (the footer names the model's provider when there are several). */
 	#providers = 0;
+	#conversationLabel: string | undefined;
 	#connection: "connecting" | "open" | "closed" = "connecting";
 	#wasOpen = false;
 	#toolsExpanded = false;
@@ -254,6 +257,13 @@ export class ChatScreen implements GuestScreen {
 	setLoadedResources(loaded: LoadedResources): void {
 		this.#loaded = loaded;
 		this.#resources.set(this.#resourcesData());
+		this.#options.ui.tui.requestRender();
+	}
+
+	/** The footer's crumb names the subagent whose conversation is open (`cwd • title › subagent`). */
+	setConversationLabel(label: string | undefined): void {
+		this.#conversationLabel = label;
+		this.#footer.set(this.#footerData());
 		this.#options.ui.tui.requestRender();
 	}
 
@@ -440,7 +450,9 @@ export class ChatScreen implements GuestScreen {
 			branch: this.#session.branch ?? null,
 			home: this.#options.home,
 			title: this.#session.title,
+			...(this.#conversationLabel ? { conversation: this.#conversationLabel } : {}),
 			usage: usage?.conversation,
+			sessionCost: usage?.session?.cost ?? 0,
 			cacheHitRate: usage?.cacheHitRate ?? null,
 			contextTokens: usage?.contextTokens ?? null,
 			contextUnknown: usage?.contextUnknown ?? false,

@@ -10,5 +10,7 @@ export type ChatEntry = ReturnType<Conversation["entries"]>[number];
 export type ChatState = NonNullable<NonNullable<Conversation["ref"]>["state"]>;
 /** The status plugin's usage numbers. */
 export type StatusState = NonNullable<ReturnType<GuestServices["usage"]["state"]>>;
+/** A session's subagent conversation, as the subagents plugin lists it. */
+export type SubagentEntry = NonNullable<ReturnType<GuestServices["subagentLists"]["of"]>>[number];
 /** A message the search plugin found. */
 export type SearchHit = Awaited<ReturnType<GuestServices["messageSearch"]>>["hits"][number];

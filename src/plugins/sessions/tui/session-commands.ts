@@ -96,6 +96,13 @@ export function registerSessionCommands(ctx: GuestContext, catalog: Catalog): ()
 		const current = ctx.session.id;
 		const row = sessions.state.sessions.find((s) => s.id === current);
 		const search = ctx.services.get("messageSearch");
+		// A session's subagents come from the subagents plugin, when it is there; the list follows their changes.
+		const subagents = ctx.services.get("subagentLists");
+		const offSubagents = subagents?.onChange(() => ui.requestRender());
+		const done = () => {
+			offSubagents?.();
+			subagents?.forget();
+		};
 		const selector = new SessionSelector({
 			theme: ui.theme,
 			rows: () => sessions.state?.sessions ?? [],
@@ -105,9 +112,20 @@ export function registerSessionCommands(ctx: GuestContext, catalog: Catalog): ()
 			keys: (id) => ui.keys(id),
 			now: () => Date.now(),
 			...(search ? { search } : {}),
+			...(subagents
+				? {
+						subagents: (session: string) => subagents.of(session),
+						openConversation: (session: string, conversation: string) => {
+							ui.closeSelector();
+							subagents.open(session, conversation);
+							done();
+						},
+					}
+				: {}),
 			open: (id) => {
 				selector.dispose();
 				ui.closeSelector();
+				done();
 				if (id === ctx.session.id) return;
 				ctx.session.open(id);
 				ui.notice("Resumed session");
@@ -121,7 +139,10 @@ export function registerSessionCommands(ctx: GuestContext, catalog: Catalog): ()
 			pin: async (id, pinned) => {
 				await sessions.call("pin", { id, pinned });
 			},
-			close: () => ui.closeSelector(),
+			close: () => {
+				ui.closeSelector();
+				done();
+			},
 			requestRender: () => ui.requestRender(),
 		});
 		ui.showSelector("sessions", selector);

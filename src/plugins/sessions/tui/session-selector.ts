@@ -14,10 +14,10 @@ import {
 } from "@earendil-works/pi-tui";
 import { keyText, matchesId } from "../../../guest/keymap.ts";
 import { errorText } from "../../../protocol/errors.ts";
-import { shortenHome } from "../../../ui/text.ts";
+import { shortenHome, visibleText } from "../../../ui/text.ts";
 import type { ThemeRef } from "../../../ui/theme/theme-ref.ts";
 import type { SessionRow } from "../contract.ts";
-import type { SearchHit } from "./peers.ts";
+import type { SearchHit, SubagentEntry } from "./peers.ts";
 
 const MAX_VISIBLE = 10;
 const MAX_HITS_SHOWN = 5;
@@ -36,6 +36,10 @@ export interface SessionSelectorOptions {
 	/** The server's literal message search (owners); undefined without one. */
 	search?(query: string): Promise<{ hits: SearchHit[]; truncated: boolean }>;
 	open(id: string): void;
+	/** A session's subagent conversations (the subagents plugin's), nested under it in the threaded order. */
+	subagents?(session: string): readonly SubagentEntry[] | undefined;
+	/** Opens a subagent's conversation of a session. */
+	openConversation?(session: string, conversation: string): void;
 	rename(id: string, title: string): Promise<void>;
 	archive(id: string, archived: boolean): Promise<void>;
 	pin(id: string, pinned: boolean): Promise<void>;
@@ -46,6 +50,7 @@ export interface SessionSelectorOptions {
 type Mode = { kind: "list" } | { kind: "rename"; row: SessionRow; input: Input } | { kind: "archive"; row: SessionRow };
 type Item =
 	| { kind: "session"; row: SessionRow; prefix?: string }
+	| { kind: "conversation"; row: SessionRow; conversation: SubagentEntry; prefix: string }
 	| { kind: "hit"; hit: SearchHit; row: SessionRow | undefined };
 
 type Sort = "threaded" | "recent" | "relevance";
@@ -180,8 +185,19 @@ export class SessionSelector implements Component {
 	}
 
 	#items(): Item[] {
-		const items: Item[] = this.#sessions().map((s) => ({ kind: "session", ...s }));
 		const query = this.#search.getValue().trim();
+		const items: Item[] = [];
+		// Threaded (and no search): a session's subagents under it (seed 1.17), before its forks.
+		const nested = this.#sort === "threaded" && !query && !this.#archived && this.#options.subagents;
+		for (const s of this.#sessions()) {
+			items.push({ kind: "session", ...s });
+			const subagents = nested ? (this.#options.subagents?.(s.row.id) ?? []) : [];
+			const indent = (s.prefix ?? "").replace(/├─ $/, "│  ").replace(/└─ $/, "   ");
+			subagents.forEach((conversation, i) => {
+				const last = i === subagents.length - 1;
+				items.push({ kind: "conversation", row: s.row, conversation, prefix: `${indent}${last ? "└▸ " : "├▸ "}` });
+			});
+		}
 		if (this.#hits && this.#hits.query === query) {
 			const rows = this.#options.rows();
 			for (const hit of this.#hits.hits.slice(0, MAX_HITS_SHOWN * 4)) {
@@ -326,7 +342,11 @@ export class SessionSelector implements Component {
 		const cursor = selected ? t.fg("accent", "› ") : "  ";
 		let text: string;
 		let right: string;
-		if (item.kind === "session") {
+		if (item.kind === "conversation") {
+			const label = visibleText(item.conversation.title || item.conversation.id, false);
+			text = `${cursor}${t.fg("dim", item.prefix)}${selected ? t.bold(label) : t.fg("muted", label)}${t.fg("dim", " ·subagent")}`;
+			right = item.conversation.status ? t.fg("dim", item.conversation.status) : "";
+		} else if (item.kind === "session") {
 			const row = item.row;
 			const label = this.#showPath ? `${row.id}  ${row.env}:${row.cwd}` : row.title || "(untitled)";
 			const shown =
@@ -397,6 +417,11 @@ export class SessionSelector implements Component {
 			if (items.length) this.#selected = this.#selected === items.length - 1 ? 0 : this.#selected + 1;
 		} else if (kb.matches(data, "tui.select.confirm")) {
 			if (!item) return;
+			if (item.kind === "conversation") {
+				this.dispose();
+				this.#options.openConversation?.(item.row.id, item.conversation.id);
+				return;
+			}
 			const id = item.kind === "session" ? item.row.id : item.hit.session;
 			const row = item.kind === "session" ? item.row : item.row;
 			if (row?.archived) void this.#act(() => this.#options.archive(id, false));
