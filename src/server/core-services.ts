@@ -2,6 +2,8 @@ import type { Database } from "bun:sqlite";
 import type { Provider, RetryPolicy } from "@earendil-works/pi-ai";
 import { loadModelCatalog, type ModelCatalog } from "./agent/models.ts";
 import { keepModelsLive } from "./agent/models-live.ts";
+import { ENVS_FILE } from "./env/config.ts";
+import { Environments } from "./env/environments.ts";
 import { EventBus } from "./events.ts";
 import { watchFileIn } from "./file-watch.ts";
 import { SERVER_SETTINGS_FILE, ServerSettings } from "./settings.ts";
@@ -34,6 +36,8 @@ export interface CoreServices {
 	readonly models: ModelCatalog;
 	readonly settings: ServerSettings;
 	readonly bus: EventBus;
+	/** Where sessions' tools run: this device and the SSH machines of `<data>/envs.json`. */
+	readonly environments: Environments;
 	/** The retry policy now (the server's settings.json may change while it runs). */
 	retry(): RetryPolicy;
 	close(): Promise<void>;
@@ -68,6 +72,12 @@ export async function createServices(options: ServicesOptions): Promise<CoreServ
 		console.error(`p2 server: ${problem}`);
 	}
 	const bus = new EventBus();
+	const environments = new Environments({ dataDir: options.dataDir, home: (options.env ?? process.env).HOME });
+	if (environments.problem) console.error(`p2 server: ${environments.problem}`);
+	const stopWatchingEnvs = watchFileIn(options.dataDir, ENVS_FILE, () => {
+		environments.reload();
+		if (environments.problem) console.error(`p2 server: ${environments.problem}`);
+	});
 	const stopWatchingModels = keepModelsLive(models, options.dataDir, bus);
 	// The server runs on after its launcher: an edit of its settings.json applies without a restart.
 	const stopWatchingSettings = watchFileIn(options.dataDir, SERVER_SETTINGS_FILE, () => {
@@ -82,10 +92,13 @@ export async function createServices(options: ServicesOptions): Promise<CoreServ
 		models,
 		settings,
 		bus,
+		environments,
 		retry: () => options.retry ?? { ...DEFAULT_RETRY, ...settings.value.retry },
 		async close() {
 			stopWatchingModels();
 			stopWatchingSettings();
+			stopWatchingEnvs();
+			await environments.close();
 			stores.closeAll();
 			catalog.close();
 		},

@@ -6,9 +6,11 @@ import { bashTool } from "../../src/server/agent/tools/bash.ts";
 import { displayDiff, editTool } from "../../src/server/agent/tools/edit.ts";
 import { readTool } from "../../src/server/agent/tools/read.ts";
 import { writeTool } from "../../src/server/agent/tools/write.ts";
+import { LocalEnvironment } from "../../src/server/env/local.ts";
 import { processEnded } from "../support/processes.ts";
 import { waitForValue, waitUntil } from "../support/wait.ts";
 
+const local = new LocalEnvironment();
 let dir: string;
 beforeEach(() => {
 	dir = mkdtempSync(join(tmpdir(), "p2-tools-"));
@@ -25,19 +27,19 @@ const text = (r: Result) => r.content.map((c) => c.text ?? "").join("");
 describe("read", () => {
 	test("reads a file relative to the session directory, without a BOM", async () => {
 		writeFileSync(join(dir, "a.txt"), "\uFEFFone\ntwo\n");
-		const r = (await readTool(dir).execute("t", { path: "a.txt" })) as Result;
+		const r = (await readTool(local, dir).execute("t", { path: "a.txt" })) as Result;
 		expect(text(r)).toBe("one\ntwo");
 	});
 
 	test("offset and limit with a continuation notice", async () => {
 		writeFileSync(join(dir, "a.txt"), Array.from({ length: 10 }, (_, i) => `line ${i + 1}`).join("\n"));
-		const r = (await readTool(dir).execute("t", { path: "a.txt", offset: 3, limit: 2 })) as Result;
+		const r = (await readTool(local, dir).execute("t", { path: "a.txt", offset: 3, limit: 2 })) as Result;
 		expect(text(r)).toBe("line 3\nline 4\n\n[6 more lines in file. Use offset=5 to continue.]");
 	});
 
 	test("long files are cut at 2000 lines with a notice", async () => {
 		writeFileSync(join(dir, "big.txt"), Array.from({ length: 2500 }, (_, i) => `l${i + 1}`).join("\n"));
-		const r = (await readTool(dir).execute("t", { path: "big.txt" })) as Result;
+		const r = (await readTool(local, dir).execute("t", { path: "big.txt" })) as Result;
 		const out = text(r);
 		expect(out).toContain("l2000\n\n[Showing lines 1-2000 of 2500. Use offset=2001 to continue.]");
 		expect(out).not.toContain("l2001\n");
@@ -45,23 +47,23 @@ describe("read", () => {
 
 	test("offset beyond the end and a missing file are clear errors", async () => {
 		writeFileSync(join(dir, "a.txt"), "x\ny");
-		await expect(readTool(dir).execute("t", { path: "a.txt", offset: 9 })).rejects.toThrow(
+		await expect(readTool(local, dir).execute("t", { path: "a.txt", offset: 9 })).rejects.toThrow(
 			"Offset 9 is beyond end of file (2 lines total)",
 		);
-		await expect(readTool(dir).execute("t", { path: "nope.txt" })).rejects.toThrow("File not found: nope.txt");
+		await expect(readTool(local, dir).execute("t", { path: "nope.txt" })).rejects.toThrow("File not found: nope.txt");
 	});
 
 	test("images come back as attachments", async () => {
 		const png = Buffer.from([0x89, 0x50, 0x4e, 0x47, 1, 2, 3]);
 		writeFileSync(join(dir, "p.png"), png);
-		const r = (await readTool(dir).execute("t", { path: "p.png" })) as Result;
+		const r = (await readTool(local, dir).execute("t", { path: "p.png" })) as Result;
 		expect(r.content[1]).toEqual({ type: "image", data: png.toString("base64"), mimeType: "image/png" });
 	});
 });
 
 describe("write", () => {
 	test("creates parent directories and reports the byte count", async () => {
-		const r = (await writeTool(dir).execute("t", { path: "x/y/z.txt", content: "héllo" })) as Result;
+		const r = (await writeTool(local, dir).execute("t", { path: "x/y/z.txt", content: "héllo" })) as Result;
 		expect(readFileSync(join(dir, "x/y/z.txt"), "utf8")).toBe("héllo");
 		expect(text(r)).toBe("Successfully wrote 6 bytes to x/y/z.txt");
 	});
@@ -71,7 +73,7 @@ describe("edit", () => {
 	test("replaces unique text and returns pi's display diff", async () => {
 		const lines = Array.from({ length: 20 }, (_, i) => `row ${i + 1}`);
 		writeFileSync(join(dir, "f.txt"), `${lines.join("\n")}\n`);
-		const r = (await editTool(dir).execute("t", {
+		const r = (await editTool(local, dir).execute("t", {
 			path: "f.txt",
 			edits: [{ oldText: "row 10\n", newText: "ROW TEN\n" }],
 		})) as Result;
@@ -96,7 +98,7 @@ describe("edit", () => {
 
 	test("several edits match the original file, not each other's results", async () => {
 		writeFileSync(join(dir, "f.txt"), "a\nb\nc\n");
-		await editTool(dir).execute("t", {
+		await editTool(local, dir).execute("t", {
 			path: "f.txt",
 			edits: [
 				{ oldText: "a", newText: "b" },
@@ -109,7 +111,7 @@ describe("edit", () => {
 	test("not found, ambiguous, overlapping and no-op edits fail and leave the file alone", async () => {
 		const file = join(dir, "f.txt");
 		writeFileSync(file, "same\nsame\nother\n");
-		const tool = editTool(dir);
+		const tool = editTool(local, dir);
 		await expect(tool.execute("t", { path: "f.txt", edits: [{ oldText: "missing", newText: "x" }] })).rejects.toThrow(
 			"Could not find the exact text in f.txt",
 		);
@@ -136,7 +138,7 @@ describe("edit", () => {
 
 	test("keeps a BOM and CRLF line endings", async () => {
 		writeFileSync(join(dir, "w.txt"), "\uFEFFone\r\ntwo\r\n");
-		await editTool(dir).execute("t", { path: "w.txt", edits: [{ oldText: "one\ntwo", newText: "1\n2" }] });
+		await editTool(local, dir).execute("t", { path: "w.txt", edits: [{ oldText: "one\ntwo", newText: "1\n2" }] });
 		expect(readFileSync(join(dir, "w.txt"), "utf8")).toBe("\uFEFF1\r\n2\r\n");
 	});
 
@@ -152,7 +154,7 @@ describe("bash", () => {
 
 	test("streams output before the command ends, in the session directory", async () => {
 		const updates: string[] = [];
-		const r = (await bashTool(dir, spill()).execute(
+		const r = (await bashTool(local, dir, spill()).execute(
 			"t",
 			{ command: "pwd; echo first; sleep 0.4; echo second" },
 			undefined,
@@ -164,14 +166,14 @@ describe("bash", () => {
 	});
 
 	test("a failing command is an error result with pi's exit line", async () => {
-		const r = (await bashTool(dir, spill()).execute("t", { command: "echo oops >&2; exit 3" })) as Result;
+		const r = (await bashTool(local, dir, spill()).execute("t", { command: "echo oops >&2; exit 3" })) as Result;
 		expect(r.isError).toBe(true);
 		expect(text(r)).toBe("oops\n\nCommand exited with code 3");
 		expect(r.details).toEqual({ exitCode: 3, truncated: false });
 	});
 
 	test("long output keeps the tail and spills the whole output to a private file", async () => {
-		const r = (await bashTool(dir, spill()).execute("abc", { command: "seq 1 3000" })) as Result;
+		const r = (await bashTool(local, dir, spill()).execute("abc", { command: "seq 1 3000" })) as Result;
 		const details = r.details as { truncated: boolean; fullOutputPath: string };
 		expect(details.truncated).toBe(true);
 		const out = text(r);
@@ -186,7 +188,7 @@ describe("bash", () => {
 		const marker = join(dir, "survivor");
 		const pidFile = join(dir, "survivor.pid");
 		const controller = new AbortController();
-		const run = bashTool(dir, spill()).execute(
+		const run = bashTool(local, dir, spill()).execute(
 			"t",
 			{ command: `(echo $BASHPID > ${pidFile}.tmp; mv ${pidFile}.tmp ${pidFile}; sleep 1; touch ${marker}) & sleep 5` },
 			controller.signal,
@@ -204,14 +206,14 @@ describe("bash", () => {
 
 	test("in a directory that was deleted, it says the directory is gone (pi's words), not ENOENT posix_spawn", async () => {
 		const gone = join(dir, "deleted");
-		await expect(bashTool(gone, spill()).execute("t", { command: "echo hi" })).rejects.toThrow(
+		await expect(bashTool(local, gone, spill()).execute("t", { command: "echo hi" })).rejects.toThrow(
 			`Working directory does not exist: ${gone}\nCannot execute bash commands.`,
 		);
 	});
 
 	test("timeout kills the command with pi's message", async () => {
-		await expect(bashTool(dir, spill()).execute("t", { command: "echo hi; sleep 5", timeout: 0.3 })).rejects.toThrow(
-			"hi\n\nCommand timed out after 0.3 seconds",
-		);
+		await expect(
+			bashTool(local, dir, spill()).execute("t", { command: "echo hi; sleep 5", timeout: 0.3 }),
+		).rejects.toThrow("hi\n\nCommand timed out after 0.3 seconds");
 	});
 });

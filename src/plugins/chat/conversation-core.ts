@@ -66,7 +66,9 @@ export class ConversationCore {
 		const window = fitWindow(stored.map(toView), WINDOW_BYTES);
 		const total = store.count(conversation);
 		const model = resolveModel(ctx, session, this.ownModel);
-		const cwd = ctx.catalog.get(session)?.cwd;
+		const where = ctx.catalog.get(session);
+		// Project instructions are read on this device only.
+		const cwd = where?.env === "local" ? where.cwd : undefined;
 		// Inputs still queued when the server last stopped go back to their authors, never silently run.
 		const returned = store
 			.queued(conversation)

@@ -51,6 +51,8 @@ export class Runs {
 	readonly #ends = new Map<string, RunOutcome>();
 	/** The plugins' system prompt sections the agent was built with. */
 	#sections: readonly string[] = [];
+	/** `env:cwd` the agent was built for. */
+	#place = "";
 
 	constructor(core: ConversationCore, queue: InputQueue, compactor: Compactor) {
 		this.#core = core;
@@ -81,17 +83,24 @@ export class Runs {
 		const record = ctx.catalog.get(session);
 		// Plugins' sections of the system prompt (skills) may change while an agent lives: an idle one whose
 		// sections changed is built again from the stored entries.
-		const current = (cwd: string) => sameTexts(ctx.agent.prompt({ session, cwd }), this.#sections);
-		if (core.agent && (core.agent.running || !record || current(record.cwd))) return core.agent;
+		// An idle agent is built again when the session moved (`/cd`, `/envs`): its tools run where the session is.
+		const current = (cwd: string, place: string) =>
+			place === this.#place && sameTexts(ctx.agent.prompt({ session, conversation: core.id, cwd }), this.#sections);
+		if (core.agent && (core.agent.running || !record || current(record.cwd, `${record.env}:${record.cwd}`))) {
+			return core.agent;
+		}
 		if (!record) throw new ProtocolError("not_found", "the session is gone");
-		const own = createTools({ cwd: record.cwd, spillDir: join(ctx.dataDir, "spill", session) });
+		const env = ctx.environments.get(record.env);
+		this.#place = `${record.env}:${record.cwd}`;
+		const own = createTools({ env, cwd: record.cwd, spillDir: join(ctx.dataDir, "spill", session) });
 		const scope = { session, conversation: core.id, cwd: record.cwd };
 		const added = ctx.agent.tools(
 			scope,
 			own.map((t) => t.name),
 		);
 		const tools = [...own, ...added.map((t) => t.tool)];
-		const context = loadContextFiles(record.cwd);
+		// Project instructions are read on this device only; a remote machine's are not loaded yet.
+		const context = env.remote ? [] : loadContextFiles(record.cwd);
 		core.showContextFiles(context);
 		this.#sections = ctx.agent.prompt(scope);
 		core.agent = new ConversationEngine({

@@ -32,6 +32,7 @@ export async function runShell(
 	]);
 	try {
 		const run = await runCommand({
+			env: ctx.environments.get(record.env),
 			command,
 			cwd: record.cwd,
 			spillDir: join(ctx.dataDir, "spill", session),

@@ -1,9 +1,8 @@
-import { spawn } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { AgentTool } from "@earendil-works/pi-agent-core";
 import { num, obj, opt, str } from "@earendil-works/pi-schema";
-import { isDirectory } from "../../session-directory.ts";
+import type { Environment } from "../../env/environment.ts";
 import { formatSize, MAX_BYTES, MAX_LINES, TailBuffer } from "./truncate.ts";
 
 const parameters = obj({
@@ -20,15 +19,6 @@ export interface BashDetails {
 /** How often streamed output is reported while a command runs. */
 const UPDATE_EVERY_MS = 100;
 
-function killGroup(pid: number | undefined): void {
-	if (!pid) return;
-	try {
-		process.kill(-pid, "SIGKILL");
-	} catch {
-		// Already gone.
-	}
-}
-
 export interface CommandRun {
 	/** The output's tail (pi's truncation), with a note where it was cut. */
 	readonly output: string;
@@ -39,10 +29,12 @@ export interface CommandRun {
 }
 
 /**
- * Runs `command` with bash in its own process group, streaming the visible tail to `onOutput` (at most every
- * 100 ms); abort and timeout end the whole group. A truncated output is saved whole under `spillDir`.
+ * Runs `command` with bash in its own process group on `env`, streaming the visible tail to `onOutput` (at most
+ * every 100 ms); abort and timeout end the whole group. A truncated output is saved whole under `spillDir` (on
+ * the server). A connection that breaks mid-command rejects with its error.
  */
-export function runCommand(options: {
+export async function runCommand(options: {
+	env: Environment;
 	command: string;
 	cwd: string;
 	spillDir: string;
@@ -52,89 +44,63 @@ export function runCommand(options: {
 	onOutput?: (tail: string, truncated: boolean) => void;
 }): Promise<CommandRun> {
 	const { command, cwd, spillDir, signal, onOutput } = options;
-	return new Promise((resolve, reject) => {
-		if (signal?.aborted) return resolve({ output: "", exitCode: null, truncated: false, ended: "aborted" });
-		// Spawning in a deleted directory fails as "ENOENT … posix_spawn 'bash'", which names neither.
-		if (!isDirectory(cwd)) {
-			return reject(new Error(`Working directory does not exist: ${cwd}\nCannot execute bash commands.`));
-		}
-		const tail = new TailBuffer();
-		const full: string[] = [];
-		const child = spawn("bash", ["-c", command], {
+	if (signal?.aborted) return { output: "", exitCode: null, truncated: false, ended: "aborted" };
+	const tail = new TailBuffer();
+	const full: string[] = [];
+	// One decoder for the stream: a character split between two chunks is not broken in two.
+	const decoder = new TextDecoder();
+	let updateTimer: ReturnType<typeof setTimeout> | undefined;
+	const report = () => {
+		updateTimer = undefined;
+		const snap = tail.snapshot();
+		onOutput?.(snap.content, snap.truncated);
+	};
+	const take = (text: string) => {
+		if (!text) return;
+		tail.append(text);
+		full.push(text);
+		if (onOutput && !updateTimer) updateTimer = setTimeout(report, UPDATE_EVERY_MS);
+	};
+	let end: Awaited<ReturnType<Environment["exec"]>>;
+	try {
+		end = await options.env.exec({
+			command,
 			cwd,
-			detached: true,
-			stdio: ["ignore", "pipe", "pipe"],
-			env: { ...process.env, PAGER: "cat", GIT_PAGER: "cat" },
+			...(signal ? { signal } : {}),
+			...(options.timeoutSeconds ? { timeoutSeconds: options.timeoutSeconds } : {}),
+			onData: (chunk) => take(decoder.decode(chunk, { stream: true })),
 		});
-		let ended: CommandRun["ended"] = "exit";
-		let timer: ReturnType<typeof setTimeout> | undefined;
-		let updateTimer: ReturnType<typeof setTimeout> | undefined;
-		const report = () => {
-			updateTimer = undefined;
-			const snap = tail.snapshot();
-			onOutput?.(snap.content, snap.truncated);
-		};
-		const onData = (data: Buffer) => {
-			const text = data.toString("utf8");
-			tail.append(text);
-			full.push(text);
-			if (onOutput && !updateTimer) updateTimer = setTimeout(report, UPDATE_EVERY_MS);
-		};
-		child.stdout?.on("data", onData);
-		child.stderr?.on("data", onData);
-		const onAbort = () => {
-			ended = "aborted";
-			killGroup(child.pid);
-		};
-		signal?.addEventListener("abort", onAbort, { once: true });
-		if (options.timeoutSeconds && options.timeoutSeconds > 0) {
-			timer = setTimeout(() => {
-				ended = "timeout";
-				killGroup(child.pid);
-			}, options.timeoutSeconds * 1000);
+	} finally {
+		if (updateTimer) clearTimeout(updateTimer);
+	}
+	take(decoder.decode());
+	const snap = tail.snapshot();
+	let output = snap.content;
+	let fullOutputPath: string | undefined;
+	if (snap.truncated) {
+		const path = join(spillDir, options.spillName);
+		try {
+			mkdirSync(spillDir, { recursive: true, mode: 0o700 });
+			writeFileSync(path, full.join(""), { mode: 0o600 });
+			fullOutputPath = path;
+		} catch {
+			// Said in the note below.
 		}
-		const cleanup = () => {
-			if (timer) clearTimeout(timer);
-			if (updateTimer) clearTimeout(updateTimer);
-			signal?.removeEventListener("abort", onAbort);
-		};
-		child.on("error", (error) => {
-			cleanup();
-			reject(new Error(`Could not run bash: ${error.message}`));
-		});
-		child.on("close", (code) => {
-			cleanup();
-			// Children that outlived the shell still hold the group; end them with it.
-			killGroup(child.pid);
-			const snap = tail.snapshot();
-			let output = snap.content;
-			let fullOutputPath: string | undefined;
-			if (snap.truncated) {
-				const path = join(spillDir, options.spillName);
-				try {
-					mkdirSync(spillDir, { recursive: true, mode: 0o700 });
-					writeFileSync(path, full.join(""), { mode: 0o600 });
-					fullOutputPath = path;
-				} catch {
-					// Said in the note below.
-				}
-				const start = snap.totalLines - snap.outputLines + 1;
-				const limit = snap.by === "bytes" ? ` (${formatSize(MAX_BYTES)} limit)` : "";
-				const where = fullOutputPath ? `Full output: ${fullOutputPath}` : "Full output could not be saved";
-				output += `\n\n[Showing lines ${start}-${snap.totalLines} of ${snap.totalLines}${limit}. ${where}]`;
-			}
-			resolve({
-				output,
-				exitCode: code ?? null,
-				truncated: snap.truncated,
-				...(fullOutputPath ? { fullOutputPath } : {}),
-				ended,
-			});
-		});
-	});
+		const start = snap.totalLines - snap.outputLines + 1;
+		const limit = snap.by === "bytes" ? ` (${formatSize(MAX_BYTES)} limit)` : "";
+		const where = fullOutputPath ? `Full output: ${fullOutputPath}` : "Full output could not be saved";
+		output += `\n\n[Showing lines ${start}-${snap.totalLines} of ${snap.totalLines}${limit}. ${where}]`;
+	}
+	return {
+		output,
+		exitCode: end.exitCode,
+		truncated: snap.truncated,
+		...(fullOutputPath ? { fullOutputPath } : {}),
+		ended: end.ended,
+	};
 }
 
-export function bashTool(cwd: string, spillDir: string): AgentTool<typeof parameters, BashDetails> {
+export function bashTool(env: Environment, cwd: string, spillDir: string): AgentTool<typeof parameters, BashDetails> {
 	return {
 		name: "bash",
 		label: "bash",
@@ -143,6 +109,7 @@ export function bashTool(cwd: string, spillDir: string): AgentTool<typeof parame
 		async execute(id, { command, timeout }, signal, onUpdate) {
 			if (signal?.aborted) throw new Error("Command aborted");
 			const run = await runCommand({
+				env,
 				command,
 				cwd,
 				spillDir,

@@ -1,7 +1,7 @@
-import { readFile, writeFile } from "node:fs/promises";
 import type { AgentTool } from "@earendil-works/pi-agent-core";
 import { arr, obj, str } from "@earendil-works/pi-schema";
 import { diffLines } from "diff";
+import { type Environment, errorCode } from "../../env/environment.ts";
 import { resolveToolPath } from "./paths.ts";
 
 const parameters = obj({
@@ -74,7 +74,7 @@ function occurrences(text: string, needle: string): number[] {
 	return found;
 }
 
-export function editTool(cwd: string): AgentTool<typeof parameters, EditDetails> {
+export function editTool(env: Environment, cwd: string): AgentTool<typeof parameters, EditDetails> {
 	return {
 		name: "edit",
 		label: "edit",
@@ -84,12 +84,14 @@ export function editTool(cwd: string): AgentTool<typeof parameters, EditDetails>
 		async execute(_id, { path, edits }, signal) {
 			if (signal?.aborted) throw new Error("Operation aborted");
 			if (edits.length === 0) throw new Error(`No edits given for ${path}.`);
-			const absolute = resolveToolPath(cwd, path);
+			const absolute = await resolveToolPath(env, cwd, path);
 			let raw: string;
 			try {
-				raw = await readFile(absolute, "utf8");
+				raw = (await env.readFile(absolute)).toString("utf8");
 			} catch (error) {
-				throw new Error(`Could not edit file: ${path}. Error code: ${(error as NodeJS.ErrnoException).code ?? error}.`);
+				const code = errorCode(error);
+				if (!code) throw error;
+				throw new Error(`Could not edit file: ${path}. Error code: ${code}.`);
 			}
 			const bom = raw.startsWith("\uFEFF") ? "\uFEFF" : "";
 			const body = raw.slice(bom.length);
@@ -132,7 +134,7 @@ export function editTool(cwd: string): AgentTool<typeof parameters, EditDetails>
 			if (next === text) throw new Error(`No changes made to ${path}. The replacement produced identical content.`);
 			const details = displayDiff(text, next);
 			if (signal?.aborted) throw new Error("Operation aborted");
-			await writeFile(absolute, bom + (crlf ? next.replace(/\n/g, "\r\n") : next), "utf8");
+			await env.writeFile(absolute, bom + (crlf ? next.replace(/\n/g, "\r\n") : next));
 			return {
 				content: [{ type: "text", text: `Successfully replaced ${edits.length} block(s) in ${path}.` }],
 				details,

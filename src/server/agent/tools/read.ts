@@ -1,7 +1,7 @@
-import { readFile, stat } from "node:fs/promises";
 import { extname } from "node:path";
 import type { AgentTool } from "@earendil-works/pi-agent-core";
 import { num, obj, opt, str } from "@earendil-works/pi-schema";
+import { type Environment, errorCode, type PathInfo } from "../../env/environment.ts";
 import { resolveToolPath } from "./paths.ts";
 import { formatSize, MAX_BYTES, MAX_LINES, truncateHead } from "./truncate.ts";
 
@@ -21,7 +21,7 @@ const parameters = obj({
 	limit: opt(num({ description: "Maximum number of lines to read" })),
 });
 
-export function readTool(cwd: string): AgentTool<typeof parameters> {
+export function readTool(env: Environment, cwd: string): AgentTool<typeof parameters> {
 	return {
 		name: "read",
 		label: "read",
@@ -29,20 +29,24 @@ export function readTool(cwd: string): AgentTool<typeof parameters> {
 		parameters,
 		async execute(_id, { path, offset, limit }, signal) {
 			if (signal?.aborted) throw new Error("Operation aborted");
-			const absolute = resolveToolPath(cwd, path);
-			let info: Awaited<ReturnType<typeof stat>>;
-			try {
-				info = await stat(absolute);
-			} catch (error) {
-				const code = (error as NodeJS.ErrnoException).code;
-				throw new Error(code === "ENOENT" ? `File not found: ${path}` : `Could not read ${path}: ${code ?? error}`);
-			}
-			if (info.isDirectory()) throw new Error(`${path} is a directory; use bash to list it`);
+			const absolute = await resolveToolPath(env, cwd, path);
+			const info: PathInfo | null = await env.stat(absolute);
+			if (!info) throw new Error(`File not found: ${path}`);
+			const read = async () => {
+				try {
+					return await env.readFile(absolute);
+				} catch (error) {
+					const code = errorCode(error);
+					if (!code) throw error;
+					throw new Error(code === "ENOENT" ? `File not found: ${path}` : `Could not read ${path}: ${code}`);
+				}
+			};
+			if (info.kind === "directory") throw new Error(`${path} is a directory; use bash to list it`);
 			const mimeType = IMAGE_TYPES[extname(absolute).toLowerCase()];
 			if (mimeType) {
 				if (info.size > MAX_IMAGE_BYTES)
 					throw new Error(`Image ${path} is ${formatSize(info.size)}, over the 10MB limit`);
-				const data = (await readFile(absolute)).toString("base64");
+				const data = (await read()).toString("base64");
 				return {
 					content: [
 						{ type: "text", text: `Read image file [${mimeType}]` },
@@ -51,7 +55,7 @@ export function readTool(cwd: string): AgentTool<typeof parameters> {
 					details: undefined,
 				};
 			}
-			const text = (await readFile(absolute, "utf8")).replace(/^\uFEFF/, "");
+			const text = (await read()).toString("utf8").replace(/^\uFEFF/, "");
 			const all = text.split("\n");
 			if (all.length > 1 && all.at(-1) === "") all.pop();
 			const total = all.length;

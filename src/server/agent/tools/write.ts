@@ -1,7 +1,6 @@
-import { mkdir, writeFile } from "node:fs/promises";
-import { dirname } from "node:path";
 import type { AgentTool } from "@earendil-works/pi-agent-core";
 import { obj, str } from "@earendil-works/pi-schema";
+import type { Environment } from "../../env/environment.ts";
 import { resolveToolPath } from "./paths.ts";
 
 const parameters = obj({
@@ -9,7 +8,7 @@ const parameters = obj({
 	content: str({ description: "Content to write to the file" }),
 });
 
-export function writeTool(cwd: string): AgentTool<typeof parameters> {
+export function writeTool(env: Environment, cwd: string): AgentTool<typeof parameters> {
 	return {
 		name: "write",
 		label: "write",
@@ -18,9 +17,8 @@ export function writeTool(cwd: string): AgentTool<typeof parameters> {
 		parameters,
 		async execute(_id, { path, content }, signal) {
 			if (signal?.aborted) throw new Error("Operation aborted");
-			const absolute = resolveToolPath(cwd, path);
-			await mkdir(dirname(absolute), { recursive: true });
-			await writeFile(absolute, content, "utf8");
+			const absolute = await resolveToolPath(env, cwd, path);
+			await env.writeFile(absolute, content);
 			return {
 				content: [{ type: "text", text: `Successfully wrote ${Buffer.byteLength(content)} bytes to ${path}` }],
 				details: undefined,

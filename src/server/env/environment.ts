@@ -1,0 +1,99 @@
+/**
+ * Where a session's tools run: this device, or a machine reached over SSH. Every tool, `!` command, file
+ * completion and workspace query goes through one `Environment`, so a feature works the same on both.
+ */
+
+/** What a path is on the target machine; symbolic links are followed, as `stat` does. */
+export interface PathInfo {
+	readonly kind: "file" | "directory" | "other";
+	readonly size: number;
+}
+
+/** One entry of a directory listing. A symbolic link is never a directory here (walks do not follow it). */
+export interface DirEntry {
+	readonly name: string;
+	readonly dir: boolean;
+}
+
+/** A file operation that failed for a reason the target machine gave, named as Node names it (`ENOENT`…). */
+export class EnvFileError extends Error {
+	readonly code: string;
+	constructor(code: string, message: string) {
+		super(message);
+		this.code = code;
+	}
+}
+
+/** The machine could not be reached, refused us, or the connection broke during the call. */
+export class EnvConnectionError extends Error {
+	/** Set when the host key is what stopped the connection: the owner has to accept one first. */
+	readonly hostKey: "unknown" | "changed" | null;
+	constructor(message: string, hostKey: "unknown" | "changed" | null = null) {
+		super(message);
+		this.hostKey = hostKey;
+	}
+}
+
+export interface ExecRequest {
+	readonly command: string;
+	/** An absolute directory on the target machine. */
+	readonly cwd: string;
+	readonly signal?: AbortSignal;
+	readonly timeoutSeconds?: number;
+	/** stdout and stderr as they come, interleaved. */
+	readonly onData: (chunk: Uint8Array) => void;
+}
+
+export interface ExecEnd {
+	readonly exitCode: number | null;
+	readonly ended: "exit" | "aborted" | "timeout";
+}
+
+export interface Environment {
+	/** `local` for this device, else the name in envs.json. */
+	readonly name: string;
+	readonly remote: boolean;
+	/** The home directory of the account the tools run as. */
+	home(): Promise<string>;
+	/** null when nothing is there. */
+	stat(path: string): Promise<PathInfo | null>;
+	readFile(path: string): Promise<Buffer>;
+	/** Creates missing parent directories. */
+	writeFile(path: string, data: string | Uint8Array): Promise<void>;
+	listDirectory(path: string): Promise<DirEntry[]>;
+	/** The canonical absolute path of a directory (`~` expanded, symbolic links resolved); EnvFileError if none. */
+	directory(path: string): Promise<string>;
+	/** Runs `command` with bash in its own process group; abort and timeout end the whole group. */
+	exec(request: ExecRequest): Promise<ExecEnd>;
+}
+
+/** The sentence a failed file operation shows, from its code. */
+export function fileErrorText(code: string, path: string): string {
+	switch (code) {
+		case "ENOENT":
+			return `No such file or directory: ${path}`;
+		case "ENOTDIR":
+			return `Not a directory: ${path}`;
+		case "EISDIR":
+			return `Is a directory: ${path}`;
+		case "EACCES":
+		case "EPERM":
+			return `Permission denied: ${path}`;
+		default:
+			return `${code}: ${path}`;
+	}
+}
+
+/** The error code of a failed file operation, local (Node's) or remote (EnvFileError). */
+export function errorCode(error: unknown): string | undefined {
+	if (error instanceof EnvFileError) return error.code;
+	const code = (error as { code?: unknown } | null)?.code;
+	return typeof code === "string" ? code : undefined;
+}
+
+/** `~` and `~/rest` joined to the machine's home; anything else as given. */
+export function expandHome(path: string, home: string): string {
+	if (path === "~") return home;
+	if (path.startsWith("~/")) return `${home.replace(/\/+$/, "")}/${path.slice(2)}`;
+	return path;
+}

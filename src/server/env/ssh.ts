@@ -1,0 +1,355 @@
+/**
+ * A machine reached with OpenSSH. Each operation is one `ssh` command over a shared master connection
+ * (ControlMaster/ControlPersist), so only the first pays for the handshake. Host keys are checked strictly
+ * against the server's own known-hosts file; the target needs a POSIX shell, and bash for `bash` and `!`.
+ */
+import { spawn } from "node:child_process";
+import { posix } from "node:path";
+import type { SshEnvConfig } from "./config.ts";
+import {
+	type DirEntry,
+	EnvConnectionError,
+	EnvFileError,
+	type Environment,
+	type ExecEnd,
+	type ExecRequest,
+	expandHome,
+	fileErrorText,
+	type PathInfo,
+} from "./environment.ts";
+
+export interface SshPlaces {
+	/** The known-hosts file ssh trusts, and nothing else (`<data>/known_hosts`). */
+	readonly knownHosts: string;
+	/** A short private directory for the master connections' sockets (a socket path has ~100 bytes). */
+	readonly controlDir: string;
+	/** The server's home directory, for `~` in identityFile. */
+	readonly localHome: string;
+	/** How long an idle master connection stays open, in seconds. */
+	readonly persistSeconds?: number;
+}
+
+/** A word for the remote shell: single-quoted. */
+export function shellQuote(word: string): string {
+	return `'${word.replace(/'/g, `'\\''`)}'`;
+}
+
+/** A file operation's script exits with FILE_ERROR and names the error code on stderr. */
+const FILE_ERROR = 3;
+
+const SCRIPTS = {
+	stat: `p=$1
+if [ -d "$p" ]; then echo d 0; elif [ -f "$p" ]; then echo f $(wc -c < "$p" 2>/dev/null); elif [ -e "$p" ]; then echo o 0; else echo n 0; fi`,
+	read: `p=$1
+[ -e "$p" ] || { echo ENOENT >&2; exit 3; }
+[ -d "$p" ] && { echo EISDIR >&2; exit 3; }
+[ -r "$p" ] || { echo EACCES >&2; exit 3; }
+exec cat -- "$p"`,
+	write: `p=$1
+[ -d "$p" ] && { echo EISDIR >&2; exit 3; }
+mkdir -p -- "$(dirname -- "$p")" 2>/dev/null || { echo ENOTDIR >&2; exit 3; }
+cat > "$p" 2>/dev/null || { echo EACCES >&2; exit 3; }`,
+	list: `p=$1
+[ -e "$p" ] || { echo ENOENT >&2; exit 3; }
+[ -d "$p" ] || { echo ENOTDIR >&2; exit 3; }
+cd -- "$p" 2>/dev/null || { echo EACCES >&2; exit 3; }
+for f in * .[!.]* ..?*; do
+if [ -L "$f" ]; then t=f; elif [ -d "$f" ]; then t=d; elif [ -e "$f" ]; then t=f; else continue; fi
+printf '%s%s\\0' "$t" "$f"
+done`,
+	directory: `p=$1
+case $p in "~") p=$HOME;; "~/"*) p=$HOME/\${p#"~/"};; esac
+[ -e "$p" ] || { echo ENOENT >&2; exit 3; }
+[ -d "$p" ] || { echo ENOTDIR >&2; exit 3; }
+cd -- "$p" 2>/dev/null || { echo EACCES >&2; exit 3; }
+pwd -P`,
+	// The login shell execs this script, and sshd made that process a session leader: its pid is the group
+	// every process of the command belongs to, which abort kills. The first line says which, or that the
+	// directory is missing; what the command leaves behind is ended with it.
+	exec: `if cd -- "$1" 2>/dev/null; then printf 'P2PID %s\\n' "$$"; else printf 'P2NOCWD\\n'; exit 97; fi
+export PAGER=cat GIT_PAGER=cat
+bash -c "$2"
+s=$?
+trap '' TERM
+kill -s TERM -- -$$ 2>/dev/null
+exit $s`,
+	home: `printf '%s' "$HOME"`,
+} as const;
+
+interface Finished {
+	readonly code: number | null;
+	readonly stdout: Buffer;
+	readonly stderr: string;
+}
+
+/** What ssh printed last: the line that says why it failed. */
+function lastLine(text: string): string {
+	const lines = text
+		.split(/\r?\n/)
+		.map((l) => l.trim())
+		.filter(Boolean);
+	return lines.at(-1) ?? "no reason given";
+}
+
+export class SshEnvironment implements Environment {
+	readonly remote = true;
+	readonly config: SshEnvConfig;
+	readonly #places: SshPlaces;
+	#home: string | null = null;
+	/** Process groups of commands whose connection broke: ended once the machine is reached again. */
+	readonly #orphans = new Set<number>();
+
+	constructor(config: SshEnvConfig, places: SshPlaces) {
+		this.config = config;
+		this.#places = places;
+	}
+
+	get name(): string {
+		return this.config.name;
+	}
+
+	/** `user@host:port`, as the owner reads it. */
+	get address(): string {
+		const c = this.config;
+		return `${c.user ? `${c.user}@` : ""}${c.host}${c.port === 22 ? "" : `:${c.port}`}`;
+	}
+
+	/** ssh's options, the same for every operation. */
+	args(): string[] {
+		const c = this.config;
+		const options = [
+			"BatchMode=yes",
+			"StrictHostKeyChecking=yes",
+			`UserKnownHostsFile=${this.#places.knownHosts}`,
+			"GlobalKnownHostsFile=/dev/null",
+			"UpdateHostKeys=no",
+			"CheckHostIP=no",
+			"ControlMaster=auto",
+			`ControlPath=${this.#places.controlDir}/%C`,
+			`ControlPersist=${this.#places.persistSeconds ?? 300}`,
+			"ConnectTimeout=10",
+			"ServerAliveInterval=15",
+			"ServerAliveCountMax=3",
+			"LogLevel=ERROR",
+			"ForwardAgent=no",
+			"ForwardX11=no",
+			"ClearAllForwardings=yes",
+		];
+		if (c.identityFile)
+			options.push(`IdentityFile=${expandHome(c.identityFile, this.#places.localHome)}`, "IdentitiesOnly=yes");
+		// The server's own ssh configuration is not read: envs.json says all there is about a machine.
+		const args = ["-F", "none", "-T", "-e", "none", "-p", String(c.port)];
+		for (const o of options) args.push("-o", o);
+		if (c.user) args.push("-l", c.user);
+		args.push("--", c.host);
+		return args;
+	}
+
+	/** One ssh command; `script` runs in `sh` with `words` as its arguments. */
+	#ssh(
+		script: string,
+		words: readonly string[],
+		options: {
+			stdin?: string | Uint8Array;
+			onStdout?: (chunk: Buffer) => void;
+			/** Given stderr's chunks; those it returns false for are kept for the error (ssh's own words). */
+			onStderr?: (chunk: Buffer) => boolean;
+		} = {},
+	): Promise<Finished> {
+		const remote = `exec sh -c ${shellQuote(script)} p2 ${words.map(shellQuote).join(" ")}`;
+		return new Promise((resolve, reject) => {
+			const child = spawn("ssh", [...this.args(), remote], {
+				stdio: [options.stdin === undefined ? "ignore" : "pipe", "pipe", "pipe"],
+			});
+			const out: Buffer[] = [];
+			const err: Buffer[] = [];
+			child.stdout?.on("data", (chunk: Buffer) => (options.onStdout ? options.onStdout(chunk) : out.push(chunk)));
+			child.stderr?.on("data", (chunk: Buffer) => {
+				if (!options.onStderr?.(chunk)) err.push(chunk);
+			});
+			child.on("error", (error) => reject(new EnvConnectionError(`Could not run ssh: ${error.message}`)));
+			child.on("close", (code) =>
+				resolve({ code, stdout: Buffer.concat(out), stderr: Buffer.concat(err).toString("utf8") }),
+			);
+			if (options.stdin !== undefined && child.stdin) {
+				child.stdin.on("error", () => {});
+				child.stdin.end(options.stdin);
+			}
+		});
+	}
+
+	/** The error for ssh's own failure (exit 255): unreachable, refused, or a host key to accept first. */
+	connectionError(stderr: string): EnvConnectionError {
+		const where = `${this.name} (${this.address})`;
+		if (/REMOTE HOST IDENTIFICATION HAS CHANGED/.test(stderr)) {
+			return new EnvConnectionError(
+				`The host key of ${where} has changed. Review it in /envs (Ctrl+K) before connecting.`,
+				"changed",
+			);
+		}
+		if (/Host key verification failed|No \S+ host key is known/.test(stderr)) {
+			return new EnvConnectionError(
+				`The host key of ${where} is not verified yet. Review it in /envs (Ctrl+K) before connecting.`,
+				"unknown",
+			);
+		}
+		return new EnvConnectionError(`Could not reach ${where}: ${lastLine(stderr)}`);
+	}
+
+	/** Runs a file operation's script; its own failures become EnvFileError, ssh's EnvConnectionError. */
+	async #file(
+		script: string,
+		path: string,
+		options: { stdin?: string | Uint8Array; onStdout?: (chunk: Buffer) => void } = {},
+	): Promise<Buffer> {
+		const done = await this.#ssh(script, [path], options);
+		if (done.code === 0) {
+			this.#reachedAgain();
+			return done.stdout;
+		}
+		if (done.code === FILE_ERROR) {
+			const code = lastLine(done.stderr);
+			throw new EnvFileError(code, fileErrorText(code, path));
+		}
+		if (done.code === 255) throw this.connectionError(done.stderr);
+		throw new Error(`${this.name}: ${lastLine(done.stderr)}`);
+	}
+
+	/** Connects (or reuses the connection) and learns the home directory. */
+	async home(): Promise<string> {
+		if (this.#home !== null) return this.#home;
+		const home = (await this.#file(SCRIPTS.home, "")).toString("utf8");
+		if (!home.startsWith("/"))
+			throw new Error(`${this.name}: the home directory is unknown (HOME is ${JSON.stringify(home)})`);
+		this.#home = home;
+		return home;
+	}
+
+	async stat(path: string): Promise<PathInfo | null> {
+		const [kind, size] = (await this.#file(SCRIPTS.stat, path)).toString("utf8").trim().split(" ");
+		if (kind === "n") return null;
+		return { kind: kind === "d" ? "directory" : kind === "f" ? "file" : "other", size: Number(size) || 0 };
+	}
+
+	readFile(path: string): Promise<Buffer> {
+		return this.#file(SCRIPTS.read, path);
+	}
+
+	async writeFile(path: string, data: string | Uint8Array): Promise<void> {
+		await this.#file(SCRIPTS.write, path, { stdin: data });
+	}
+
+	async listDirectory(path: string): Promise<DirEntry[]> {
+		const text = (await this.#file(SCRIPTS.list, path)).toString("utf8");
+		return text
+			.split("\0")
+			.filter(Boolean)
+			.map((item) => ({ name: item.slice(1), dir: item[0] === "d" }));
+	}
+
+	async directory(path: string): Promise<string> {
+		if (!path.startsWith("/") && path !== "~" && !path.startsWith("~/")) {
+			throw new EnvFileError("EINVAL", `Not an absolute path: ${path}`);
+		}
+		return (await this.#file(SCRIPTS.directory, posix.normalize(path))).toString("utf8").trim();
+	}
+
+	/** Ends a command's process group on the machine (abort, timeout, or left over from a broken connection). */
+	async #kill(pgid: number): Promise<boolean> {
+		const done = await this.#ssh("kill -s KILL -- -$1 2>/dev/null; exit 0", [String(pgid)]).catch(() => null);
+		return done?.code === 0;
+	}
+
+	#reachedAgain(): void {
+		for (const pgid of this.#orphans) {
+			this.#orphans.delete(pgid);
+			void this.#kill(pgid);
+		}
+	}
+
+	/** Whether the master connection is up (it is gone once the connection broke). */
+	async #masterAlive(): Promise<boolean> {
+		return new Promise((resolve) => {
+			const child = spawn("ssh", ["-O", "check", ...this.args()], { stdio: "ignore" });
+			child.on("error", () => resolve(false));
+			child.on("close", (code) => resolve(code === 0));
+		});
+	}
+
+	async exec(request: ExecRequest): Promise<ExecEnd> {
+		const { signal } = request;
+		if (signal?.aborted) return { exitCode: null, ended: "aborted" };
+		let header = "";
+		const early: Buffer[] = [];
+		let pgid: number | null = null;
+		let missingCwd = false;
+		let ended: ExecEnd["ended"] = "exit";
+		let kill: Promise<boolean> | null = null;
+		const stop = (why: "aborted" | "timeout") => {
+			if (ended !== "exit") return;
+			ended = why;
+			if (pgid !== null) kill = this.#kill(pgid);
+		};
+		const onAbort = () => stop("aborted");
+		signal?.addEventListener("abort", onAbort, { once: true });
+		const timer =
+			request.timeoutSeconds && request.timeoutSeconds > 0
+				? setTimeout(() => stop("timeout"), request.timeoutSeconds * 1000)
+				: undefined;
+		let done: Finished;
+		try {
+			done = await this.#ssh(SCRIPTS.exec, [request.cwd, request.command], {
+				onStdout: (chunk) => {
+					if (pgid !== null) return request.onData(chunk);
+					if (missingCwd) return;
+					header += chunk.toString("latin1");
+					const newline = header.indexOf("\n");
+					if (newline < 0) return;
+					const line = header.slice(0, newline);
+					if (line === "P2NOCWD") {
+						missingCwd = true;
+						return;
+					}
+					pgid = Number(line.replace(/^P2PID /, "")) || -1;
+					this.#reachedAgain();
+					// Stopped before the group was known: end it now.
+					if (ended !== "exit") kill = this.#kill(pgid);
+					// What the command wrote to stderr before the first line arrived belongs to it too.
+					for (const chunk of early.splice(0)) request.onData(chunk);
+					const rest = Buffer.from(header.slice(newline + 1), "latin1");
+					if (rest.length > 0) request.onData(rest);
+				},
+				onStderr: (chunk) => {
+					if (pgid === null) early.push(chunk);
+					else request.onData(chunk);
+					return true;
+				},
+			});
+		} finally {
+			clearTimeout(timer);
+			signal?.removeEventListener("abort", onAbort);
+		}
+		if (kill) await kill;
+		if (missingCwd) {
+			throw new Error(`Working directory does not exist: ${this.name}:${request.cwd}\nCannot execute bash commands.`);
+		}
+		if (pgid === null) throw this.connectionError(Buffer.concat(early).toString("utf8"));
+		if (ended !== "exit") return { exitCode: null, ended };
+		if (done.code === 255 && !(await this.#masterAlive())) {
+			this.#orphans.add(pgid);
+			throw new EnvConnectionError(
+				`The connection to ${this.name} (${this.address}) broke while the command ran; it reconnects for the next one.`,
+			);
+		}
+		return { exitCode: done.code, ended };
+	}
+
+	/** Closes the master connection (the server stops, or the configuration changed). */
+	close(): Promise<void> {
+		return new Promise((resolve) => {
+			const child = spawn("ssh", ["-O", "exit", ...this.args()], { stdio: "ignore" });
+			child.on("error", () => resolve());
+			child.on("close", () => resolve());
+		});
+	}
+}
