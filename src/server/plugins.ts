@@ -12,6 +12,7 @@ import { sessionsPlugin } from "../plugins/sessions/server.ts";
 import { sharingPlugin } from "../plugins/sharing/server.ts";
 import { statusPlugin } from "../plugins/status/server.ts";
 import { tuiDefaultsPlugin } from "../plugins/tui-defaults/server.ts";
+import { workspacePlugin } from "../plugins/workspace/server.ts";
 import type { ServerPlugin } from "./plugin.ts";
 
 export function defaultPlugins(): ServerPlugin[] {
@@ -26,5 +27,6 @@ export function defaultPlugins(): ServerPlugin[] {
 		loginPlugin,
 		sharingPlugin(),
 		filesPlugin,
+		workspacePlugin,
 	];
 }

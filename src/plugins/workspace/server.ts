@@ -1,0 +1,83 @@
+/**
+ * The workspace object: the session's directory for its participants (owners and full guests). The server
+ * watches the directory while anyone holds the object, and the state's counter advances after each burst of
+ * changes, so /changes and the footer's branch follow the agent's edits.
+ */
+import { type FSWatcher, watch } from "node:fs";
+import { ProtocolError } from "../../protocol/codes.ts";
+import { LiveState } from "../../server/objects/live-state.ts";
+import { maySeeSession } from "../../server/objects/principal.ts";
+import type { ServerPlugin } from "../../server/plugin.ts";
+import { gitDiff, gitStatus, grep, listDir, readPage } from "./backend.ts";
+import { type WorkspaceState, workspaceContract } from "./contract.ts";
+
+/** A burst of writes (a save, a checkout) is one change once this long passed without another. */
+const SETTLE_MS = 150;
+
+interface Watched {
+	live: LiveState<WorkspaceState>;
+	holders: number;
+	stop(): void;
+}
+
+/** Watches a directory and everything under it; a directory that cannot be watched just never advances. */
+function watchTree(dir: string, onChange: () => void): () => void {
+	let timer: ReturnType<typeof setTimeout> | undefined;
+	let watcher: FSWatcher | undefined;
+	try {
+		watcher = watch(dir, { recursive: true }, () => {
+			clearTimeout(timer);
+			timer = setTimeout(onChange, SETTLE_MS);
+		});
+		watcher.on("error", () => watcher?.close());
+	} catch {
+		watcher = undefined;
+	}
+	return () => {
+		clearTimeout(timer);
+		watcher?.close();
+	};
+}
+
+export const workspacePlugin: ServerPlugin = {
+	name: "workspace",
+	register(ctx) {
+		const watched = new Map<string, Watched>();
+		ctx.host.serve(workspaceContract, {
+			open({ session }, { principal }) {
+				// The contract has no view variant: the host refuses view guests before this runs.
+				if (!maySeeSession(principal, session) || principal.role === "view")
+					throw new ProtocolError("forbidden", "this session is not shared with you");
+				const record = ctx.catalog.get(session);
+				if (!record) throw new ProtocolError("not_found", `no session ${session}`);
+				const cwd = () => ctx.catalog.get(session)?.cwd ?? record.cwd;
+				let held = watched.get(session);
+				if (!held) {
+					const live = new LiveState<WorkspaceState>({ changes: 0 });
+					const stop = watchTree(cwd(), () =>
+						live.update([{ op: "set", path: ["changes"], value: live.state.changes + 1 }]),
+					);
+					held = { live, holders: 0, stop };
+					watched.set(session, held);
+				}
+				held.holders++;
+				const mine = held;
+				return {
+					state: mine.live,
+					methods: {
+						list: ({ path, hidden }) => listDir(cwd(), path, hidden === true),
+						read: ({ path, line, limit, find }) => readPage(cwd(), path, line, limit, find),
+						status: () => gitStatus(cwd()),
+						diff: ({ path, kind }) => gitDiff(cwd(), path, kind),
+						grep: ({ text }) => grep(cwd(), text),
+					},
+					release: () => {
+						if (--mine.holders > 0) return;
+						mine.stop();
+						if (watched.get(session) === mine) watched.delete(session);
+					},
+				};
+			},
+		});
+	},
+};
