@@ -12,6 +12,7 @@ import { sessionsPlugin } from "../plugins/sessions/tui.ts";
 import { sharingPlugin } from "../plugins/sharing/tui.ts";
 import { statusPlugin } from "../plugins/status/tui.ts";
 import { tuiDefaultsPlugin } from "../plugins/tui-defaults/tui.ts";
+import { workspacePlugin } from "../plugins/workspace/tui.ts";
 import type { GuestPlugin } from "./plugin.ts";
 
 export function guestPlugins(): GuestPlugin[] {
@@ -26,5 +27,6 @@ export function guestPlugins(): GuestPlugin[] {
 		searchPlugin,
 		tuiDefaultsPlugin,
 		accessPlugin,
+		workspacePlugin,
 	];
 }

@@ -1,0 +1,90 @@
+import { describe, test } from "bun:test";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { fakeHomeForFile, MAIN } from "../support/fake-home.ts";
+import { runInPty } from "../support/pty.ts";
+
+const h = fakeHomeForFile("p2-workspace-e2e-");
+
+function git(cwd: string, ...args: string[]): void {
+	const ran = Bun.spawnSync(["git", "-c", "user.email=t@t", "-c", "user.name=t", ...args], { cwd });
+	if (ran.exitCode !== 0) throw new Error(`git ${args.join(" ")}: ${ran.stderr.toString()}`);
+}
+
+describe("the session's workspace end to end", () => {
+	test("an edit by the agent appears in /changes with its diff, live; /grep opens a file at the match; /files browses", async () => {
+		const proj = join(h.home, "proj");
+		mkdirSync(join(proj, "src"), { recursive: true });
+		const body = Array.from({ length: 60 }, (_, i) => `// filler ${i + 1}`);
+		body[1] = "const value = 1;";
+		body[49] = "export const needle = value;";
+		writeFileSync(join(proj, "src", "app.ts"), `${body.join("\n")}\n`);
+		writeFileSync(join(proj, "README.md"), "# Project\n");
+		git(proj, "init", "-q", "-b", "main");
+		git(proj, "add", ".");
+		git(proj, "commit", "-qm", "first");
+		const run = runInPty([process.execPath, MAIN], { env: h.env, cwd: proj, cols: 110, rows: 36 });
+		try {
+			await run.waitFor((s) => s.includes("fake-model"), "the chat");
+			h.fake.enqueue(
+				{
+					toolCalls: [
+						{
+							name: "edit",
+							args: { path: "src/app.ts", edits: [{ oldText: "const value = 1;", newText: "const value = 2;" }] },
+						},
+					],
+				},
+				{ text: "Edited the value." },
+			);
+			run.type("change the value\r");
+			await run.waitFor((s) => s.includes("Edited the value."), "the agent's edit");
+
+			run.type("/changes\r");
+			await run.waitFor((s) => s.includes("Changes on main") && /M src\/app\.ts\s+not staged/.test(s), "the change");
+			// The list follows the directory: a new file shows up while it is open.
+			writeFileSync(join(proj, "later.txt"), "later\n");
+			await run.waitFor((s) => /\? later\.txt\s+untracked/.test(s), "the live change");
+			run.type("\r");
+			await run.waitFor(
+				(s) => s.includes("-2 const value = 1;") && s.includes("+2 const value = 2;"),
+				"the diff with pi's numbers",
+			);
+			run.type("\x1b");
+			await run.waitFor((s) => s.includes("Changes on main") && !s.includes("+2 const value"), "back to the list");
+			run.type("\x1b");
+			await run.waitFor((s) => !s.includes("Changes on main"), "closed");
+
+			run.type("/grep NEEDLE\r");
+			await run.waitFor((s) => s.includes('1 matches for "NEEDLE"') && s.includes("src/app.ts:50"), "the match");
+			run.type("\r");
+			await run.waitFor(
+				(s) => /50 export const needle = value;/.test(s) && s.includes("src/app.ts") && s.includes("/ find"),
+				"the file at the match's line",
+			);
+			run.type("/filler 58\r");
+			await run.waitFor((s) => /58 \/\/ filler 58/.test(s), "the viewer's search");
+			run.type("\x1b");
+			await run.waitFor((s) => s.includes("src/app.ts:50") && !s.includes("/ find"), "back to the matches");
+			run.type("\x1b");
+			await run.waitFor((s) => !s.includes("matches for"), "the matches closed");
+
+			run.type("/files\r");
+			await run.waitFor(
+				(s) => s.includes("Files in .") && /src\//.test(s) && /README\.md\s+10 B/.test(s),
+				"the listing",
+			);
+			run.type("src");
+			run.type("\r");
+			await run.waitFor((s) => s.includes("Files in src") && s.includes("app.ts"), "into the folder");
+			run.type("\r");
+			await run.waitFor((s) => /1 \/\/ filler 1/.test(s) && /2 const value = 2;/.test(s), "the file");
+			run.type("\x1b");
+			await run.waitFor((s) => s.includes("Files in src"), "back to the folder");
+			run.type("\x1b");
+		} finally {
+			run.kill();
+			await run.exited;
+		}
+	}, 60_000);
+});
