@@ -3,6 +3,7 @@
  * adding a feature's server part is its folder under `src/plugins` and a line here.
  */
 import { accessPlugin } from "../plugins/access/server.ts";
+import { artifactsPlugin } from "../plugins/artifacts/server.ts";
 import { chatPlugin } from "../plugins/chat/server.ts";
 import { filesPlugin } from "../plugins/files/server.ts";
 import { loginPlugin } from "../plugins/login/server.ts";
@@ -28,5 +29,6 @@ export function defaultPlugins(): ServerPlugin[] {
 		sharingPlugin(),
 		filesPlugin,
 		workspacePlugin,
+		artifactsPlugin,
 	];
 }
