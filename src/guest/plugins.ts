@@ -3,6 +3,7 @@
  * of the guest that names plugins: adding a feature's UI is its folder under `src/plugins` and a line here.
  */
 import { accessPlugin } from "../plugins/access/tui.ts";
+import { artifactsPlugin } from "../plugins/artifacts/tui.ts";
 import { chatPlugin } from "../plugins/chat/tui.ts";
 import { filesPlugin } from "../plugins/files/tui.ts";
 import { loginPlugin } from "../plugins/login/tui.ts";
@@ -28,5 +29,6 @@ export function guestPlugins(): GuestPlugin[] {
 		tuiDefaultsPlugin,
 		accessPlugin,
 		workspacePlugin,
+		artifactsPlugin,
 	];
 }

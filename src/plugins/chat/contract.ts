@@ -220,7 +220,15 @@ export const ForkResult = lazy(() => type({ session: "string" }));
 export const ShellArgs = lazy(() => type({ command: "0 < string <= 8192", includeInContext: "boolean" }));
 export const ShellResult = lazy(() => type({ exitCode: "number | null", cancelled: "boolean" }));
 export const SessionFile = lazy(() =>
-	type({ id: "string", name: "string", size: "number", mimeType: "string", at: "number" }),
+	type({
+		id: "string",
+		name: "string",
+		size: "number",
+		mimeType: "string",
+		at: "number",
+		/** The agent sent it (its send_file tool), not a person. */
+		"agent?": "boolean",
+	}),
 );
 export type SessionFile = typeof SessionFile.infer;
 export const FilesResult = lazy(() => type({ files: SessionFile.array() }));

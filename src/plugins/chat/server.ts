@@ -147,6 +147,18 @@ class Conversations {
 	}
 }
 
+/** Who sent a file the agent offered (no person: nobody may attach it, and it counts in no guest's quota). */
+const AGENT = "agent";
+
+declare module "../../server/services.ts" {
+	interface ServerServices {
+		/** Offers a file to the people in a session: kept with its uploads, listed by /download. */
+		sessionFiles: {
+			offer(session: string, name: string, bytes: Uint8Array): { id: string; name: string; size: number };
+		};
+	}
+}
+
 export function chatPlugin(): ServerPlugin {
 	let live: Conversations | null = null;
 	return {
@@ -154,6 +166,13 @@ export function chatPlugin(): ServerPlugin {
 		register(ctx) {
 			const uploads = new Uploads(ctx.dataDir);
 			addFileRoutes(ctx, uploads);
+			// Files the agent sends (another plugin's tool) join the uploads: /download lists them and serves them.
+			ctx.services.provide("sessionFiles", {
+				offer: (session, name, bytes) => {
+					const meta = uploads.save(session, name, bytes, AGENT);
+					return { id: meta.id, name: meta.name, size: meta.size };
+				},
+			});
 			const conversations = new Conversations(ctx, uploads);
 			live = conversations;
 			ctx.host.serve(chatContract, {
@@ -187,12 +206,13 @@ export function chatPlugin(): ServerPlugin {
 							newContext: ({ handoff }) => c.newContext(handoff),
 							ackReturned: ({ id }, { principal }) => c.ackReturned(id, principal),
 							files: () => ({
-								files: uploads.list(input.session).map(({ id, name, size, mimeType, at }) => ({
+								files: uploads.list(input.session).map(({ id, name, size, mimeType, at, by }) => ({
 									id,
 									name,
 									size,
 									mimeType,
 									at,
+									...(by === AGENT ? { agent: true } : {}),
 								})),
 							}),
 						},

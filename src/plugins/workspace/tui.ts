@@ -11,10 +11,12 @@ import { isParticipantRole } from "../../protocol/roles.ts";
 import { highlightLines, languageOfPath } from "../../ui/highlight.ts";
 import { FilterSelector } from "../../ui/selector.ts";
 import { groupDigits, visibleText } from "../../ui/text.ts";
+import { TextViewer, type ViewerSource, wholeText } from "../../ui/text-viewer.ts";
+import type { Theme } from "../../ui/theme/theme.ts";
 import { diffLines } from "../../ui/tools/diff.ts";
+import type { ToolCardData, ToolView } from "../../ui/tools/tool-card.ts";
 import { type ChangeEntry, type ListEntry, type StatusResult, workspaceContract } from "./contract.ts";
 import { piDiff } from "./pi-diff.ts";
-import { TextViewer, type ViewerSource, wholeText } from "./tui-viewer.ts";
 
 const PAGE = 200;
 const KIND_WORDS: Record<ChangeEntry["kind"], string> = {
@@ -34,6 +36,18 @@ const line = (text: string) => visibleText(text, false);
 const parentOf = (path: string) => (path.includes("/") ? path.slice(0, path.lastIndexOf("/")) : "");
 const joinPath = (dir: string, name: string) => (dir ? `${dir}/${name}` : name);
 
+/** The send_file tool's card: the file's name and size, and where to save it. */
+export function sentFileCard(data: ToolCardData, t: Theme): ToolView {
+	const details = data.details;
+	const name =
+		typeof details?.name === "string" ? details.name : typeof data.args.path === "string" ? data.args.path : "";
+	const size = typeof details?.size === "number" ? t.fg("muted", ` ${sizeText(details.size)}`) : "";
+	const title = `${t.bold(t.fg("toolTitle", "send_file"))} ${t.fg("accent", line(name))}${size}`;
+	if (data.state === "error") return { title, body: ["", t.fg("error", visibleText(data.output))] };
+	if (data.state === "pending") return { title, body: [] };
+	return { title, body: ["", t.fg("muted", "Sent to the people in the session: ") + t.fg("dim", "/download saves")] };
+}
+
 export class WorkspacePanels {
 	readonly #ctx: GuestContext;
 	readonly #removals: (() => void)[];
@@ -44,6 +58,7 @@ export class WorkspacePanels {
 	constructor(ctx: GuestContext) {
 		this.#ctx = ctx;
 		this.#removals = [
+			ctx.registries.toolRenderers.register("send_file", sentFileCard),
 			ctx.commands.register({
 				id: "p2.workspace.files",
 				title: "Browse the session's directory and view its files",

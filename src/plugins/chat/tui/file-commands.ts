@@ -54,7 +54,7 @@ export function registerFileCommands(
 						items: files.map((f) => ({
 							value: f.id,
 							label: f.name,
-							description: `${groupDigits(f.size)} bytes`,
+							description: `${groupDigits(f.size)} bytes${f.agent ? " · sent by the agent" : ""}`,
 						})),
 						hint: "↑↓ navigate  enter save (the launcher asks first)  escape cancel",
 						onCancel: () => ui.closeSelector(),

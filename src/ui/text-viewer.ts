@@ -4,8 +4,8 @@
  * given whole. Every line is already visible text (sanitized) and styled by the caller.
  */
 import { type Component, getKeybindings, matchesKey, truncateToWidth } from "@earendil-works/pi-tui";
-import { typedChar } from "../../ui/text.ts";
-import type { ThemeRef } from "../../ui/theme/theme-ref.ts";
+import { typedChar } from "./text.ts";
+import type { ThemeRef } from "./theme/theme-ref.ts";
 
 export interface ViewerSource {
 	/** Line `n` (1-based), styled; undefined while it is being fetched, null past the end. */
