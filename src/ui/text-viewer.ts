@@ -97,9 +97,9 @@ export class TextViewer implements Component {
 			const n = this.#top + i;
 			const line = source.line(n, textWidth);
 			if (line === null) {
+				// A short document takes only its own lines.
 				this.#end = Math.min(this.#end ?? n, n);
-				out.push(t.fg("dim", numbers ? `${" ".repeat(gutter - 1)}~` : "~"));
-				continue;
+				break;
 			}
 			const number = numbers
 				? n === this.#mark

@@ -1,8 +1,9 @@
 import { describe, test } from "bun:test";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fakeHomeForFile, MAIN } from "../support/fake-home.ts";
 import { runInPty } from "../support/pty.ts";
+import { waitUntil } from "../support/wait.ts";
 
 const h = fakeHomeForFile("p2-workspace-e2e-");
 
@@ -82,6 +83,64 @@ describe("the session's workspace end to end", () => {
 			run.type("\x1b");
 			await run.waitFor((s) => s.includes("Files in src"), "back to the folder");
 			run.type("\x1b");
+		} finally {
+			run.kill();
+			await run.exited;
+		}
+	}, 60_000);
+
+	test("an artifact's card and /artifacts; a sent file's card, saved through the launcher's consent screen", async () => {
+		const proj = join(h.home, "handover");
+		mkdirSync(proj, { recursive: true });
+		writeFileSync(join(proj, "result.csv"), "a,b\n1,2\n");
+		const plan = ["# Release plan", "", ...Array.from({ length: 12 }, (_, i) => `- step ${i + 1}`)].join("\n");
+		const run = runInPty([process.execPath, MAIN], { env: h.env, cwd: proj, cols: 110, rows: 40 });
+		try {
+			await run.waitFor((s) => s.includes("fake-model"), "the chat");
+			h.fake.enqueue(
+				{ toolCalls: [{ name: "artifact", args: { name: "plan.md", content: plan } }] },
+				{ toolCalls: [{ name: "send_file", args: { path: "result.csv" } }] },
+				{ text: "Here you go." },
+			);
+			run.type("plan and send\r");
+			await run.waitFor((s) => s.includes("Here you go."), "the answer");
+			await run.waitFor(
+				(s) =>
+					/artifact plan\.md v1\s+\/artifacts opens/.test(s) &&
+					s.includes("- step 6") &&
+					!s.includes("- step 7") &&
+					s.includes("more lines"),
+				"the artifact card with its first 8 lines",
+			);
+			await run.waitFor(
+				(s) => /send_file result\.csv 8 B/.test(s) && s.includes("/download saves"),
+				"the sent file's card",
+			);
+
+			run.type("/artifacts\r");
+			await run.waitFor((s) => s.includes("Artifacts") && /plan\.md\s+v1 · markdown/.test(s), "the list");
+			run.type("\r");
+			// Markdown rendered: the heading without its #, the items as bullets.
+			await run.waitFor(
+				(s) => /plan\.md {2}v1\s*\n Release plan/.test(s) && s.includes("- step 12"),
+				"the artifact inline",
+			);
+			run.type("\x1b");
+			await run.waitFor((s) => s.includes("type to filter") && !s.includes("- step 12"), "back to the list");
+			run.type("\x1b");
+			await run.waitFor((s) => !s.includes("type to filter"), "closed");
+
+			run.type("/download\r");
+			await run.waitFor(
+				(s) => s.includes("Save which file?") && s.includes("sent by the agent"),
+				"the sent file listed",
+			);
+			run.type("\r");
+			await run.waitFor((s) => s.includes("Save a file from the server on this computer"), "the launcher's question");
+			await run.waitFor((s) => s.includes("Enter or y: confirm"), "the question ready to confirm");
+			run.type("y");
+			const saved = join(h.home, "Downloads", "p2", "result.csv");
+			await waitUntil(() => existsSync(saved) && readFileSync(saved, "utf8") === "a,b\n1,2\n", "result.csv saved");
 		} finally {
 			run.kill();
 			await run.exited;
