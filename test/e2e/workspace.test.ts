@@ -125,6 +125,27 @@ describe("the session's workspace end to end", () => {
 				(s) => /plan\.md {2}v1\s*\n Release plan/.test(s) && s.includes("- step 12"),
 				"the artifact inline",
 			);
+			// Ctrl+S: the launcher asks on its own screen, then saves this version into the download folder.
+			run.type("\x13");
+			await run.waitFor(
+				(s) => s.includes("Save an artifact of this session on this computer"),
+				"the launcher's question",
+			);
+			await run.waitFor((s) => s.includes("Enter or y: confirm") && s.includes("Version: 1"), "the question ready");
+			run.type("y");
+			const savedPlan = join(h.home, "Downloads", "p2", "plan.md");
+			await waitUntil(() => existsSync(savedPlan) && readFileSync(savedPlan, "utf8") === plan, "plan.md saved");
+			await run.waitFor((s) => s.includes("Saved plan.md in your download folder"), "the notice");
+			// Ctrl+B: the server's own page, with the browser's own sign-in named; declined here.
+			run.type("\x02");
+			await run.waitFor(
+				(s) => s.includes("Open this page of the server in your browser") && s.includes("needs its own sign-in"),
+				"the browser question",
+			);
+			await run.waitFor((s) => s.includes("/artifact?session=") && s.includes("name=plan.md&version=1"), "the address");
+			await run.waitFor((s) => s.includes("Enter or y: confirm"), "the question ready");
+			run.type("n");
+			await run.waitFor((s) => /plan\.md {2}v1/.test(s), "back in the viewer");
 			run.type("\x1b");
 			await run.waitFor((s) => s.includes("type to filter") && !s.includes("- step 12"), "back to the list");
 			run.type("\x1b");

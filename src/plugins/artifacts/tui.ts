@@ -158,6 +158,41 @@ class ArtifactPanels {
 			.filter(Boolean)
 			.join(" · ");
 		const lines = (width: number) => documentLines(got.text, kind, got.name, ui.theme, width);
+		const session = ref.input.session;
+		const info = ref.state?.artifacts.find((a) => a.name === got.name);
+		const answered = (what: string) => (answer: { ok: boolean; error?: string }) => {
+			if (answer.ok) ui.notice(what, "success");
+			else if (answer.error !== "declined") ui.notice(`Not done: ${answer.error ?? "refused"}`, "warning");
+		};
+		// Both go through the launcher, which asks on its own screen; the browser needs its own sign-in.
+		const keys = [
+			{
+				key: "ctrl+s",
+				hint: "ctrl+s save",
+				run: () =>
+					void this.#ctx.launcher
+						.request("download", {
+							kind: "artifact",
+							session,
+							name: got.name,
+							version: got.version,
+							size: info?.version === got.version ? info.size : got.text.length,
+						})
+						.then(answered(`Saved ${visibleText(got.name, false)} in your download folder`)),
+			},
+			{
+				key: "ctrl+b",
+				hint: "ctrl+b browser (its own sign-in)",
+				run: () =>
+					void this.#ctx.launcher
+						.request("openUrl", {
+							kind: "origin",
+							// The worker's realm has no URLSearchParams: the query is encoded by hand.
+							path: `/artifact?session=${encodeURIComponent(session)}&name=${encodeURIComponent(got.name)}&version=${got.version}`,
+						})
+						.then(answered("Opened in your browser")),
+			},
+		];
 		ui.showSelector(
 			"artifact",
 			new TextViewer(ui.theme, {
@@ -165,6 +200,7 @@ class ArtifactPanels {
 				note,
 				source: wholeText(lines),
 				numbers: kind !== "markdown",
+				keys,
 				height: () => this.#height(),
 				onClose: back,
 				requestRender: () => ui.requestRender(),
