@@ -64,16 +64,19 @@ export async function listDir(root: string, path: string, hidden: boolean): Prom
 	const entries: ListEntry[] = [];
 	for (const d of dirents) {
 		if (!hidden && d.name.startsWith(".")) continue;
-		let size = 0;
-		try {
-			size = d.isFile() ? lstatSync(join(dir.real, d.name)).size : 0;
-		} catch {
-			// Gone since the listing: size unknown.
-		}
-		entries.push({ name: d.name, dir: d.isDirectory(), link: d.isSymbolicLink(), size, ignored: false });
+		entries.push({ name: d.name, dir: d.isDirectory(), link: d.isSymbolicLink(), size: 0, ignored: false });
 	}
 	entries.sort((a, b) => Number(b.dir) - Number(a.dir) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 	const shown = entries.slice(0, MAX_ENTRIES);
+	// Sizes only for what is shown: a huge folder costs one stat per shown file, not per file in it.
+	for (const e of shown) {
+		if (e.dir || e.link) continue;
+		try {
+			e.size = lstatSync(join(dir.real, e.name)).size;
+		} catch {
+			// Gone since the listing: size unknown.
+		}
+	}
 	await markIgnored(dir.real, shown);
 	return { path: dir.rel, entries: shown, truncated: entries.length > shown.length };
 }
