@@ -153,10 +153,12 @@ describe("the session's workspace end to end", () => {
 
 			run.type("/download\r");
 			await run.waitFor(
-				(s) => s.includes("Save which file?") && s.includes("sent by the agent"),
+				(s) => s.includes("Files sent to this session") && s.includes("sent by the agent"),
 				"the sent file listed",
 			);
 			run.type("\r");
+			await run.waitFor((s) => /1 a,b/.test(s) && /2 1,2/.test(s), "the text preview");
+			run.type("\x13");
 			await run.waitFor((s) => s.includes("Save a file from the server on this computer"), "the launcher's question");
 			await run.waitFor((s) => s.includes("Enter or y: confirm"), "the question ready to confirm");
 			run.type("y");

@@ -232,6 +232,10 @@ export const SessionFile = lazy(() =>
 );
 export type SessionFile = typeof SessionFile.infer;
 export const FilesResult = lazy(() => type({ files: SessionFile.array() }));
+/** A preview of a sent file shows at most this much text. */
+export const MAX_PREVIEW_CHARS = 256 * 1024;
+export const PreviewArgs = lazy(() => type({ id: "string <= 64" }));
+export const PreviewResult = lazy(() => type({ text: `string <= ${MAX_PREVIEW_CHARS} | null`, truncated: "boolean" }));
 
 const participantMethods = [
 	"send",
@@ -241,6 +245,7 @@ const participantMethods = [
 	"page",
 	"ackReturned",
 	"files",
+	"preview",
 	"compact",
 	"shell",
 ] as const;
@@ -263,6 +268,8 @@ export const chatContract = defineContract({
 		reject: method(QueuedIdArgs, type("null")),
 		/** The files sent to this session (`/upload`), newest first, for /download. */
 		files: method(type("null | undefined"), FilesResult),
+		/** The start of one of them as text for /download's preview; null for a binary file (the worker has no cookie). */
+		preview: method(PreviewArgs, PreviewResult),
 		/** pi's /compact: what came before is summarized by the model; Escape (stop) cancels it. */
 		compact: method(CompactArgs, CompactResult),
 		/** pi's `!cmd` (`includeInContext`) and `!!cmd`: a command in the session's directory; Escape (stop) cancels it. */
@@ -279,6 +286,6 @@ export const chatContract = defineContract({
 		deviceOwner: { state: ChatState, methods: ownerMethods },
 		owner: { state: ChatState, methods: ownerMethods },
 		full: { state: ChatState, methods: participantMethods },
-		view: { state: ChatState, methods: ["page", "files"] },
+		view: { state: ChatState, methods: ["page", "files", "preview"] },
 	},
 });

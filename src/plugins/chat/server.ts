@@ -4,7 +4,7 @@ import { maySeeSession } from "../../server/objects/principal.ts";
 import type { ServerContext, ServerPlugin } from "../../server/plugin.ts";
 import { checkDirectory } from "../../server/session-directory.ts";
 import type { StoredEntry } from "../../server/store/session-store.ts";
-import { type ChatInput, chatContract } from "./contract.ts";
+import { type ChatInput, chatContract, MAX_PREVIEW_CHARS } from "./contract.ts";
 import { Conversation } from "./conversation.ts";
 import { addFileRoutes } from "./file-routes.ts";
 import { goneDirectory, refuseInGoneDirectory, showGoneDirectory } from "./gone-directory.ts";
@@ -147,6 +147,23 @@ class Conversations {
 	}
 }
 
+/** The start of a sent file as text, or null when it is binary (a NUL, or bytes that are not UTF-8). */
+function previewOf(uploads: Uploads, session: string, id: string): { text: string | null; truncated: boolean } {
+	const file = uploads.read(session, id);
+	if (!file) throw new ProtocolError("not_found", "no such file");
+	const head = file.bytes.subarray(0, MAX_PREVIEW_CHARS);
+	const truncated = file.bytes.byteLength > head.byteLength;
+	if (head.includes(0)) return { text: null, truncated };
+	try {
+		// A cut may split the last character: only the whole ones before it must be UTF-8.
+		new TextDecoder("utf-8", { fatal: true }).decode(truncated ? head.subarray(0, head.byteLength - 4) : head);
+	} catch {
+		return { text: null, truncated };
+	}
+	const text = new TextDecoder().decode(head);
+	return { text: text.length > MAX_PREVIEW_CHARS ? text.slice(0, MAX_PREVIEW_CHARS) : text, truncated };
+}
+
 /** Who sent a file the agent offered (no person: nobody may attach it, and it counts in no guest's quota). */
 const AGENT = "agent";
 
@@ -215,6 +232,7 @@ export function chatPlugin(): ServerPlugin {
 									...(by === AGENT ? { agent: true } : {}),
 								})),
 							}),
+							preview: ({ id }) => previewOf(uploads, input.session, id),
 						},
 						release() {
 							if (released) return;

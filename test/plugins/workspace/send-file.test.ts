@@ -38,6 +38,26 @@ describe("the send_file tool", () => {
 				headers: { [DEVICE_TOKEN_HEADER]: server.server.deviceToken },
 			});
 			expect(await res.text()).toBe("the report\n");
+			// The worker previews through the chat object (it has no cookie): text, or null for a binary file.
+			expect(await chat.call("preview", { id: files[0]!.id })).toEqual({ text: "the report\n", truncated: false });
+			writeFileSync(join(cwd, "blob.bin"), Buffer.from([1, 0, 2, 3]));
+			writeFileSync(join(cwd, "big.txt"), "x".repeat(300 * 1024));
+			server.fake.enqueue(
+				{ toolCalls: [{ name: "send_file", args: { path: "blob.bin" } }] },
+				{ toolCalls: [{ name: "send_file", args: { path: "big.txt" } }] },
+				{ text: "Sent." },
+			);
+			await chat.call("send", { text: "and the others", mode: "steer", requestId: requestId() });
+			await waitForState(chat, (s) => s.live === null && s.entries.filter((e) => e.kind === "tool").length === 6);
+			const all = (await chat.call("files", null)).files;
+			const blob = all.find((f) => f.name === "blob.bin")!;
+			const big = all.find((f) => f.name === "big.txt")!;
+			expect(await chat.call("preview", { id: blob.id })).toEqual({ text: null, truncated: false });
+			const cut = await chat.call("preview", { id: big.id });
+			expect(cut.truncated).toBe(true);
+			expect(cut.text?.length).toBe(256 * 1024);
+			const refused = await chat.call("preview", { id: "0a0a0a0a-0000-4000-8000-000000000000" }).catch((e) => e);
+			expect(refused).toMatchObject({ code: "not_found" });
 		} finally {
 			rmSync(outside, { recursive: true, force: true });
 		}
