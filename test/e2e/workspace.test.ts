@@ -78,8 +78,19 @@ describe("the session's workspace end to end", () => {
 			run.type("src");
 			run.type("\r");
 			await run.waitFor((s) => s.includes("Files in src") && s.includes("app.ts"), "into the folder");
+			// The first row goes up (../): typing picks the file.
+			run.type("app");
+			await run.waitFor((s) => /→ app\.ts/.test(s), "the file picked");
 			run.type("\r");
-			await run.waitFor((s) => /1 \/\/ filler 1/.test(s) && /2 const value = 2;/.test(s), "the file");
+			await run.waitFor(
+				(s) => s.includes("/ find") && /20 \/\/ filler 20/.test(s) && /^ +2 const value = 2;/m.test(s),
+				"the file",
+			);
+			// Page keys move the viewer, not the transcript.
+			run.type("\x1b[6~");
+			await run.waitFor((s) => /45 \/\/ filler 45/.test(s) && !/20 \/\/ filler 20/.test(s), "a page down");
+			run.type("\x1b[5~");
+			await run.waitFor((s) => /20 \/\/ filler 20/.test(s) && !/45 \/\/ filler 45/.test(s), "a page up");
 			run.type("\x1b");
 			await run.waitFor((s) => s.includes("Files in src"), "back to the folder");
 			run.type("\x1b");

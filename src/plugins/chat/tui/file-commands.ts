@@ -94,7 +94,22 @@ export function registerFileCommands(
 							note: `${groupDigits(file.size)} bytes${shown.truncated ? " · the start only" : ""}`,
 							source: wholeText(lines),
 							numbers: shown.text !== null,
-							keys: [{ key: "ctrl+s", hint: "ctrl+s save (the launcher asks first)", run: () => save(file) }],
+							keys: [
+								{ key: "ctrl+s", hint: "ctrl+s save (the launcher asks first)", run: () => save(file) },
+								{
+									key: "ctrl+b",
+									hint: "ctrl+b browser (its own sign-in)",
+									// The worker's realm has no URLSearchParams: the query is encoded by hand.
+									run: () =>
+										void request("openUrl", {
+											kind: "origin",
+											path: `/download?session=${encodeURIComponent(session)}&id=${encodeURIComponent(file.id)}`,
+										}).then((answer) => {
+											if (!answer.ok && answer.error !== "declined")
+												ui.notice(`Not opened: ${answer.error ?? "refused"}`, "warning");
+										}),
+								},
+							],
 							height: () => Math.max(8, ui.tui.terminal.rows - 6),
 							onClose: list,
 							requestRender: () => ui.requestRender(),
