@@ -22,7 +22,10 @@ const SETTLE_MS = 150;
 interface Watched {
 	live: LiveState<WorkspaceState>;
 	holders: number;
-	stop(): void;
+	/** The directory watched. */
+	cwd: string;
+	bump: () => void;
+	stop: () => void;
 }
 
 /** Watches a directory and everything under it; a directory that cannot be watched just never advances. */
@@ -92,18 +95,26 @@ export const workspacePlugin: ServerPlugin = {
 					throw new ProtocolError("forbidden", "this session is not shared with you");
 				const record = ctx.catalog.get(session);
 				if (!record) throw new ProtocolError("not_found", `no session ${session}`);
-				const cwd = () => ctx.catalog.get(session)?.cwd ?? record.cwd;
 				let held = watched.get(session);
 				if (!held) {
 					const live = new LiveState<WorkspaceState>({ changes: 0 });
-					const stop = watchTree(cwd(), () =>
-						live.update([{ op: "set", path: ["changes"], value: live.state.changes + 1 }]),
-					);
-					held = { live, holders: 0, stop };
+					const bump = () => live.update([{ op: "set", path: ["changes"], value: live.state.changes + 1 }]);
+					held = { live, holders: 0, cwd: record.cwd, bump, stop: watchTree(record.cwd, bump) };
 					watched.set(session, held);
 				}
 				held.holders++;
 				const mine = held;
+				/** The session's directory now; after a move (/cd) the watch follows it and the counter advances. */
+				const cwd = () => {
+					const now = ctx.catalog.get(session)?.cwd ?? mine.cwd;
+					if (now !== mine.cwd) {
+						mine.stop();
+						mine.cwd = now;
+						mine.stop = watchTree(now, mine.bump);
+						mine.bump();
+					}
+					return now;
+				};
 				return {
 					state: mine.live,
 					methods: {
