@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSyn
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { sessionsContract } from "../../../src/plugins/sessions/contract.ts";
-import { gitStatus, grep, listDir, readPage, walkGrep } from "../../../src/plugins/workspace/backend.ts";
+import { gitDiff, gitStatus, grep, listDir, readPage, walkGrep } from "../../../src/plugins/workspace/backend.ts";
 import { confine } from "../../../src/plugins/workspace/confine.ts";
 import { MAX_MATCHES, workspaceContract } from "../../../src/plugins/workspace/contract.ts";
 import { joinAsGuest } from "../../support/guests.ts";
@@ -156,7 +156,43 @@ describe("git's changes", () => {
 	});
 });
 
+describe("a change's diff", () => {
+	test("staged, unstaged, untracked and deleted: git's hunks only; binary named; paths outside refused", async () => {
+		const repo = tempDir("p2-ws-diff-");
+		writeFileSync(join(repo, "a.txt"), "one\ntwo\n");
+		writeFileSync(join(repo, "gone.txt"), "bye\n");
+		writeFileSync(join(repo, "pic.bin"), Buffer.from([0, 1, 2]));
+		git(repo, "init", "-q");
+		git(repo, "add", ".");
+		git(repo, "commit", "-qm", "first");
+		writeFileSync(join(repo, "a.txt"), "one\nTWO\n");
+		writeFileSync(join(repo, "new.txt"), "fresh\n");
+		writeFileSync(join(repo, "pic.bin"), Buffer.from([0, 9, 9]));
+		rmSync(join(repo, "gone.txt"));
+		writeFileSync(join(repo, "staged.txt"), "added\n");
+		git(repo, "add", "staged.txt");
+		expect((await gitDiff(repo, "a.txt", "unstaged")).diff).toBe("@@ -1,2 +1,2 @@\n one\n-two\n+TWO\n");
+		expect((await gitDiff(repo, "staged.txt", "staged")).diff).toBe("@@ -0,0 +1 @@\n+added\n");
+		expect((await gitDiff(repo, "new.txt", "untracked")).diff).toBe("@@ -0,0 +1 @@\n+fresh\n");
+		expect((await gitDiff(repo, "gone.txt", "unstaged")).diff).toBe("@@ -1 +0,0 @@\n-bye\n");
+		expect(await gitDiff(repo, "pic.bin", "unstaged")).toMatchObject({ binary: true, diff: "" });
+		for (const path of ["../x", "/etc/passwd", "--output=/tmp/p2-pwned", "a/../../x"]) {
+			await expect(gitDiff(repo, path, "unstaged")).rejects.toThrow("is not in the session's directory");
+		}
+	});
+});
+
 describe("search", () => {
+	test("text that looks like an option is searched for, never taken as one", async () => {
+		const dir = tempDir("p2-ws-opt-");
+		writeFileSync(join(dir, "notes.txt"), "run with --output=x\n");
+		git(dir, "init", "-q");
+		expect((await grep(dir, "--output=x")).matches).toEqual([
+			{ path: "notes.txt", line: 1, text: "run with --output=x" },
+		]);
+		expect(walkGrep(dir, "--output=x", 5000).matches).toHaveLength(1);
+	});
+
 	test("respects .gitignore in a repository and skips hidden and build folders without one; never leaves", async () => {
 		const walked = walkGrep(root, "NEEDLE", 5000);
 		expect(walked.engine).toBe("walk");
