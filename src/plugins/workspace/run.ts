@@ -32,7 +32,7 @@ const GIT_ENV = { GIT_OPTIONAL_LOCKS: "0", GIT_TERMINAL_PROMPT: "0", LC_ALL: "C"
 
 /** Whether a program is on the server's PATH (ripgrep is optional). */
 export function installed(program: string): boolean {
-	return Bun.which(program) !== null;
+	return Bun.which(program, { PATH: process.env.PATH ?? "" }) !== null;
 }
 
 export async function run(argv: readonly string[], options: RunOptions): Promise<Ran> {

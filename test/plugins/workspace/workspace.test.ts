@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { sessionsContract } from "../../../src/plugins/sessions/contract.ts";
@@ -207,6 +207,33 @@ describe("search", () => {
 		const found = await grep(repo, "needle");
 		expect(found.matches).toEqual([{ path: "kept.txt", line: 1, text: "a needle" }]);
 		expect(found.truncated).toBe(false);
+	});
+
+	test("ripgrep when the server has it: its argv keeps the text an argument, its answer is read (a stand-in rg here)", async () => {
+		const bin = tempDir("p2-ws-bin-");
+		const dir = tempDir("p2-ws-rg-");
+		// The stand-in writes its arguments where the test can read them and answers as rg --null -n does.
+		writeFileSync(
+			join(bin, "rg"),
+			`#!/bin/sh\nprintf '%s\\n' "$@" > "${join(bin, "argv")}"\nprintf './src/a.ts\\0003:const hit = 1;\\n'\n`,
+			{ mode: 0o755 },
+		);
+		const path = process.env.PATH;
+		process.env.PATH = `${bin}:${path}`;
+		try {
+			const found = await grep(dir, "-e hit");
+			expect(found).toEqual({
+				engine: "rg",
+				truncated: false,
+				matches: [{ path: "src/a.ts", line: 3, text: "const hit = 1;" }],
+			});
+			const argv = readFileSync(join(bin, "argv"), "utf8").split("\n");
+			expect(argv.slice(-5, -1)).toEqual(["--regexp", "-e hit", "--", "."]);
+			expect(argv).toContain("--fixed-strings");
+			expect(argv).toContain("--no-follow");
+		} finally {
+			process.env.PATH = path;
+		}
 	});
 
 	test("bounded in matches", async () => {
