@@ -3,6 +3,7 @@
  * of the guest that names plugins: adding a feature's UI is its folder under `src/plugins` and a line here.
  */
 import { accessPlugin } from "../plugins/access/tui.ts";
+import { artifactsPlugin } from "../plugins/artifacts/tui.ts";
 import { chatPlugin } from "../plugins/chat/tui.ts";
 import { filesPlugin } from "../plugins/files/tui.ts";
 import { loginPlugin } from "../plugins/login/tui.ts";
@@ -14,6 +15,7 @@ import { sharingPlugin } from "../plugins/sharing/tui.ts";
 import { statusPlugin } from "../plugins/status/tui.ts";
 import { subagentsPlugin } from "../plugins/subagents/tui.ts";
 import { tuiDefaultsPlugin } from "../plugins/tui-defaults/tui.ts";
+import { workspacePlugin } from "../plugins/workspace/tui.ts";
 import type { GuestPlugin } from "./plugin.ts";
 
 export function guestPlugins(): GuestPlugin[] {
@@ -30,5 +32,7 @@ export function guestPlugins(): GuestPlugin[] {
 		tuiDefaultsPlugin,
 		accessPlugin,
 		subagentsPlugin,
+		workspacePlugin,
+		artifactsPlugin,
 	];
 }

@@ -283,6 +283,7 @@ export async function runLauncher(options: LauncherOptions): Promise<LauncherRes
 		pickFile: (start) => picker.pick(start),
 		downloadFolder: () => downloadFolder(prefPaths, options.env),
 		download: http.download,
+		downloadArtifact: http.downloadArtifact,
 		upload: http.upload,
 		...(http.signOut ? { signOut: http.signOut } : {}),
 		problem,

@@ -177,6 +177,13 @@ export const WorkerMessage = lazy(() =>
 			payload: { text: `string <= ${MAX_COPY_CHARS}`, "label?": "string <= 200" },
 		},
 		{ kind: "'request'", id: "string <= 64", action: "'openUrl'", payload: { url: "string <= 2048" } },
+		/** A page of the server's own (an artifact), opened on the launcher's origin; the browser signs in on its own. */
+		{
+			kind: "'request'",
+			id: "string <= 64",
+			action: "'openUrl'",
+			payload: { kind: "'origin'", path: "string <= 2048" },
+		},
 		/** A local file for the next message: the launcher names it, asks, and uploads it to the open session. */
 		{ kind: "'request'", id: "string <= 64", action: "'attach'", payload: { path: "string <= 4096" } },
 		/** A file sent to the session on screen, saved into the person's download folder after they said yes. */
@@ -185,6 +192,19 @@ export const WorkerMessage = lazy(() =>
 			id: "string <= 64",
 			action: "'download'",
 			payload: { session: "string <= 64", id: "string <= 64", name: "string <= 255", size: "number" },
+		},
+		/** An artifact of the session on screen (one version), saved the same way. */
+		{
+			kind: "'request'",
+			id: "string <= 64",
+			action: "'download'",
+			payload: {
+				kind: "'artifact'",
+				session: "string <= 64",
+				name: "string <= 255",
+				version: "number.integer >= 1",
+				size: "number",
+			},
 		},
 		/** Ends this device's owner sign-in on a remote server (or every owner's): the launcher asks first. */
 		{ kind: "'request'", id: "string <= 64", action: "'signOut'", payload: { all: "boolean" } },

@@ -3,6 +3,7 @@
  * adding a feature's server part is its folder under `src/plugins` and a line here.
  */
 import { accessPlugin } from "../plugins/access/server.ts";
+import { artifactsPlugin } from "../plugins/artifacts/server.ts";
 import { chatPlugin } from "../plugins/chat/server.ts";
 import { filesPlugin } from "../plugins/files/server.ts";
 import { loginPlugin } from "../plugins/login/server.ts";
@@ -14,6 +15,7 @@ import { sharingPlugin } from "../plugins/sharing/server.ts";
 import { statusPlugin } from "../plugins/status/server.ts";
 import { subagentsPlugin } from "../plugins/subagents/server.ts";
 import { tuiDefaultsPlugin } from "../plugins/tui-defaults/server.ts";
+import { workspacePlugin } from "../plugins/workspace/server.ts";
 import type { ServerPlugin } from "./plugin.ts";
 
 export function defaultPlugins(): ServerPlugin[] {
@@ -30,5 +32,7 @@ export function defaultPlugins(): ServerPlugin[] {
 		filesPlugin,
 		promptsPlugin(),
 		subagentsPlugin,
+		workspacePlugin,
+		artifactsPlugin,
 	];
 }

@@ -64,6 +64,7 @@ const MATRIX: Row[] = [
 			approve: { may: OWNER, args: () => ({ id: "nothing" }) },
 			reject: { may: OWNER, args: () => ({ id: "nothing" }) },
 			files: { may: EVERYONE, args: () => null },
+			preview: { may: EVERYONE, args: () => ({ id: "0a0a0a0a-0000-4000-8000-000000000000" }) },
 		},
 	},
 	{ object: "status", input: (s) => ({ session: s, conversation: "main" }), open: EVERYONE, calls: {} },
@@ -111,6 +112,24 @@ const MATRIX: Row[] = [
 		input: (s) => ({ session: s }),
 		open: PARTICIPANT,
 		calls: { expand: { may: PARTICIPANT, args: () => ({ text: "/review this" }) } },
+	},
+	{
+		object: "workspace",
+		input: (s) => ({ session: s }),
+		open: PARTICIPANT,
+		calls: {
+			list: { may: PARTICIPANT, args: () => ({ path: "" }) },
+			read: { may: PARTICIPANT, args: () => ({ path: "nothing.txt", line: 1, limit: 10 }) },
+			status: { may: PARTICIPANT, args: () => null },
+			diff: { may: PARTICIPANT, args: () => ({ path: "nothing.txt", kind: "unstaged" }) },
+			grep: { may: PARTICIPANT, args: () => ({ text: "nothing" }) },
+		},
+	},
+	{
+		object: "artifacts",
+		input: (s) => ({ session: s }),
+		open: EVERYONE,
+		calls: { read: { may: EVERYONE, args: () => ({ name: "nothing.md" }) } },
 	},
 	{
 		object: "search",

@@ -40,6 +40,8 @@ export interface ActionsHost<W> {
 	readonly cwd: string;
 	/** Fetches a session's file from the fixed `/download` route with the launcher's credentials (bounded). */
 	download(session: string, id: string): Promise<Uint8Array>;
+	/** Fetches one version of a session's artifact from the fixed `/artifact` route, the same way. */
+	downloadArtifact(session: string, name: string, version: number): Promise<Uint8Array>;
 	/** Where downloads go: the launcher-only `downloads` of prefs.json, else ~/Downloads/p2. */
 	downloadFolder(): string;
 	/** The launcher's file picker; undefined when the person cancelled. */

@@ -81,7 +81,8 @@ export class Runs {
 		const record = ctx.catalog.get(session);
 		// Plugins' sections of the system prompt (skills) may change while an agent lives: an idle one whose
 		// sections changed is built again from the stored entries.
-		const current = (cwd: string) => sameTexts(ctx.agent.prompt({ session, cwd }), this.#sections);
+		const current = (cwd: string) =>
+			sameTexts(ctx.agent.prompt({ session, conversation: core.id, cwd }), this.#sections);
 		if (core.agent && (core.agent.running || !record || current(record.cwd))) return core.agent;
 		if (!record) throw new ProtocolError("not_found", "the session is gone");
 		const own = createTools({ cwd: record.cwd, spillDir: join(ctx.dataDir, "spill", session) });
