@@ -5,6 +5,7 @@
  * another, and the core's hooks. Plugins are listed in `src/server/plugins.ts`.
  */
 import type { AgentExtensions } from "./agent/extensions.ts";
+import type { OwnerSignIn } from "./auth/owner-store.ts";
 import type { CoreServices } from "./core-services.ts";
 import type { ObjectHost } from "./objects/host.ts";
 import type { Principal } from "./objects/principal.ts";
@@ -16,7 +17,23 @@ export type { RouteRequest } from "./routes.ts";
 /** Who a guest cookie admits now (a principal for one session), or null. */
 export type GuestAdmission = (cookie: string) => Principal | null;
 
+/** The owner sign-ins (owner cookies) of this server, for the owner's own UI; cookies never leave it. */
+export interface OwnerSignIns {
+	list(): OwnerSignIn[];
+	/** Ends one sign-in now: its cookie is refused and its connections close. False when there is none. */
+	signOut(id: string): boolean;
+	/**
+	 * Ends every owner sign-in but `keep` (the caller's own, which its launcher ends); this device's owner has no
+	 * cookie and stays. How many ended.
+	 */
+	signOutAll(keep?: string): number;
+	/** A one-time owner link's path (`/owner#token`), valid for a day. */
+	mintLink(): string;
+}
+
 export interface ServerContext extends CoreServices {
+	/** The owner sign-ins; only plugins serving owners use it. */
+	readonly owners: OwnerSignIns;
 	readonly host: ObjectHost;
 	/** Paths beside the core's; each is checked by the core (Host header, errors) before its handler runs. */
 	readonly routes: Routes;

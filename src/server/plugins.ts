@@ -4,9 +4,13 @@
  */
 import { accessPlugin } from "../plugins/access/server.ts";
 import { chatPlugin } from "../plugins/chat/server.ts";
+import { devicesPlugin } from "../plugins/devices/server.ts";
 import { filesPlugin } from "../plugins/files/server.ts";
 import { loginPlugin } from "../plugins/login/server.ts";
+import { logsPlugin } from "../plugins/logs/server.ts";
 import { modelsPlugin } from "../plugins/models/server.ts";
+import { noticesPlugin } from "../plugins/notices/server.ts";
+import { providersPlugin } from "../plugins/providers/server.ts";
 import { searchPlugin } from "../plugins/search/server.ts";
 import { sessionsPlugin } from "../plugins/sessions/server.ts";
 import { sharingPlugin } from "../plugins/sharing/server.ts";
@@ -26,5 +30,9 @@ export function defaultPlugins(): ServerPlugin[] {
 		loginPlugin,
 		sharingPlugin(),
 		filesPlugin,
+		logsPlugin,
+		noticesPlugin(),
+		devicesPlugin,
+		providersPlugin,
 	];
 }

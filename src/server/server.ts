@@ -16,8 +16,9 @@ import { OwnerStore } from "./auth/owner-store.ts";
 import { resolvePrincipal } from "./auth/principals.ts";
 import { newToken } from "./auth/tokens.ts";
 import { addBundleRoute } from "./bundle-route.ts";
-import { type CoreServices, createServices, type ServicesOptions } from "./core-services.ts";
+import { type CoreServices, createServices, damagedReporter, type ServicesOptions } from "./core-services.ts";
 import { json, problem } from "./http-util.ts";
+import { describe, ServerLog } from "./log.ts";
 import { type Connection, ObjectHost } from "./objects/host.ts";
 import type { Principal } from "./objects/principal.ts";
 import type { GuestAdmission, ServerContext, ServerPlugin } from "./plugin.ts";
@@ -107,7 +108,8 @@ export async function startServer(options: ServerOptions): Promise<P2Server> {
 }
 
 async function serve(options: ServerOptions, hostname: string, lock: DataDirLock): Promise<P2Server> {
-	const owners = OwnerStore.open(options.dataDir);
+	const log = new ServerLog(options.dataDir, options.log);
+	const owners = OwnerStore.open(options.dataDir, damagedReporter(log));
 	let core: CoreServices | undefined;
 	const registered: ServerPlugin[] = [];
 	// At stop, or when the server cannot start (a plugin failed, the port is taken): nothing stays open.
@@ -117,10 +119,10 @@ async function serve(options: ServerOptions, hostname: string, lock: DataDirLock
 		owners.close();
 	};
 	try {
-		core = await createServices(options);
+		core = await createServices(options, log);
 		return await listen(options, hostname, lock, { owners, core, registered, closeAll });
 	} catch (error) {
-		await closeAll().catch((problem) => console.error("closing after a failed start failed:", problem));
+		await closeAll().catch((problem) => log.error("server", describe("closing after a failed start failed", problem)));
 		throw error;
 	}
 }
@@ -140,12 +142,34 @@ async function listen(
 	{ owners, core, registered, closeAll }: Opened,
 ): Promise<P2Server> {
 	const host = new ObjectHost();
+	host.problem = (text, error, notice) => core.log.error("server", describe(text, error), notice);
 	const routes = new Routes();
 	let admission: GuestAdmission | undefined;
 	const ctx: ServerContext = {
 		...core,
 		host,
 		routes,
+		owners: {
+			list: () => owners.list(),
+			signOut(id) {
+				const ended = owners.logoutId(id);
+				if (ended)
+					host.reprincipal(
+						(p) => p.id === `owner:${id}`,
+						() => null,
+					);
+				return ended;
+			},
+			signOutAll(keep) {
+				const ended = owners.logoutAll(keep);
+				host.reprincipal(
+					(p) => p.role === "owner" && p.id !== `owner:${keep}`,
+					() => null,
+				);
+				return ended;
+			},
+			mintLink: () => `/owner#${owners.mintLink()}`,
+		},
 		services: new Services(),
 		agent: new AgentExtensions(),
 		admitGuests(admit) {
@@ -178,6 +202,7 @@ async function listen(
 		await plugin.register(ctx);
 	}
 	const deviceToken = newToken();
+	core.log.addSecret(deviceToken);
 	const bufferLimit = options.socketBufferLimit ?? SOCKET_BUFFER_LIMIT;
 	const scheme = options.tls ? "https" : "http";
 
@@ -221,7 +246,7 @@ async function listen(
 				}
 				return await answer(req, srv);
 			} catch (error) {
-				console.error("request failed:", error);
+				core.log.error("server", describe(`request ${new URL(req.url).pathname} failed`, error));
 				return problem(500, "internal error");
 			}
 		};

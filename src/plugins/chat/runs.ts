@@ -3,6 +3,7 @@
  * events become entries and patches as they come, and when it ends what is queued runs next. A run that
  * overflowed the context is compacted and goes on, once; an answer that leaves little room is compacted after.
  */
+
 import { join } from "node:path";
 import type { Api, AssistantMessage, Model, UserMessage } from "@earendil-works/pi-ai";
 import { isContextOverflow } from "@earendil-works/pi-ai";
@@ -20,6 +21,7 @@ import { toAgentHistory } from "./history.ts";
 import { type InputQueue, returnedOf } from "./input-queue.ts";
 import { resolveModel } from "./model-choice.ts";
 import type { Queued } from "./pending-inputs.ts";
+import { logRunEnd } from "./run-notices.ts";
 import type { StoredData } from "./view.ts";
 
 /** pi's automatic compaction: when an answer leaves less than this much of the context window free. */
@@ -161,6 +163,7 @@ export class Runs {
 		const run = core.activity.kind === "run" ? core.activity : null;
 		const authorId = run?.authorId ?? "";
 		const answer = run?.lastAnswer ?? null;
+		logRunEnd(core.ctx.log, core.session, outcome, answer);
 		core.end([{ op: "set", path: ["live"], value: null }]);
 		// pi: a context overflow is compacted and the run goes on, once.
 		const window = core.live.state.model?.contextWindow ?? 0;

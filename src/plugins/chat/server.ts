@@ -8,6 +8,7 @@ import { type ChatInput, chatContract } from "./contract.ts";
 import { Conversation } from "./conversation.ts";
 import { addFileRoutes } from "./file-routes.ts";
 import { goneDirectory, refuseInGoneDirectory, showGoneDirectory } from "./gone-directory.ts";
+import { retryProviderCredentials } from "./run-notices.ts";
 import { Uploads } from "./uploads.ts";
 
 declare module "../../server/events.ts" {
@@ -154,6 +155,7 @@ export function chatPlugin(): ServerPlugin {
 		register(ctx) {
 			const uploads = new Uploads(ctx.dataDir);
 			addFileRoutes(ctx, uploads);
+			retryProviderCredentials(ctx);
 			const conversations = new Conversations(ctx, uploads);
 			live = conversations;
 			ctx.host.serve(chatContract, {
