@@ -4,9 +4,13 @@
  */
 import { accessPlugin } from "../plugins/access/tui.ts";
 import { chatPlugin } from "../plugins/chat/tui.ts";
+import { devicesPlugin } from "../plugins/devices/tui.ts";
 import { filesPlugin } from "../plugins/files/tui.ts";
 import { loginPlugin } from "../plugins/login/tui.ts";
+import { logsPlugin } from "../plugins/logs/tui.ts";
 import { modelsPlugin } from "../plugins/models/tui.ts";
+import { noticesPlugin } from "../plugins/notices/tui.ts";
+import { providersPlugin } from "../plugins/providers/tui.ts";
 import { searchPlugin } from "../plugins/search/tui.ts";
 import { sessionsPlugin } from "../plugins/sessions/tui.ts";
 import { sharingPlugin } from "../plugins/sharing/tui.ts";
@@ -26,5 +30,9 @@ export function guestPlugins(): GuestPlugin[] {
 		searchPlugin,
 		tuiDefaultsPlugin,
 		accessPlugin,
+		noticesPlugin,
+		logsPlugin,
+		devicesPlugin,
+		providersPlugin,
 	];
 }

@@ -103,6 +103,32 @@ const MATRIX: Row[] = [
 		open: OWNER,
 		calls: { search: { may: OWNER, args: () => ({ query: "hello" }) } },
 	},
+	{ object: "logs", input: () => ({}), open: OWNER, calls: {} },
+	{
+		object: "notices",
+		input: () => ({}),
+		open: OWNER,
+		calls: {
+			dismiss: { may: OWNER, args: () => ({ id: "none" }) },
+			retry: { may: OWNER, args: () => ({ id: "none" }) },
+		},
+	},
+	{
+		object: "devices",
+		input: () => ({}),
+		open: OWNER,
+		calls: {
+			signOut: { may: OWNER, args: () => ({ id: "none" }) },
+			link: { may: OWNER, args: () => ({}) },
+			signOutAll: { may: OWNER, args: () => ({}) },
+		},
+	},
+	{
+		object: "providers",
+		input: () => ({}),
+		open: OWNER,
+		calls: { refresh: { may: OWNER, args: () => ({}) } },
+	},
 ];
 
 let ts: TestServer;

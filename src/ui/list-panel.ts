@@ -1,0 +1,106 @@
+/**
+ * A titled list in the dock, as the owner's panels use it (/notices, /devices, /providers): one row selected
+ * (`→`), a right-hand column, a hint for the selected row, a question that the next key answers (y or Enter),
+ * and Esc to close. What a key does on a row is the panel's. Row text is the caller's, made visible here.
+ */
+import { type Component, getKeybindings, truncateToWidth, visibleWidth } from "@earendil-works/pi-tui";
+import { visibleText } from "./text.ts";
+import type { ThemeRef } from "./theme/theme-ref.ts";
+
+export interface ListRow {
+	readonly left: string;
+	readonly right?: string;
+	/** A second, dimmed line under the row (a notice's whole text). */
+	readonly detail?: string;
+	readonly tone?: "warning" | "error";
+}
+
+export interface ListPanelOptions<T> {
+	readonly title: string;
+	items(): readonly T[] | undefined;
+	row(item: T): ListRow;
+	/** The hint line for the selected item (or for none). */
+	hint(item: T | undefined): string;
+	/** What no items means, in words. */
+	readonly empty: string;
+	/** A key on the selected item (or none): true when it did something. */
+	onKey(data: string, item: T | undefined, ask: (question: string, yes: () => void) => void): boolean;
+	close(): void;
+}
+
+const MAX_VISIBLE = 12;
+
+export class ListPanel<T> implements Component {
+	readonly capturesViewportInput = true;
+	readonly #theme: ThemeRef;
+	readonly #options: ListPanelOptions<T>;
+	#selected = 0;
+	#confirm: { text: string; yes: () => void } | undefined;
+
+	constructor(theme: ThemeRef, options: ListPanelOptions<T>) {
+		this.#theme = theme;
+		this.#options = options;
+	}
+
+	invalidate(): void {}
+
+	get selected(): T | undefined {
+		const items = this.#options.items() ?? [];
+		return items[Math.max(0, Math.min(this.#selected, items.length - 1))];
+	}
+
+	render(width: number): string[] {
+		const t = this.#theme.current;
+		const items = this.#options.items();
+		const lines = [t.rule(width), t.bold(` ${this.#options.title}`), ""];
+		if (!items) {
+			lines.push(t.fg("dim", "  Loading…"), "", t.rule(width));
+			return lines;
+		}
+		this.#selected = Math.max(0, Math.min(this.#selected, items.length - 1));
+		if (!items.length) lines.push(t.fg("dim", `  ${this.#options.empty}`));
+		const start = Math.max(0, Math.min(this.#selected - Math.floor(MAX_VISIBLE / 2), items.length - MAX_VISIBLE));
+		const end = Math.min(items.length, start + MAX_VISIBLE);
+		for (let i = start; i < end; i++) {
+			const row = this.#options.row(items[i] as T);
+			const selected = i === this.#selected;
+			const cursor = selected ? t.fg("accent", "→ ") : "  ";
+			const left = visibleText(row.left, false);
+			const colored = selected ? t.fg("accent", left) : row.tone ? t.fg(row.tone, left) : left;
+			const right = row.right ? visibleText(row.right, false) : "";
+			const shown = truncateToWidth(`  ${cursor}${colored}`, Math.max(1, width - visibleWidth(right) - 2), "…");
+			const pad = " ".repeat(Math.max(1, width - visibleWidth(shown) - visibleWidth(right) - 1));
+			lines.push(right ? `${shown}${pad}${t.fg("dim", right)}` : shown);
+			if (row.detail && selected) lines.push(t.fg("muted", `      ${visibleText(row.detail, false)}`));
+		}
+		if (start > 0 || end < items.length) lines.push(t.fg("muted", `  (${this.#selected + 1}/${items.length})`));
+		lines.push("");
+		if (this.#confirm) lines.push(t.fg("warning", `  ${this.#confirm.text} (y/n)`));
+		else lines.push(t.fg("dim", `  ${this.#options.hint(this.selected)}`));
+		lines.push(t.rule(width));
+		return lines.map((line) => truncateToWidth(line, width, "…"));
+	}
+
+	handleInput(data: string): void {
+		const kb = getKeybindings();
+		if (this.#confirm) {
+			const { yes } = this.#confirm;
+			this.#confirm = undefined;
+			if (data === "y" || data === "Y" || kb.matches(data, "tui.select.confirm")) yes();
+			return;
+		}
+		const count = this.#options.items()?.length ?? 0;
+		if (kb.matches(data, "tui.select.cancel")) return this.#options.close();
+		if (kb.matches(data, "tui.select.up")) {
+			this.#selected = this.#selected <= 0 ? Math.max(0, count - 1) : this.#selected - 1;
+			return;
+		}
+		if (kb.matches(data, "tui.select.down")) {
+			this.#selected = this.#selected >= count - 1 ? 0 : this.#selected + 1;
+			return;
+		}
+		this.#options.onKey(data, this.selected, (text, yes) => {
+			this.#confirm = { text, yes };
+		});
+	}
+}
