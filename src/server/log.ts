@@ -49,6 +49,7 @@ export interface LogOptions {
 export const LOG_DIR = "logs";
 export const LOG_FILE = "server.jsonl";
 const REDACTED = "[redacted]";
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Patterns of secrets, whatever code wrote them: tokens, provider keys, bearer values, cookies, key=value. */
 const SECRET_PATTERNS: readonly RegExp[] = [
@@ -64,9 +65,11 @@ export function redactText(text: string, secrets: Iterable<string> = []): string
 	let out = text;
 	for (const secret of secrets) if (secret.length >= 8) out = out.split(secret).join(REDACTED);
 	for (const pattern of SECRET_PATTERNS) {
-		out = out.replace(pattern, (_match, name?: unknown, sep?: unknown) =>
-			typeof name === "string" && typeof sep === "string" ? `${name}${sep}${REDACTED}` : REDACTED,
-		);
+		out = out.replace(pattern, (match: string, name?: unknown, sep?: unknown) => {
+			if (typeof name === "string" && typeof sep === "string") return `${name}${sep}${REDACTED}`;
+			// Session and sign-in ids are UUIDs: names, not secrets.
+			return UUID.test(match) ? match : REDACTED;
+		});
 	}
 	return out;
 }

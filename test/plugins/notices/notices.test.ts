@@ -1,0 +1,108 @@
+import { afterEach, describe, expect, test } from "bun:test";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { noticesContract } from "../../../src/plugins/notices/contract.ts";
+import { noticesPlugin } from "../../../src/plugins/notices/server.ts";
+import { providersContract } from "../../../src/plugins/providers/contract.ts";
+import { DEVICE_TOKEN_HEADER } from "../../../src/protocol/server-info.ts";
+import { LOG_DIR, LOG_FILE } from "../../../src/server/log.ts";
+import { defaultPlugins } from "../../../src/server/plugins.ts";
+import { type P2Server, startServer } from "../../../src/server/server.ts";
+import { chatFixture, requestId } from "../../support/chat-fixture.ts";
+import { connectClient, waitForState } from "../../support/p2-server.ts";
+
+describe("notices raised by real faults", () => {
+	const fixture = chatFixture();
+
+	test("a provider answering 401 is a notice (and failing in /providers) until it answers again; nothing secret is logged", async () => {
+		const { server, owner, chat } = await fixture.openChat();
+		const notices = await owner.open(noticesContract, {});
+		const providers = await owner.open(providersContract, {});
+		// The server retries a failed answer (FAST_RETRY: 3 times); every attempt is refused.
+		const refused = { status: 401, error: "Incorrect API key provided: sk-test-abcdefghijklmnop" };
+		server.fake.enqueue(refused, refused, refused, refused);
+		const prompt = "my secret prompt text 7f3";
+		await chat.call("send", { text: prompt, mode: "steer", requestId: requestId() });
+		const state = await waitForState(notices, (s) => s.notices.length > 0);
+		expect(state.notices).toHaveLength(1);
+		expect(state.notices[0]).toMatchObject({ level: "warn", retry: true });
+		expect(state.notices[0]?.text).toContain("fake refused the server's credentials");
+		expect(state.notices[0]?.text).toContain("/login");
+		const failing = await waitForState(providers, (s) => s.providers.some((p) => p.failing !== null));
+		expect(failing.providers.find((p) => p.id === "fake")).toMatchObject({ custom: true, auth: "config" });
+
+		// /retry reads the credentials again and says so.
+		const retried = await notices.call("retry", { id: state.notices[0]?.id ?? "" });
+		expect(retried.message).toContain("fake's credentials were read again");
+
+		// A run that works ends the notice.
+		await waitForState(chat, (s) => s.live === null);
+		server.fake.enqueue({ text: "fine" });
+		await chat.call("send", { text: "again", mode: "steer", requestId: requestId() });
+		await waitForState(notices, (s) => s.notices.length === 0);
+		await waitForState(providers, (s) => s.providers.every((p) => p.failing === null));
+
+		const written = readFileSync(join(server.dataDir, LOG_DIR, LOG_FILE), "utf8");
+		expect(written).toContain("run ended: error");
+		expect(written).not.toContain("sk-test-abcdefghijklmnop");
+		expect(written).not.toContain(prompt);
+	});
+
+	test("dismissing a notice removes it; an unknown one is refused", async () => {
+		const { server, owner, chat } = await fixture.openChat();
+		const notices = await owner.open(noticesContract, {});
+		const refused = { status: 401, error: "unauthorized" };
+		server.fake.enqueue(refused, refused, refused, refused);
+		await chat.call("send", { text: "hi", mode: "steer", requestId: requestId() });
+		const state = await waitForState(notices, (s) => s.notices.length === 1);
+		expect(await notices.call("dismiss", { id: state.notices[0]?.id ?? "" })).toBeNull();
+		await waitForState(notices, (s) => s.notices.length === 0);
+		await expect(notices.call("dismiss", { id: "n999" })).rejects.toThrow("that notice is gone");
+	});
+});
+
+describe("a damaged store and a disk nearly full", () => {
+	let server: P2Server | undefined;
+	let dir: string | undefined;
+	afterEach(async () => {
+		await server?.stop();
+		server = undefined;
+		if (dir) rmSync(dir, { recursive: true, force: true });
+	});
+
+	test("a damaged sign-in store found at start is moved aside and is a notice for the owner", async () => {
+		dir = mkdtempSync(join(tmpdir(), "p2-damaged-"));
+		writeFileSync(join(dir, "auth.sqlite"), "this is not a database, it was damaged");
+		server = await startServer({ dataDir: dir, plugins: defaultPlugins(), env: {}, log: { echo: false } });
+		expect(readdirSync(dir).some((f) => f.startsWith("auth.sqlite.damaged-"))).toBe(true);
+		const owner = await connectClient(server, { [DEVICE_TOKEN_HEADER]: server.deviceToken });
+		const notices = await owner.open(noticesContract, {});
+		const state = await waitForState(notices, (s) => s.notices.length > 0);
+		expect(state.notices[0]?.text).toContain("auth.sqlite could not be read");
+		expect(state.notices[0]?.text).toContain("moved to");
+		expect(state.notices[0]?.retry).toBe(false);
+		await expect(notices.call("retry", { id: state.notices[0]?.id ?? "" })).rejects.toThrow("nothing to retry");
+		owner.close();
+	});
+
+	test("a disk nearly full is a notice; /retry checks again and the notice goes once there is room", async () => {
+		dir = mkdtempSync(join(tmpdir(), "p2-disk-"));
+		let free = 100 * 1024 * 1024;
+		const total = 500 * 1024 * 1024 * 1024;
+		const plugins = defaultPlugins().map((p) =>
+			p.name === "notices" ? noticesPlugin({ disk: () => ({ free, total }) }) : p,
+		);
+		server = await startServer({ dataDir: dir, plugins, env: {}, log: { echo: false } });
+		const owner = await connectClient(server, { [DEVICE_TOKEN_HEADER]: server.deviceToken });
+		const notices = await owner.open(noticesContract, {});
+		const state = await waitForState(notices, (s) => s.notices.length === 1);
+		expect(state.notices[0]).toMatchObject({ retry: true });
+		expect(state.notices[0]?.text).toContain("nearly full: 0.1 GiB of 500.0 GiB left");
+		free = 50 * 1024 * 1024 * 1024;
+		const { message } = await notices.call("retry", { id: state.notices[0]?.id ?? "" });
+		expect(message).toBe("The disk has 50.0 GiB free.");
+		await waitForState(notices, (s) => s.notices.length === 0);
+		owner.close();
+	});
+});
