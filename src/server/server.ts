@@ -318,6 +318,7 @@ async function listen(
 	own = ownOrigins(binding);
 	const origin = primaryOrigin(binding);
 	lock.setOrigin(origin);
+	core.log.info("server", `listening on ${origin}${options.build ? ` (build ${options.build})` : ""}`);
 	const infoPath = join(options.dataDir, SERVER_INFO_FILE);
 	if (options.advertise) {
 		const info: ServerInfo = {
