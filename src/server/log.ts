@@ -126,8 +126,8 @@ export class ServerLog {
 	debug(source: string, text: string): void {
 		this.write("debug", source, text);
 	}
-	info(source: string, text: string): void {
-		this.write("info", source, text);
+	info(source: string, text: string, notice?: NoticeTag): void {
+		this.write("info", source, text, notice);
 	}
 	warn(source: string, text: string, notice?: NoticeTag): void {
 		this.write("warn", source, text, notice);

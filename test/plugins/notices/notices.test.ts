@@ -2,14 +2,17 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { chatContract } from "../../../src/plugins/chat/contract.ts";
 import { noticesContract } from "../../../src/plugins/notices/contract.ts";
 import { noticesPlugin } from "../../../src/plugins/notices/server.ts";
 import { providersContract } from "../../../src/plugins/providers/contract.ts";
+import { sharingContract } from "../../../src/plugins/sharing/contract.ts";
 import { DEVICE_TOKEN_HEADER } from "../../../src/protocol/server-info.ts";
 import { LOG_DIR, LOG_FILE } from "../../../src/server/log.ts";
 import { defaultPlugins } from "../../../src/server/plugins.ts";
 import { type P2Server, startServer } from "../../../src/server/server.ts";
 import { chatFixture, requestId } from "../../support/chat-fixture.ts";
+import { joinAsGuest } from "../../support/guests.ts";
 import { connectClient, waitForState } from "../../support/p2-server.ts";
 
 describe("notices raised by real faults", () => {
@@ -59,6 +62,29 @@ describe("notices raised by real faults", () => {
 		expect(await notices.call("dismiss", { id: state.notices[0]?.id ?? "" })).toBeNull();
 		await waitForState(notices, (s) => s.notices.length === 0);
 		await expect(notices.call("dismiss", { id: "n999" })).rejects.toThrow("that notice is gone");
+	});
+});
+
+describe("guests waiting for approval", () => {
+	const fixture = chatFixture();
+
+	test("a guest's message held for approval is a notice for the owner until it is accepted", async () => {
+		const { server, owner, chat, session } = await fixture.openChat();
+		const notices = await owner.open(noticesContract, {});
+		const sharing = await owner.open(sharingContract, { session });
+		await sharing.call("setApproval", { on: true });
+		const cookie = await joinAsGuest(server.server, owner, session, "full", "dee");
+		const guest = await connectClient(server.server, { cookie });
+		const guestChat = await guest.open(chatContract, { session, conversation: "main" });
+		await guestChat.call("send", { text: "please run", mode: "steer", requestId: requestId() });
+		const state = await waitForState(notices, (s) => s.notices.length === 1);
+		expect(state.notices[0]?.text).toContain("A guest's message waits for your approval");
+		expect(state.notices[0]?.source).toBe(`session:${session}`);
+		const held = await waitForState(chat, (s) => s.queue.length === 1);
+		server.fake.enqueue({ text: "done" });
+		await chat.call("approve", { id: held.queue[0]?.id ?? "" });
+		await waitForState(notices, (s) => s.notices.length === 0);
+		guest.close();
 	});
 });
 
