@@ -8,7 +8,7 @@ import { type ChatInput, chatContract } from "./contract.ts";
 import { Conversation } from "./conversation.ts";
 import { addFileRoutes } from "./file-routes.ts";
 import { goneDirectory, refuseInGoneDirectory, showGoneDirectory } from "./gone-directory.ts";
-import { retryProviderCredentials } from "./run-notices.ts";
+import { acquireOrReport, retryProviderCredentials, retrySessionOpen } from "./run-notices.ts";
 import { Uploads } from "./uploads.ts";
 
 declare module "../../server/events.ts" {
@@ -156,13 +156,14 @@ export function chatPlugin(): ServerPlugin {
 			const uploads = new Uploads(ctx.dataDir);
 			addFileRoutes(ctx, uploads);
 			retryProviderCredentials(ctx);
+			retrySessionOpen(ctx);
 			const conversations = new Conversations(ctx, uploads);
 			live = conversations;
 			ctx.host.serve(chatContract, {
 				open(input, { principal }) {
 					if (!maySeeSession(principal, input.session))
 						throw new ProtocolError("forbidden", "this session is not shared with you");
-					const slot = conversations.acquire(input);
+					const slot = acquireOrReport(ctx, () => conversations.acquire(input), input.session);
 					const c = slot.conversation;
 					showGoneDirectory(c.live, goneDirectory(ctx, input.session));
 					let released = false;

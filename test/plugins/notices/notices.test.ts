@@ -1,3 +1,4 @@
+import { Database } from "bun:sqlite";
 import { afterEach, describe, expect, test } from "bun:test";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -110,6 +111,36 @@ describe("a damaged store and a disk nearly full", () => {
 		expect(state.notices[0]?.retry).toBe(false);
 		await expect(notices.call("retry", { id: state.notices[0]?.id ?? "" })).rejects.toThrow("nothing to retry");
 		owner.close();
+	});
+
+	test("a session whose store cannot be opened is a notice; /retry opens it again once it can be", async () => {
+		dir = mkdtempSync(join(tmpdir(), "p2-open-"));
+		const cwd = mkdtempSync(join(tmpdir(), "p2-open-cwd-"));
+		const start = () => startServer({ dataDir: dir!, plugins: defaultPlugins(), env: {}, log: { echo: false } });
+		server = await start();
+		const session = server.ctx.catalog.create({ cwd }).id;
+		await server.stop();
+		// A store from a newer p2: it is not damaged (never moved aside), it just cannot be opened by this one.
+		const path = join(dir, "sessions", `${session}.sqlite`);
+		rmSync(path, { force: true });
+		const newer = new Database(path);
+		newer.exec("PRAGMA user_version = 99");
+		newer.close();
+		server = await start();
+		const owner = await connectClient(server, { [DEVICE_TOKEN_HEADER]: server.deviceToken });
+		const notices = await owner.open(noticesContract, {});
+		await expect(owner.open(chatContract, { session, conversation: "main" })).rejects.toThrow();
+		const state = await waitForState(notices, (s) => s.notices.length === 1);
+		expect(state.notices[0]).toMatchObject({ level: "error", retry: true, source: `session:${session}` });
+		expect(state.notices[0]?.text).toContain("could not be opened: schema version 99 is newer");
+		const id = state.notices[0]?.id ?? "";
+		await expect(notices.call("retry", { id })).rejects.toThrow("Retry failed");
+		rmSync(path, { force: true });
+		expect((await notices.call("retry", { id })).message).toContain("opens again");
+		await waitForState(notices, (s) => s.notices.length === 0);
+		expect(await owner.open(chatContract, { session, conversation: "main" })).toBeDefined();
+		owner.close();
+		rmSync(cwd, { recursive: true, force: true });
 	});
 
 	test("a disk nearly full is a notice; /retry checks again and the notice goes once there is room", async () => {
