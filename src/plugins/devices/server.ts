@@ -20,7 +20,9 @@ function stateFor(ctx: ServerContext, principal: Principal): DevicesState {
 				address: s.address,
 				agent: s.agent,
 				current: principal.id === `owner:${s.id}`,
-			})),
+			}))
+			// This device first, then the others by last use.
+			.sort((a, b) => Number(b.current) - Number(a.current)),
 	};
 }
 
