@@ -4,6 +4,7 @@
  */
 import { accessPlugin } from "../plugins/access/tui.ts";
 import { chatPlugin } from "../plugins/chat/tui.ts";
+import { devReloadPlugin } from "../plugins/dev-reload/tui.ts";
 import { devicesPlugin } from "../plugins/devices/tui.ts";
 import { filesPlugin } from "../plugins/files/tui.ts";
 import { loginPlugin } from "../plugins/login/tui.ts";
@@ -34,5 +35,6 @@ export function guestPlugins(): GuestPlugin[] {
 		logsPlugin,
 		devicesPlugin,
 		providersPlugin,
+		devReloadPlugin,
 	];
 }

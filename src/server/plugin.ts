@@ -31,7 +31,15 @@ export interface OwnerSignIns {
 	mintLink(): string;
 }
 
+/** The guest bundle of a server in development mode, rebuilt from the sources on request. */
+export interface DevBundle {
+	/** Builds the bundle again (when its sources changed); launchers take a new one at their next check. */
+	rebuild(): Promise<{ hash: string; changed: boolean }>;
+}
+
 export interface ServerContext extends CoreServices {
+	/** Present on a server started in development mode only. */
+	readonly guestBundle: DevBundle | null;
 	/** The owner sign-ins; only plugins serving owners use it. */
 	readonly owners: OwnerSignIns;
 	readonly host: ObjectHost;

@@ -4,6 +4,7 @@
  */
 import { accessPlugin } from "../plugins/access/server.ts";
 import { chatPlugin } from "../plugins/chat/server.ts";
+import { devReloadPlugin } from "../plugins/dev-reload/server.ts";
 import { devicesPlugin } from "../plugins/devices/server.ts";
 import { filesPlugin } from "../plugins/files/server.ts";
 import { loginPlugin } from "../plugins/login/server.ts";
@@ -34,5 +35,6 @@ export function defaultPlugins(): ServerPlugin[] {
 		noticesPlugin(),
 		devicesPlugin,
 		providersPlugin,
+		devReloadPlugin,
 	];
 }

@@ -43,6 +43,8 @@ export interface ServerOptions extends ServicesOptions {
 	readonly publicOrigin?: string;
 	readonly plugins: readonly ServerPlugin[];
 	readonly bundle?: () => Promise<GuestBundle>;
+	/** Development mode: owners may have the guest bundle rebuilt from the sources while the server runs. */
+	readonly devReload?: boolean;
 	/** Write server.json (port + device token) so this device's launchers can find the server. */
 	readonly advertise?: boolean;
 	/** Bytes that may wait for one client before it is closed as too slow; SOCKET_BUFFER_LIMIT by default. */
@@ -172,6 +174,16 @@ async function listen(
 		},
 		services: new Services(),
 		agent: new AgentExtensions(),
+		guestBundle: options.devReload
+			? {
+					async rebuild() {
+						const before = bundle ? await bundle.catch(() => undefined) : undefined;
+						bundle = undefined;
+						const after = await loadBundle();
+						return { hash: after.hash, changed: after.hash !== before?.hash };
+					},
+				}
+			: null,
 		admitGuests(admit) {
 			if (admission) throw new Error("guests are admitted by one plugin only");
 			admission = admit;

@@ -74,6 +74,13 @@ describe("running the server from the terminal, end to end", () => {
 			run.type("n");
 			await run.waitFor((s) => s.includes("No device is signed in") && !/\/owner#/.test(s), "back on /devices");
 			run.type("\x1b");
+			await run.waitFor((s) => !s.includes("No device is signed in"), "/devices closed");
+
+			// This device's server runs from source: development mode. Nothing changed since its UI was built.
+			run.type("/dev-reload");
+			await run.waitFor((s) => s.includes("→ dev-reload"), "/dev-reload in the command list");
+			run.type("\r");
+			await run.waitFor((s) => s.includes("No change to the UI since it was built."), "the rebuild's answer");
 		} finally {
 			run.kill();
 			await run.exited;

@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test";
+import { devReloadPlugin } from "../../src/plugins/dev-reload/tui.ts";
 import { devicesPlugin } from "../../src/plugins/devices/tui.ts";
 import { logsPlugin } from "../../src/plugins/logs/tui.ts";
 import { noticesPlugin } from "../../src/plugins/notices/tui.ts";
@@ -6,14 +7,15 @@ import { providersPlugin } from "../../src/plugins/providers/tui.ts";
 import type { Role } from "../../src/protocol/roles.ts";
 import { testGuest } from "../support/guest-context.ts";
 
-const OWNER_OBJECTS = ["notices", "logs", "devices", "providers"];
-const COMMANDS = ["notices", "retry", "logs", "devices", "providers"];
+const OWNER_OBJECTS = ["notices", "logs", "devices", "providers", "dev"];
+const COMMANDS = ["notices", "retry", "logs", "devices", "providers", "dev-reload"];
 
 function guestAs(role: Role) {
 	const guest = testGuest({
 		identity: { role, id: role, name: role, session: role === "full" || role === "view" ? "s1" : null },
 	});
-	for (const plugin of [noticesPlugin, logsPlugin, devicesPlugin, providersPlugin]) plugin.register(guest.ctx);
+	for (const plugin of [noticesPlugin, logsPlugin, devicesPlugin, providersPlugin, devReloadPlugin])
+		plugin.register(guest.ctx);
 	return guest;
 }
 

@@ -129,6 +129,8 @@ const MATRIX: Row[] = [
 		open: OWNER,
 		calls: { refresh: { may: OWNER, args: () => ({}) } },
 	},
+	// The test server is not in development mode: reload is refused as unavailable, not as forbidden.
+	{ object: "dev", input: () => ({}), open: OWNER, calls: { reload: { may: OWNER, args: () => ({}) } } },
 ];
 
 let ts: TestServer;
