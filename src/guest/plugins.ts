@@ -11,6 +11,7 @@ import { loginPlugin } from "../plugins/login/tui.ts";
 import { logsPlugin } from "../plugins/logs/tui.ts";
 import { modelsPlugin } from "../plugins/models/tui.ts";
 import { noticesPlugin } from "../plugins/notices/tui.ts";
+import { portsPlugin } from "../plugins/ports/tui.ts";
 import { providersPlugin } from "../plugins/providers/tui.ts";
 import { searchPlugin } from "../plugins/search/tui.ts";
 import { sessionsPlugin } from "../plugins/sessions/tui.ts";
@@ -36,5 +37,6 @@ export function guestPlugins(): GuestPlugin[] {
 		devicesPlugin,
 		providersPlugin,
 		devReloadPlugin,
+		portsPlugin,
 	];
 }

@@ -11,6 +11,7 @@ import { loginPlugin } from "../plugins/login/server.ts";
 import { logsPlugin } from "../plugins/logs/server.ts";
 import { modelsPlugin } from "../plugins/models/server.ts";
 import { noticesPlugin } from "../plugins/notices/server.ts";
+import { portsPlugin } from "../plugins/ports/server.ts";
 import { providersPlugin } from "../plugins/providers/server.ts";
 import { searchPlugin } from "../plugins/search/server.ts";
 import { sessionsPlugin } from "../plugins/sessions/server.ts";
@@ -36,5 +37,6 @@ export function defaultPlugins(): ServerPlugin[] {
 		devicesPlugin,
 		providersPlugin,
 		devReloadPlugin,
+		portsPlugin,
 	];
 }

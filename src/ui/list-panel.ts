@@ -3,8 +3,8 @@
  * (`→`), a right-hand column, a hint for the selected row, a question that the next key answers (y or Enter),
  * and Esc to close. What a key does on a row is the panel's. Row text is the caller's, made visible here.
  */
-import { type Component, getKeybindings, truncateToWidth, visibleWidth } from "@earendil-works/pi-tui";
-import { visibleText } from "./text.ts";
+import { type Component, getKeybindings, matchesKey, truncateToWidth, visibleWidth } from "@earendil-works/pi-tui";
+import { typedChar, visibleText } from "./text.ts";
 import type { ThemeRef } from "./theme/theme-ref.ts";
 
 export interface ListRow {
@@ -25,6 +25,8 @@ export interface ListPanelOptions<T> {
 	readonly empty: string;
 	/** A key on the selected item (or none): true when it did something. */
 	onKey(data: string, item: T | undefined, ask: (question: string, yes: () => void) => void): boolean;
+	/** Typing filters the list (Backspace takes back) when given: whether an item matches what was typed. */
+	matches?(item: T, typed: string): boolean;
 	close(): void;
 }
 
@@ -36,6 +38,7 @@ export class ListPanel<T> implements Component {
 	readonly #options: ListPanelOptions<T>;
 	#selected = 0;
 	#confirm: { text: string; yes: () => void } | undefined;
+	#typed = "";
 
 	constructor(theme: ThemeRef, options: ListPanelOptions<T>) {
 		this.#theme = theme;
@@ -44,15 +47,22 @@ export class ListPanel<T> implements Component {
 
 	invalidate(): void {}
 
+	#items(): readonly T[] | undefined {
+		const items = this.#options.items();
+		const { matches } = this.#options;
+		return items && matches && this.#typed ? items.filter((item) => matches(item, this.#typed)) : items;
+	}
+
 	get selected(): T | undefined {
-		const items = this.#options.items() ?? [];
+		const items = this.#items() ?? [];
 		return items[Math.max(0, Math.min(this.#selected, items.length - 1))];
 	}
 
 	render(width: number): string[] {
 		const t = this.#theme.current;
-		const items = this.#options.items();
-		const lines = [t.rule(width), t.bold(` ${this.#options.title}`), ""];
+		const items = this.#items();
+		const lines = [t.rule(width), t.bold(` ${this.#options.title}`)];
+		lines.push(this.#options.matches ? `${t.fg("dim", " > ")}${visibleText(this.#typed, false)}` : "");
 		if (!items) {
 			lines.push(t.fg("dim", "  Loading…"), "", t.rule(width));
 			return lines;
@@ -89,7 +99,7 @@ export class ListPanel<T> implements Component {
 			if (data === "y" || data === "Y" || kb.matches(data, "tui.select.confirm")) yes();
 			return;
 		}
-		const count = this.#options.items()?.length ?? 0;
+		const count = this.#items()?.length ?? 0;
 		if (kb.matches(data, "tui.select.cancel")) return this.#options.close();
 		if (kb.matches(data, "tui.select.up")) {
 			this.#selected = this.#selected <= 0 ? Math.max(0, count - 1) : this.#selected - 1;
@@ -99,8 +109,15 @@ export class ListPanel<T> implements Component {
 			this.#selected = this.#selected >= count - 1 ? 0 : this.#selected + 1;
 			return;
 		}
-		this.#options.onKey(data, this.selected, (text, yes) => {
+		const handled = this.#options.onKey(data, this.selected, (text, yes) => {
 			this.#confirm = { text, yes };
 		});
+		if (handled || !this.#options.matches) return;
+		if (matchesKey(data, "backspace")) this.#typed = this.#typed.slice(0, -1);
+		else {
+			const char = typedChar(data);
+			if (char) this.#typed += char;
+		}
+		this.#selected = 0;
 	}
 }

@@ -81,6 +81,25 @@ describe("running the server from the terminal, end to end", () => {
 			await run.waitFor((s) => s.includes("→ dev-reload"), "/dev-reload in the command list");
 			run.type("\r");
 			await run.waitFor((s) => s.includes("No change to the UI since it was built."), "the rebuild's answer");
+
+			// A port listening on the server's machine, held by this test's process.
+			const listener = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
+			try {
+				run.type("/ports");
+				await run.waitFor((s) => s.includes("→ ports"), "/ports in the command list");
+				run.type("\r");
+				await run.waitFor((s) => s.includes("Ports listening · on the server's machine"), "the ports");
+				// Other programs listen too: typing the port filters the list down to it.
+				run.type(String(listener.port));
+				await run.waitFor(
+					(s) => s.includes(`> ${listener.port}`) && s.includes(`→ ${listener.port} on 127.0.0.1`),
+					"the port in the list",
+				);
+				expect(run.screen().join("\n")).toContain(`(pid ${process.pid})`);
+				run.type("\x1b");
+			} finally {
+				listener.stop(true);
+			}
 		} finally {
 			run.kill();
 			await run.exited;

@@ -3,18 +3,19 @@ import { devReloadPlugin } from "../../src/plugins/dev-reload/tui.ts";
 import { devicesPlugin } from "../../src/plugins/devices/tui.ts";
 import { logsPlugin } from "../../src/plugins/logs/tui.ts";
 import { noticesPlugin } from "../../src/plugins/notices/tui.ts";
+import { portsPlugin } from "../../src/plugins/ports/tui.ts";
 import { providersPlugin } from "../../src/plugins/providers/tui.ts";
 import type { Role } from "../../src/protocol/roles.ts";
 import { testGuest } from "../support/guest-context.ts";
 
-const OWNER_OBJECTS = ["notices", "logs", "devices", "providers", "dev"];
-const COMMANDS = ["notices", "retry", "logs", "devices", "providers", "dev-reload"];
+const OWNER_OBJECTS = ["notices", "logs", "devices", "providers", "dev", "ports"];
+const COMMANDS = ["notices", "retry", "logs", "devices", "providers", "dev-reload", "ports"];
 
 function guestAs(role: Role) {
 	const guest = testGuest({
 		identity: { role, id: role, name: role, session: role === "full" || role === "view" ? "s1" : null },
 	});
-	for (const plugin of [noticesPlugin, logsPlugin, devicesPlugin, providersPlugin, devReloadPlugin])
+	for (const plugin of [noticesPlugin, logsPlugin, devicesPlugin, providersPlugin, devReloadPlugin, portsPlugin])
 		plugin.register(guest.ctx);
 	return guest;
 }

@@ -131,6 +131,12 @@ const MATRIX: Row[] = [
 	},
 	// The test server is not in development mode: reload is refused as unavailable, not as forbidden.
 	{ object: "dev", input: () => ({}), open: OWNER, calls: { reload: { may: OWNER, args: () => ({}) } } },
+	{
+		object: "ports",
+		input: (s) => ({ session: s }),
+		open: OWNER,
+		calls: { refresh: { may: OWNER, args: () => ({}) } },
+	},
 ];
 
 let ts: TestServer;

@@ -1,0 +1,62 @@
+/**
+ * `/ports`: the TCP ports listening in the open session's environment, with the process holding each; Ctrl+R
+ * lists them again. Owners only. ("Open on this computer", forwarding one to the visitor's machine, is not
+ * built yet.)
+ */
+import { matchesKey } from "@earendil-works/pi-tui";
+import type { GuestPlugin } from "../../guest/plugin.ts";
+import { errorText } from "../../protocol/errors.ts";
+import { isOwnerRole } from "../../protocol/roles.ts";
+import { ListPanel } from "../../ui/list-panel.ts";
+import { type ListeningPort, portsContract } from "./contract.ts";
+
+export const portsPlugin: GuestPlugin = {
+	name: "ports",
+	register(ctx) {
+		return ctx.commands.register({
+			id: "p2.ports",
+			title: "TCP ports listening in the session's environment",
+			category: "p2",
+			when: "owner",
+			slash: { name: "ports" },
+			run: () => {
+				const { ui } = ctx;
+				if (!isOwnerRole(ctx.session.role)) return ui.notice("Only the server's owner can list its ports.");
+				const session = ctx.session.id;
+				if (!session) return ui.notice("Open a session to list the ports of its environment.");
+				const ref = ctx.objects.open(portsContract, { session });
+				ref.onChange(() => {
+					if (ui.selector?.id === "ports") ui.requestRender();
+				});
+				const env = () => ref.state?.env ?? "";
+				ui.showSelector(
+					"ports",
+					new ListPanel<ListeningPort>(ui.theme, {
+						get title() {
+							const state = ref.state;
+							return `Ports listening${env() ? ` · ${env() === "local" ? "on the server's machine" : env()}` : ""}${state?.error ? ` · ${state.error}` : ""}`;
+						},
+						empty: "No TCP port is listening.",
+						items: () => ref.state?.ports,
+						row: (p) => ({
+							left: `${p.port} on ${p.address}`,
+							right: p.process ? `${p.process} (pid ${p.pid})` : p.pid !== null ? `pid ${p.pid}` : "process not known",
+						}),
+						matches: (p, typed) =>
+							String(p.port).startsWith(typed) || (p.process ?? "").toLowerCase().includes(typed.toLowerCase()),
+						hint: () => "type to filter · ctrl+r list again · ↑↓ move · esc close",
+						onKey: (data) => {
+							if (!matchesKey(data, "ctrl+r")) return false;
+							ref.call("refresh", {}).catch((error: unknown) => ui.notice(`Error: ${errorText(error)}`, "error"));
+							return true;
+						},
+						close: () => {
+							ui.closeSelector();
+							ref.close();
+						},
+					}),
+				);
+			},
+		});
+	},
+};
