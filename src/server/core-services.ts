@@ -44,6 +44,16 @@ export interface CoreServices {
 
 export const DEFAULT_RETRY: RetryPolicy = { enabled: true, maxRetries: 3, baseDelayMs: 2000 };
 
+const SECRET_NAME = /KEY|TOKEN|SECRET|PASSWORD|CREDENTIAL/i;
+const LEVELS = new Set(["debug", "info", "warn", "error"]);
+
+/** The log's options: the caller's, with `P2_LOG_LEVEL` from the server's environment for the level. */
+export function logOptions(options: ServicesOptions, env: Record<string, string | undefined>): LogOptions {
+	const level = env.P2_LOG_LEVEL?.trim().toLowerCase();
+	if (options.log?.level || !level || !LEVELS.has(level)) return options.log ?? {};
+	return { ...options.log, level: level as LogOptions["level"] & string };
+}
+
 /** A damaged store moved aside is a notice for the owner, one per file. */
 export function damagedReporter(log: ServerLog): (message: string) => void {
 	return (message) => {
@@ -55,7 +65,10 @@ export function damagedReporter(log: ServerLog): (message: string) => void {
 
 export async function createServices(options: ServicesOptions, given?: ServerLog): Promise<CoreServices> {
 	ensurePrivateDir(options.dataDir);
-	const log = given ?? new ServerLog(options.dataDir, options.log);
+	const env = options.env ?? process.env;
+	const log = given ?? new ServerLog(options.dataDir, logOptions(options, env));
+	// Keys and tokens the server was given in its environment are never written, whatever code logs them.
+	for (const [name, value] of Object.entries(env)) if (value && SECRET_NAME.test(name)) log.addSecret(value);
 	const reportDamaged = damagedReporter(log);
 	const configure = options.configureDatabase ? { configure: options.configureDatabase } : {};
 	// Each session's store keeps a copy of its catalog row, so the catalog can be rebuilt from the stores.
@@ -78,7 +91,7 @@ export async function createServices(options: ServicesOptions, given?: ServerLog
 	}
 	const models = await loadModelCatalog({
 		dataDir: options.dataDir,
-		env: options.env ?? process.env,
+		env,
 		...(options.providers ? { providers: options.providers } : {}),
 	});
 	const settings = new ServerSettings(options.dataDir);

@@ -16,7 +16,13 @@ import { OwnerStore } from "./auth/owner-store.ts";
 import { resolvePrincipal } from "./auth/principals.ts";
 import { newToken } from "./auth/tokens.ts";
 import { addBundleRoute } from "./bundle-route.ts";
-import { type CoreServices, createServices, damagedReporter, type ServicesOptions } from "./core-services.ts";
+import {
+	type CoreServices,
+	createServices,
+	damagedReporter,
+	logOptions,
+	type ServicesOptions,
+} from "./core-services.ts";
 import { json, problem } from "./http-util.ts";
 import { describe, ServerLog } from "./log.ts";
 import { type Connection, ObjectHost } from "./objects/host.ts";
@@ -110,7 +116,7 @@ export async function startServer(options: ServerOptions): Promise<P2Server> {
 }
 
 async function serve(options: ServerOptions, hostname: string, lock: DataDirLock): Promise<P2Server> {
-	const log = new ServerLog(options.dataDir, options.log);
+	const log = new ServerLog(options.dataDir, logOptions(options, options.env ?? process.env));
 	const owners = OwnerStore.open(options.dataDir, damagedReporter(log));
 	let core: CoreServices | undefined;
 	const registered: ServerPlugin[] = [];

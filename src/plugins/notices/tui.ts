@@ -86,7 +86,8 @@ class OwnerNotices {
 			for (const n of fresh) this.#seen.add(n.id);
 			if (first) {
 				first = false;
-				// Those waiting when p2 starts: one line for all of them.
+				// Those waiting when p2 starts: one line for all of them; a reloaded UI said it already.
+				if (this.#ctx.start.reason !== "start") return;
 				if (fresh.length === 1 && fresh[0]) this.#tell(fresh[0]);
 				else if (fresh.length > 1)
 					this.#ctx.ui.notice(`${fresh.length} notices for the server's owner: /notices`, "warning");
