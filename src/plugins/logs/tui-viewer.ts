@@ -29,8 +29,8 @@ export class LogViewer implements Component {
 	readonly #theme: ThemeRef;
 	readonly #options: LogViewerOptions;
 	#source: string;
-	/** Lines scrolled up from the tail; 0 follows. */
-	#offset = 0;
+	/** The seq of the bottom line while scrolled up (new lines then leave the view where it is); undefined follows. */
+	#anchor: number | undefined;
 	#search = "";
 	#typing: string | undefined;
 
@@ -60,12 +60,20 @@ export class LogViewer implements Component {
 		);
 	}
 
+	/** Where the view ends in `shown`: the tail, or just after the anchored line. */
+	#end(shown: readonly LogLine[]): number {
+		const anchor = this.#anchor;
+		if (anchor === undefined) return shown.length;
+		let end = 0;
+		while (end < shown.length && (shown[end]?.seq ?? 0) <= anchor) end++;
+		return Math.max(Math.min(ROWS, shown.length), end);
+	}
+
 	render(width: number): string[] {
 		const t = this.#theme.current;
 		const shown = this.#shown();
-		const maxOffset = Math.max(0, shown.length - ROWS);
-		this.#offset = Math.min(this.#offset, maxOffset);
-		const end = shown.length - this.#offset;
+		const end = this.#end(shown);
+		const below = shown.length - end;
 		const rows = shown.slice(Math.max(0, end - ROWS), end).map((l) => {
 			const level =
 				l.level === "error"
@@ -81,7 +89,7 @@ export class LogViewer implements Component {
 			);
 		});
 		const title = ` Logs · ${visibleText(this.#source, false)}${this.#search ? ` · "${visibleText(this.#search, false)}"` : ""}`;
-		const state = this.#offset === 0 ? "following" : `${this.#offset} lines up`;
+		const state = this.#anchor === undefined ? "following" : `${below} ${below === 1 ? "line" : "lines"} below`;
 		const lines = [t.rule(width), `${t.bold(title)} ${t.fg("dim", `(${shown.length} lines, ${state})`)}`];
 		if (!this.#options.lines()) lines.push(t.fg("dim", "  Loading…"));
 		else if (!shown.length) lines.push(t.fg("dim", this.#search ? "  No line matches." : "  Nothing logged yet."));
@@ -102,7 +110,7 @@ export class LogViewer implements Component {
 			else if (kb.matches(data, "tui.select.confirm")) {
 				this.#search = this.#typing;
 				this.#typing = undefined;
-				this.#offset = 0;
+				this.#anchor = undefined;
 			} else if (matchesKey(data, "backspace")) this.#typing = this.#typing.slice(0, -1);
 			else {
 				const char = typedChar(data);
@@ -120,7 +128,7 @@ export class LogViewer implements Component {
 		if (kb.matches(data, "tui.input.tab") || matchesKey(data, "tab")) {
 			const sources = this.sources();
 			this.#source = sources[(sources.indexOf(this.#source) + 1) % sources.length] ?? ALL;
-			this.#offset = 0;
+			this.#anchor = undefined;
 			return;
 		}
 		if (data === "/") {
@@ -128,14 +136,19 @@ export class LogViewer implements Component {
 			return;
 		}
 		if (data === "f" || matchesKey(data, "end")) {
-			this.#offset = 0;
+			this.#anchor = undefined;
 			return;
 		}
-		const shown = this.#shown().length;
-		if (matchesKey(data, "pageUp")) this.#offset = Math.min(Math.max(0, shown - ROWS), this.#offset + ROWS - 1);
-		else if (matchesKey(data, "pageDown")) this.#offset = Math.max(0, this.#offset - (ROWS - 1));
-		else if (matchesKey(data, "home")) this.#offset = Math.max(0, shown - ROWS);
-		else if (kb.matches(data, "tui.select.up")) this.#offset = Math.min(Math.max(0, shown - ROWS), this.#offset + 1);
-		else if (kb.matches(data, "tui.select.down")) this.#offset = Math.max(0, this.#offset - 1);
+		const shown = this.#shown();
+		const end = this.#end(shown);
+		const move = (to: number) => {
+			const bottom = Math.max(Math.min(ROWS, shown.length), Math.min(shown.length, to));
+			this.#anchor = bottom >= shown.length ? undefined : shown[bottom - 1]?.seq;
+		};
+		if (matchesKey(data, "pageUp")) move(end - (ROWS - 1));
+		else if (matchesKey(data, "pageDown")) move(end + (ROWS - 1));
+		else if (matchesKey(data, "home")) move(ROWS);
+		else if (kb.matches(data, "tui.select.up")) move(end - 1);
+		else if (kb.matches(data, "tui.select.down")) move(end + 1);
 	}
 }

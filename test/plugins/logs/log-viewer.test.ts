@@ -75,8 +75,18 @@ describe("the log viewer", () => {
 		expect(plain()).toContain("following");
 		v.handleInput("\x1b[5~");
 		expect(plain()).not.toContain("line 99.");
-		expect(plain()).toContain("13 lines up");
+		expect(plain()).toContain("13 lines below");
+		const before = plain();
+		// A new line while scrolled up leaves the view where it is.
 		lines.push(line(100, "server", "line 100."));
+		expect(plain()).toContain("14 lines below");
+		expect(plain().split("\n").slice(2, -2)).toEqual(before.split("\n").slice(2, -2));
+		v.handleInput("\x1b[6~");
+		expect(plain()).toContain("1 line below");
+		v.handleInput("\x1b[6~");
+		expect(plain()).toContain("following");
+		v.handleInput("\x1b[H");
+		expect(plain()).toContain("line 0.");
 		v.handleInput("f");
 		expect(plain()).toContain("line 100.");
 	});
