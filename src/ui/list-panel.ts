@@ -3,14 +3,21 @@
  * (`→`), a right-hand column, a hint for the selected row, a question that the next key answers (y or Enter),
  * and Esc to close. What a key does on a row is the panel's. Row text is the caller's, made visible here.
  */
-import { type Component, getKeybindings, matchesKey, truncateToWidth, visibleWidth } from "@earendil-works/pi-tui";
+import {
+	type Component,
+	getKeybindings,
+	matchesKey,
+	truncateToWidth,
+	visibleWidth,
+	wrapTextWithAnsi,
+} from "@earendil-works/pi-tui";
 import { typedChar, visibleText } from "./text.ts";
 import type { ThemeRef } from "./theme/theme-ref.ts";
 
 export interface ListRow {
 	readonly left: string;
 	readonly right?: string;
-	/** A second, dimmed line under the row (a notice's whole text). */
+	/** Under the selected row, dimmed and wrapped (at most four lines): a notice's whole text. */
 	readonly detail?: string;
 	readonly tone?: "warning" | "error";
 }
@@ -81,7 +88,10 @@ export class ListPanel<T> implements Component {
 			const shown = truncateToWidth(`  ${cursor}${colored}`, Math.max(1, width - visibleWidth(right) - 2), "…");
 			const pad = " ".repeat(Math.max(1, width - visibleWidth(shown) - visibleWidth(right) - 1));
 			lines.push(right ? `${shown}${pad}${t.fg("dim", right)}` : shown);
-			if (row.detail && selected) lines.push(t.fg("muted", `      ${visibleText(row.detail, false)}`));
+			if (row.detail && selected) {
+				const wrapped = wrapTextWithAnsi(visibleText(row.detail, false), Math.max(10, width - 8));
+				for (const part of wrapped.slice(0, 4)) lines.push(t.fg("muted", `      ${part}`));
+			}
 		}
 		if (start > 0 || end < items.length) lines.push(t.fg("muted", `  (${this.#selected + 1}/${items.length})`));
 		lines.push("");

@@ -60,7 +60,8 @@ export const providersPlugin: GuestPlugin = {
 							right: `${p.models} ${p.models === 1 ? "model" : "models"}`,
 							...(p.failing ? { detail: p.failing, tone: "error" as const } : {}),
 						}),
-						hint: () => "/login sign in · /logout sign out · ctrl+r read again · ↑↓ move · esc close",
+						matches: (p, typed) => `${p.id} ${p.name}`.toLowerCase().includes(typed.toLowerCase()),
+						hint: () => "type to filter · /login sign in · /logout sign out · ctrl+r read again · ↑↓ move · esc close",
 						onKey: (data) => {
 							if (!matchesKey(data, "ctrl+r")) return false;
 							ref.call("refresh", {}).catch((error: unknown) => ui.notice(`Error: ${errorText(error)}`, "error"));
