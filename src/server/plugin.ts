@@ -9,6 +9,7 @@ import type { OwnerSignIn } from "./auth/owner-store.ts";
 import type { CoreServices } from "./core-services.ts";
 import type { ObjectHost } from "./objects/host.ts";
 import type { Principal } from "./objects/principal.ts";
+import type { Relays } from "./relays.ts";
 import type { Routes } from "./routes.ts";
 import type { Services } from "./services.ts";
 
@@ -45,6 +46,8 @@ export interface ServerContext extends CoreServices {
 	readonly host: ObjectHost;
 	/** Paths beside the core's; each is checked by the core (Host header, errors) before its handler runs. */
 	readonly routes: Routes;
+	/** WebSocket byte relays beside the object socket; the core checks each before it opens. */
+	readonly relays: Relays;
 	/** What plugins offer one another, by name; each entry is declared by the plugin that provides it. */
 	readonly services: Services;
 	/** What plugins add to every conversation's agent: tools and sections of its system prompt. */

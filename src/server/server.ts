@@ -28,6 +28,7 @@ import { describe, ServerLog } from "./log.ts";
 import { type Connection, ObjectHost } from "./objects/host.ts";
 import type { Principal } from "./objects/principal.ts";
 import type { GuestAdmission, ServerContext, ServerPlugin } from "./plugin.ts";
+import { type Relay, Relays } from "./relays.ts";
 import { type RouteRequest, Routes } from "./routes.ts";
 import { Services } from "./services.ts";
 import { ensurePrivateDir, writePrivateFile } from "./store/data-dir.ts";
@@ -80,6 +81,8 @@ const BACKPRESSURE_LIMIT = 1024 * 1024 * 1024;
 
 interface SocketData {
 	principal: Principal;
+	/** A plugin's byte relay rather than the object socket. */
+	relay?: Relay;
 	connection?: Connection;
 	/** Set once the server closed the socket: nothing more is sent on it. */
 	closing?: boolean;
@@ -152,11 +155,13 @@ async function listen(
 	const host = new ObjectHost();
 	host.problem = (text, error, notice) => core.log.error("server", describe(text, error), notice);
 	const routes = new Routes();
+	const relays = new Relays();
 	let admission: GuestAdmission | undefined;
 	const ctx: ServerContext = {
 		...core,
 		host,
 		routes,
+		relays,
 		owners: {
 			list: () => owners.list(),
 			signOut(id) {
@@ -280,6 +285,22 @@ async function listen(
 	const served: Record<string, (req: Request, srv: Server<SocketData>) => Promise<Response | undefined>> = {
 		[SOCKET_PATH]: checked(socket),
 	};
+	for (const [path, accept] of relays.entries()) {
+		served[path] = checked((req, srv) => {
+			const principal = resolvePrincipal(req, srv.requestIP(req)?.address, sources);
+			if (!principal) return problem(401, "sign in first");
+			if (req.headers.get("origin") !== null && !sameOrigin(req)) return problem(403, "cross-origin socket refused");
+			const relay = accept(principal, new URL(req.url));
+			if (Object.hasOwn(relay, "refuse")) {
+				const refused = relay as { refuse: number; why: string };
+				return problem(refused.refuse, refused.why);
+			}
+			const opened = relay as Relay;
+			if (srv.upgrade(req, { data: { principal, relay: opened } })) return undefined;
+			opened.close();
+			return problem(400, "expected a WebSocket upgrade");
+		});
+	}
 	for (const [path, handler] of routes.entries()) {
 		served[path] = checked((req, srv) => handler(req, requestOf(req, srv)));
 	}
@@ -299,6 +320,25 @@ async function listen(
 			backpressureLimit: BACKPRESSURE_LIMIT,
 			closeOnBackpressureLimit: false,
 			open(ws: ServerWebSocket<SocketData>) {
+				const relay = ws.data.relay;
+				if (relay) {
+					relay.open({
+						send(bytes) {
+							if (ws.data.closing) return;
+							if (ws.getBufferedAmount() > bufferLimit || ws.send(bytes) === 0) {
+								ws.data.closing = true;
+								ws.close(CLOSE_CODES.tooSlow, "too slow");
+								relay.close();
+							}
+						},
+						close() {
+							if (ws.data.closing) return;
+							ws.data.closing = true;
+							ws.close();
+						},
+					});
+					return;
+				}
 				const end = (code: number, reason: string) => {
 					if (ws.data.closing) return;
 					ws.data.closing = true;
@@ -321,6 +361,10 @@ async function listen(
 				});
 			},
 			message(ws, message) {
+				if (ws.data.relay) {
+					ws.data.relay.data(typeof message === "string" ? new TextEncoder().encode(message) : message);
+					return;
+				}
 				if (typeof message !== "string") {
 					ws.send(JSON.stringify({ t: "refused", code: "bad_frame", message: "frames are text" }));
 					return;
@@ -328,6 +372,7 @@ async function listen(
 				void ws.data.connection?.receive(message);
 			},
 			close(ws) {
+				ws.data.relay?.close();
 				ws.data.connection?.close();
 			},
 		},

@@ -9,6 +9,7 @@ import { LiveState } from "../../server/objects/live-state.ts";
 import type { ServerContext, ServerPlugin } from "../../server/plugin.ts";
 import { type PortsState, portsContract } from "./contract.ts";
 import { listeningPorts } from "./listening.ts";
+import { RELAY_PATH, relayAccept } from "./relay.ts";
 
 function list(ctx: ServerContext, session: string): PortsState {
 	const env = ctx.catalog.get(session)?.env ?? "local";
@@ -24,6 +25,7 @@ function list(ctx: ServerContext, session: string): PortsState {
 export const portsPlugin: ServerPlugin = {
 	name: "ports",
 	register(ctx) {
+		ctx.relays.add(RELAY_PATH, relayAccept(ctx));
 		ctx.host.serve(portsContract, {
 			open({ session }) {
 				if (!ctx.catalog.get(session)) throw new ProtocolError("not_found", `no session ${session}`);

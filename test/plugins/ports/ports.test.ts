@@ -4,6 +4,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { portsContract } from "../../../src/plugins/ports/contract.ts";
 import { parseProcNetTcp } from "../../../src/plugins/ports/listening.ts";
+import { DEVICE_TOKEN_HEADER } from "../../../src/protocol/server-info.ts";
+import { joinAsGuest } from "../../support/guests.ts";
 import { startTestServer, type TestServer, waitForState } from "../../support/p2-server.ts";
 
 const TCP = `  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode
@@ -62,4 +64,60 @@ describe("/ports", () => {
 			rmSync(cwd, { recursive: true, force: true });
 		},
 	);
+});
+
+describe("a port relayed to an owner's machine", () => {
+	let ts: TestServer | undefined;
+	let web: ReturnType<typeof Bun.serve> | undefined;
+	const cwd = realpathSync(mkdtempSync(join(tmpdir(), "p2-relay-")));
+	afterEach(async () => {
+		web?.stop(true);
+		await ts?.stop();
+		ts = undefined;
+	});
+
+	function relay(session: string, port: number, headers: Record<string, string>) {
+		const url = `${ts?.server.origin.replace(/^http/, "ws")}/ports/relay?session=${session}&port=${port}`;
+		return new WebSocket(url, { headers } as unknown as string[]);
+	}
+
+	test.if(process.platform === "linux")(
+		"an owner's relay carries an HTTP request to a port listening on the server's machine",
+		async () => {
+			ts = await startTestServer();
+			const session = ts.server.ctx.catalog.create({ cwd }).id;
+			web = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response("hello through the relay") });
+			const socket = relay(session, web.port ?? 0, { [DEVICE_TOKEN_HEADER]: ts.server.deviceToken });
+			socket.binaryType = "arraybuffer";
+			let received = "";
+			const done = new Promise<void>((resolve) => {
+				socket.addEventListener("message", (e) => {
+					received += new TextDecoder().decode(e.data as ArrayBuffer);
+					if (received.includes("hello through the relay")) resolve();
+				});
+			});
+			await new Promise((resolve) => socket.addEventListener("open", resolve, { once: true }));
+			socket.send(new TextEncoder().encode("GET / HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n"));
+			await done;
+			expect(received).toStartWith("HTTP/1.1 200");
+			socket.close();
+		},
+	);
+
+	test("a guest, a port nothing listens on, and a missing sign-in are refused", async () => {
+		ts = await startTestServer();
+		const owner = await ts.connect();
+		const session = ts.server.ctx.catalog.create({ cwd }).id;
+		const cookie = await joinAsGuest(ts.server, owner, session, "full");
+		const refused = async (headers: Record<string, string>, port: number) => {
+			const url = `${ts?.server.origin}/ports/relay?session=${session}&port=${port}`;
+			return (await fetch(url, { headers: { ...headers, upgrade: "websocket", connection: "upgrade" } })).status;
+		};
+		expect(await refused({ cookie }, ts.server.port)).toBe(403);
+		expect(await refused({}, ts.server.port)).toBe(401);
+		const free = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
+		const port = free.port;
+		free.stop(true);
+		expect(await refused({ [DEVICE_TOKEN_HEADER]: ts.server.deviceToken }, port)).toBe(404);
+	});
 });
