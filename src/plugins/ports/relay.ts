@@ -97,8 +97,9 @@ function tcpRelay(hostname: string, port: number): Relay {
 		},
 		data(bytes) {
 			if (closed) return;
-			if (socket) write(socket, bytes);
-			else if ((pendingBytes += bytes.length) <= MAX_PENDING) pending.push(bytes);
+			if (socket) return write(socket, bytes);
+			pendingBytes += bytes.length;
+			if (pendingBytes <= MAX_PENDING) pending.push(bytes);
 			else close();
 		},
 		close,
