@@ -97,8 +97,39 @@ describe("running the server from the terminal, end to end", () => {
 				);
 				expect(run.screen().join("\n")).toContain(`(pid ${process.pid})`);
 				run.type("\x1b");
+				await run.waitFor((s) => !s.includes("Ports listening"), "the ports closed");
 			} finally {
 				listener.stop(true);
+			}
+
+			// A web server on the server's machine, opened on this computer through the launcher.
+			const web = Bun.serve({
+				hostname: "127.0.0.1",
+				port: 0,
+				fetch: () => new Response("hello from the server's machine"),
+			});
+			try {
+				run.type("/ports");
+				await run.waitFor((s) => s.includes("→ ports"), "/ports in the command list");
+				run.type("\r");
+				await run.waitFor((s) => s.includes("Ports listening · on the server's machine"), "the ports");
+				run.type(String(web.port));
+				await run.waitFor((s) => s.includes(`→ ${web.port} on 127.0.0.1`), "the web server's port");
+				run.type("\r");
+				await run.waitFor((s) => s.includes("Open a port of the server's machine on this computer"), "the question");
+				const address = /To: (127\.0\.0\.1:\d+) on this computer/.exec(run.screen().join("\n"))?.[1];
+				expect(address).toBeDefined();
+				// The launcher takes a yes only once no key has arrived for a moment: it says when.
+				await run.waitFor((s) => s.includes("Enter or y: confirm"), "the question ready for an answer");
+				run.type("y");
+				await run.waitFor((s) => s.includes(`is open on this computer at http://${address}`), "opened");
+				expect(await (await fetch(`http://${address}/`)).text()).toBe("hello from the server's machine");
+				// Closed when p2 exits.
+				run.kill();
+				await run.exited;
+				await expect(fetch(`http://${address}/`)).rejects.toThrow();
+			} finally {
+				web.stop(true);
 			}
 		} finally {
 			run.kill();

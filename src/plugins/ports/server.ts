@@ -1,7 +1,7 @@
 /**
  * `/ports` (seed section 9, P11f): the TCP ports listening in the session's environment, with the process
- * that holds each where it can be known. Only the server's own machine (`local`) for now; forwarding a port
- * to the visitor's machine is not built yet.
+ * that holds each where it can be known (the server's own machine, `local`, for now), and the relay that
+ * carries one to an owner's machine ("Open on this computer", through their launcher).
  */
 import { ProtocolError } from "../../protocol/codes.ts";
 import { errorText } from "../../protocol/errors.ts";

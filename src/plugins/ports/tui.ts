@@ -1,9 +1,9 @@
 /**
  * `/ports`: the TCP ports listening in the open session's environment, with the process holding each; Ctrl+R
- * lists them again. Owners only. ("Open on this computer", forwarding one to the visitor's machine, is not
- * built yet.)
+ * lists them again, Enter opens one on this computer (the launcher asks, then listens on its loopback until p2
+ * exits). Owners only.
  */
-import { matchesKey } from "@earendil-works/pi-tui";
+import { getKeybindings, matchesKey } from "@earendil-works/pi-tui";
 import type { GuestPlugin } from "../../guest/plugin.ts";
 import { errorText } from "../../protocol/errors.ts";
 import { isOwnerRole } from "../../protocol/roles.ts";
@@ -29,6 +29,14 @@ export const portsPlugin: GuestPlugin = {
 					if (ui.selector?.id === "ports") ui.requestRender();
 				});
 				const env = () => ref.state?.env ?? "";
+				// The launcher listens on this computer's loopback and asks first; the answer names the address.
+				const forward = async (port: number) => {
+					const answer = await ctx.launcher.request("forward", { port });
+					if (answer.ok && answer.forwarded)
+						ui.notice(`Port ${port} is open on this computer at http://${answer.forwarded} until p2 exits.`);
+					else if (!answer.ok && answer.error !== "declined")
+						ui.notice(`Not opened: ${answer.error ?? "refused"}`, "warning");
+				};
 				ui.showSelector(
 					"ports",
 					new ListPanel<ListeningPort>(ui.theme, {
@@ -44,8 +52,13 @@ export const portsPlugin: GuestPlugin = {
 						}),
 						matches: (p, typed) =>
 							String(p.port).startsWith(typed) || (p.process ?? "").toLowerCase().includes(typed.toLowerCase()),
-						hint: () => "type to filter · ctrl+r list again · ↑↓ move · esc close",
-						onKey: (data) => {
+						hint: (p) =>
+							`${p ? "enter open on this computer · " : ""}type to filter · ctrl+r list again · ↑↓ move · esc close`,
+						onKey: (data, p) => {
+							if (p && getKeybindings().matches(data, "tui.select.confirm")) {
+								void forward(p.port);
+								return true;
+							}
 							if (!matchesKey(data, "ctrl+r")) return false;
 							ref.call("refresh", {}).catch((error: unknown) => ui.notice(`Error: ${errorText(error)}`, "error"));
 							return true;
