@@ -5,10 +5,16 @@
 import { accessPlugin } from "../plugins/access/tui.ts";
 import { artifactsPlugin } from "../plugins/artifacts/tui.ts";
 import { chatPlugin } from "../plugins/chat/tui.ts";
+import { devReloadPlugin } from "../plugins/dev-reload/tui.ts";
+import { devicesPlugin } from "../plugins/devices/tui.ts";
 import { filesPlugin } from "../plugins/files/tui.ts";
 import { loginPlugin } from "../plugins/login/tui.ts";
+import { logsPlugin } from "../plugins/logs/tui.ts";
 import { modelsPlugin } from "../plugins/models/tui.ts";
+import { noticesPlugin } from "../plugins/notices/tui.ts";
+import { portsPlugin } from "../plugins/ports/tui.ts";
 import { promptsPlugin } from "../plugins/prompts/tui.ts";
+import { providersPlugin } from "../plugins/providers/tui.ts";
 import { searchPlugin } from "../plugins/search/tui.ts";
 import { sessionsPlugin } from "../plugins/sessions/tui.ts";
 import { sharingPlugin } from "../plugins/sharing/tui.ts";
@@ -34,5 +40,11 @@ export function guestPlugins(): GuestPlugin[] {
 		subagentsPlugin,
 		workspacePlugin,
 		artifactsPlugin,
+		noticesPlugin,
+		logsPlugin,
+		devicesPlugin,
+		providersPlugin,
+		devReloadPlugin,
+		portsPlugin,
 	];
 }

@@ -131,6 +131,8 @@ export const LauncherMessage = lazy(() =>
 			"error?": "string <= 300",
 			/** An attached file, as the server took it (never its local path). */
 			"attached?": { id: "string <= 64", name: "string <= 255", size: "number", mimeType: "string <= 100" },
+			/** A forwarded port's local address (`127.0.0.1:<port>`). */
+			"forwarded?": "string <= 64",
 		},
 		{ kind: "'ping'", n: "number.integer" },
 	),
@@ -206,6 +208,11 @@ export const WorkerMessage = lazy(() =>
 				size: "number",
 			},
 		},
+		/**
+		 * A port of the server's machine opened on this computer's loopback (the open session's environment),
+		 * after the launcher asked; the answer names the local address.
+		 */
+		{ kind: "'request'", id: "string <= 64", action: "'forward'", payload: { port: "1 <= number.integer <= 65535" } },
 		/** Ends this device's owner sign-in on a remote server (or every owner's): the launcher asks first. */
 		{ kind: "'request'", id: "string <= 64", action: "'signOut'", payload: { all: "boolean" } },
 		/** pi-tui's copy on select: granted only by the mouse gesture the launcher itself saw. */

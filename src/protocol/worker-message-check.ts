@@ -150,6 +150,8 @@ function request(m: Fields): WorkerMessage {
 			};
 		case "signOut":
 			return { kind: "request", id, action: "signOut", payload: { all: flag(payload, "all") } };
+		case "forward":
+			return { kind: "request", id, action: "forward", payload: { port: integer(payload, "port", 1, 65535) } };
 		case "copy.selection":
 			return {
 				kind: "request",

@@ -5,10 +5,16 @@
 import { accessPlugin } from "../plugins/access/server.ts";
 import { artifactsPlugin } from "../plugins/artifacts/server.ts";
 import { chatPlugin } from "../plugins/chat/server.ts";
+import { devReloadPlugin } from "../plugins/dev-reload/server.ts";
+import { devicesPlugin } from "../plugins/devices/server.ts";
 import { filesPlugin } from "../plugins/files/server.ts";
 import { loginPlugin } from "../plugins/login/server.ts";
+import { logsPlugin } from "../plugins/logs/server.ts";
 import { modelsPlugin } from "../plugins/models/server.ts";
+import { noticesPlugin } from "../plugins/notices/server.ts";
+import { portsPlugin } from "../plugins/ports/server.ts";
 import { promptsPlugin } from "../plugins/prompts/server.ts";
+import { providersPlugin } from "../plugins/providers/server.ts";
 import { searchPlugin } from "../plugins/search/server.ts";
 import { sessionsPlugin } from "../plugins/sessions/server.ts";
 import { sharingPlugin } from "../plugins/sharing/server.ts";
@@ -34,5 +40,11 @@ export function defaultPlugins(): ServerPlugin[] {
 		subagentsPlugin,
 		workspacePlugin,
 		artifactsPlugin,
+		logsPlugin,
+		noticesPlugin(),
+		devicesPlugin,
+		providersPlugin,
+		devReloadPlugin,
+		portsPlugin,
 	];
 }

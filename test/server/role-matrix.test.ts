@@ -137,6 +137,40 @@ const MATRIX: Row[] = [
 		open: OWNER,
 		calls: { search: { may: OWNER, args: () => ({ query: "hello" }) } },
 	},
+	{ object: "logs", input: () => ({}), open: OWNER, calls: {} },
+	{
+		object: "notices",
+		input: () => ({}),
+		open: OWNER,
+		calls: {
+			dismiss: { may: OWNER, args: () => ({ id: "none" }) },
+			retry: { may: OWNER, args: () => ({ id: "none" }) },
+		},
+	},
+	{
+		object: "devices",
+		input: () => ({}),
+		open: OWNER,
+		calls: {
+			signOut: { may: OWNER, args: () => ({ id: "none" }) },
+			link: { may: OWNER, args: () => ({}) },
+			signOutAll: { may: OWNER, args: () => ({}) },
+		},
+	},
+	{
+		object: "providers",
+		input: () => ({}),
+		open: OWNER,
+		calls: { refresh: { may: OWNER, args: () => ({}) } },
+	},
+	// The test server is not in development mode: reload is refused as unavailable, not as forbidden.
+	{ object: "dev", input: () => ({}), open: OWNER, calls: { reload: { may: OWNER, args: () => ({}) } } },
+	{
+		object: "ports",
+		input: (s) => ({ session: s }),
+		open: OWNER,
+		calls: { refresh: { may: OWNER, args: () => ({}) } },
+	},
 ];
 
 let ts: TestServer;

@@ -8,6 +8,7 @@ import { type ChatInput, chatContract, MAIN_CONVERSATION, MAX_PREVIEW_CHARS } fr
 import { Conversation } from "./conversation.ts";
 import { addFileRoutes } from "./file-routes.ts";
 import { goneDirectory, refuseInGoneDirectory, showGoneDirectory } from "./gone-directory.ts";
+import { acquireOrReport, retryProviderCredentials, retrySessionOpen } from "./run-notices.ts";
 import type { TaskResult } from "./tasks.ts";
 import { Uploads } from "./uploads.ts";
 
@@ -235,6 +236,8 @@ export function chatPlugin(): ServerPlugin {
 					return { id: meta.id, name: meta.name, size: meta.size };
 				},
 			});
+			retryProviderCredentials(ctx);
+			retrySessionOpen(ctx);
 			const conversations = new Conversations(ctx, uploads);
 			live = conversations;
 			ctx.services.provide("chatTasks", { run: (task) => conversations.task(task) });
@@ -242,7 +245,7 @@ export function chatPlugin(): ServerPlugin {
 				open(input, { principal }) {
 					if (!maySeeSession(principal, input.session))
 						throw new ProtocolError("forbidden", "this session is not shared with you");
-					const slot = conversations.acquire(input);
+					const slot = acquireOrReport(ctx, () => conversations.acquire(input), input.session);
 					const c = slot.conversation;
 					showGoneDirectory(c.live, goneDirectory(ctx, input.session));
 					let released = false;
