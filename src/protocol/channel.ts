@@ -213,6 +213,8 @@ export const WorkerMessage = lazy(() =>
 		 * after the launcher asked; the answer names the local address.
 		 */
 		{ kind: "'request'", id: "string <= 64", action: "'forward'", payload: { port: "1 <= number.integer <= 65535" } },
+		/** Ends a forward this launcher opened, by its local port. */
+		{ kind: "'request'", id: "string <= 64", action: "'forward'", payload: { close: "1 <= number.integer <= 65535" } },
 		/** Ends this device's owner sign-in on a remote server (or every owner's): the launcher asks first. */
 		{ kind: "'request'", id: "string <= 64", action: "'signOut'", payload: { all: "boolean" } },
 		/** pi-tui's copy on select: granted only by the mouse gesture the launcher itself saw. */

@@ -151,6 +151,8 @@ function request(m: Fields): WorkerMessage {
 		case "signOut":
 			return { kind: "request", id, action: "signOut", payload: { all: flag(payload, "all") } };
 		case "forward":
+			if (Object.hasOwn(payload, "close"))
+				return { kind: "request", id, action: "forward", payload: { close: integer(payload, "close", 1, 65535) } };
 			return { kind: "request", id, action: "forward", payload: { port: integer(payload, "port", 1, 65535) } };
 		case "copy.selection":
 			return {

@@ -124,10 +124,34 @@ describe("running the server from the terminal, end to end", () => {
 				run.type("y");
 				await run.waitFor((s) => s.includes(`is open on this computer at http://${address}`), "opened");
 				expect(await (await fetch(`http://${address}/`)).text()).toBe("hello from the server's machine");
-				// Closed when p2 exits.
+
+				// Listed as open here; Enter now offers the browser (through the launcher's question), Ctrl+X closes it.
+				await run.waitFor(
+					(s) => s.includes(`→ ${web.port} on 127.0.0.1 · open here at http://${address}`),
+					"the port listed as open here",
+				);
+				run.type("\r");
+				await run.waitFor(
+					(s) => s.includes("Open this address in your browser") && s.includes(`http://${address}/`),
+					"the browser question naming the local address",
+				);
+				run.type("n");
+				await run.waitFor((s) => s.includes("ctrl+x close here"), "back on /ports");
+				run.type("\x18");
+				await run.waitFor((s) => s.includes(`Port ${web.port} is no longer open on this computer.`), "closed");
+				await expect(fetch(`http://${address}/`)).rejects.toThrow();
+
+				// Opened again, then closed when p2 exits.
+				run.type("\r");
+				await run.waitFor((s) => s.includes("Enter or y: confirm"), "the question again");
+				run.type("y");
+				const again = /at http:\/\/(127\.0\.0\.1:\d+) until p2 exits/;
+				await run.waitFor((s) => again.test(s.replace(/\s+/g, " ")), "opened again");
+				const second = again.exec(run.screen().join(" ").replace(/\s+/g, " "))?.[1];
+				expect(await (await fetch(`http://${second}/`)).text()).toBe("hello from the server's machine");
 				run.kill();
 				await run.exited;
-				await expect(fetch(`http://${address}/`)).rejects.toThrow();
+				await expect(fetch(`http://${second}/`)).rejects.toThrow();
 			} finally {
 				web.stop(true);
 			}

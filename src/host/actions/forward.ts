@@ -7,12 +7,27 @@ import type { Socket, TCPSocketListener } from "bun";
 import type { WorkerMessage } from "../../protocol/channel.ts";
 import type { ActionContext, Answer } from "./context.ts";
 
-const forwards = new Set<TCPSocketListener<unknown>>();
+/** The forwards open now, by their local port. */
+const forwards = new Map<number, TCPSocketListener<unknown>>();
 
 /** Ends every forward (p2 exits). */
 export function closeForwards(): void {
-	for (const listener of forwards) listener.stop(true);
+	for (const listener of forwards.values()) listener.stop(true);
 	forwards.clear();
+}
+
+/** Whether `port` of this computer's loopback is a forward the person opened (and has not closed). */
+export function isForwardedPort(port: number): boolean {
+	return forwards.has(port);
+}
+
+/** Ends the forward listening on local `port`, with the connections it carries; false if there is none. */
+function closeForward(port: number): boolean {
+	const listener = forwards.get(port);
+	if (!listener) return false;
+	listener.stop(true);
+	forwards.delete(port);
+	return true;
 }
 
 /** A loopback listener on `port` if it is free here, else on any free port. */
@@ -80,11 +95,15 @@ export async function forwardRequest<W>(
 	ctx: ActionContext<W>,
 	payload: Extract<WorkerMessage, { action: "forward" }>["payload"],
 ): Promise<Answer> {
+	if (Object.hasOwn(payload, "close")) {
+		const { close } = payload as { close: number };
+		return closeForward(close) ? { ok: true } : { ok: false, error: "no forward listens there" };
+	}
 	const { host, worker } = ctx;
 	const session = host.session(worker);
 	const relay = host.openRelay;
 	if (!session || !relay) return { ok: false, error: "no session is open" };
-	const { port } = payload;
+	const { port } = payload as { port: number };
 	let approved = false;
 	// Bound before the question, so it names the exact address; nothing is let in before the yes.
 	const listener = listen(
@@ -113,7 +132,7 @@ export async function forwardRequest<W>(
 			facts: [
 				`From: port ${port} of the machine the server runs on (the open session's)`,
 				`To: ${address} on this computer (loopback: nothing else can reach it)`,
-				"Closed when p2 exits.",
+				"Closed when p2 exits or you close it in /ports.",
 			],
 			preview: { kind: "none" },
 			offerNever: true,
@@ -125,6 +144,6 @@ export async function forwardRequest<W>(
 		return { ok: false, error: decision };
 	}
 	approved = true;
-	forwards.add(listener as TCPSocketListener<unknown>);
+	forwards.set(listener.port, listener as TCPSocketListener<unknown>);
 	return { ok: true, forwarded: address };
 }

@@ -1,15 +1,22 @@
-/** An address the UI wants opened in the person's browser: https only, shown with its site, opened on a yes. */
+/** An address the UI wants opened in the person's browser (https, or a port they forwarded), shown with its site, opened on a yes. */
 import type { WorkerMessage } from "../../protocol/channel.ts";
 import type { ActionContext, Answer } from "./context.ts";
 import { DONE } from "./context.ts";
+import { isForwardedPort } from "./forward.ts";
 
-/** An address the launcher will hand to the browser: https, no user or password, no control characters. */
-export function externalUrl(text: string): string | undefined {
+/**
+ * An address the launcher will hand to the browser: https, or http to a port of this computer's loopback that
+ * the person forwarded (`/ports`); no user or password, no control characters.
+ */
+export function externalUrl(text: string, forwarded: (port: number) => boolean = isForwardedPort): string | undefined {
 	if (/[\x00-\x20\x7f]/.test(text)) return undefined;
 	try {
 		const url = new URL(text);
-		if (url.protocol !== "https:" || url.username || url.password) return undefined;
-		return url.href;
+		if (url.username || url.password) return undefined;
+		if (url.protocol === "https:") return url.href;
+		const port = Number(url.port);
+		if (url.protocol === "http:" && url.hostname === "127.0.0.1" && url.port && forwarded(port)) return url.href;
+		return undefined;
 	} catch {
 		return undefined;
 	}
@@ -105,7 +112,7 @@ export async function openUrlRequest<W>(
 		return { ok: false, error: "failed" };
 	}
 	const url = externalUrl((payload as { url: string }).url);
-	if (!url) return { ok: false, error: "only https addresses without credentials are opened" };
+	if (!url) return { ok: false, error: "only https addresses without credentials, or a forwarded port, are opened" };
 	const { host, site } = await urlSite(url);
 	const decision = await ctx.ask({
 		action: "Open this address in your browser (the UI asked)",

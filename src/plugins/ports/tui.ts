@@ -1,7 +1,7 @@
 /**
  * `/ports`: the TCP ports listening in the open session's environment, with the process holding each; Ctrl+R
  * lists them again, Enter opens one on this computer (the launcher asks, then listens on its loopback until p2
- * exits). Owners only.
+ * exits or Ctrl+X closes it) and, once open, in the browser (the launcher asks again). Owners only.
  */
 import { getKeybindings, matchesKey } from "@earendil-works/pi-tui";
 import type { GuestPlugin } from "../../guest/plugin.ts";
@@ -13,6 +13,9 @@ import { type ListeningPort, portsContract } from "./contract.ts";
 export const portsPlugin: GuestPlugin = {
 	name: "ports",
 	register(ctx) {
+		/** The forwards this launcher opened, by session and the remote port: their local addresses. */
+		const opened = new Map<string, string>();
+		const key = (session: string, port: number) => `${session}:${port}`;
 		return ctx.commands.register({
 			id: "p2.ports",
 			title: "TCP ports listening in the session's environment",
@@ -32,11 +35,28 @@ export const portsPlugin: GuestPlugin = {
 				// The launcher listens on this computer's loopback and asks first; the answer names the address.
 				const forward = async (port: number) => {
 					const answer = await ctx.launcher.request("forward", { port });
-					if (answer.ok && answer.forwarded)
+					if (answer.ok && answer.forwarded) {
+						opened.set(key(session, port), answer.forwarded);
 						ui.notice(`Port ${port} is open on this computer at http://${answer.forwarded} until p2 exits.`);
-					else if (!answer.ok && answer.error !== "declined")
+						ui.requestRender();
+					} else if (!answer.ok && answer.error !== "declined")
 						ui.notice(`Not opened: ${answer.error ?? "refused"}`, "warning");
 				};
+				const browse = async (address: string) => {
+					const answer = await ctx.launcher.request("openUrl", { url: `http://${address}/` });
+					if (!answer.ok && answer.error !== "declined")
+						ui.notice(`Not opened: ${answer.error ?? "refused"}`, "warning");
+				};
+				const unforward = async (port: number, address: string) => {
+					opened.delete(key(session, port));
+					ui.requestRender();
+					const local = Number(address.slice(address.lastIndexOf(":") + 1));
+					const answer = await ctx.launcher.request("forward", { close: local });
+					ui.notice(
+						answer.ok ? `Port ${port} is no longer open on this computer.` : `Port ${port} was already closed.`,
+					);
+				};
+				const local = (p: ListeningPort) => opened.get(key(session, p.port));
 				ui.showSelector(
 					"ports",
 					new ListPanel<ListeningPort>(ui.theme, {
@@ -47,16 +67,21 @@ export const portsPlugin: GuestPlugin = {
 						empty: "No TCP port is listening.",
 						items: () => ref.state?.ports,
 						row: (p) => ({
-							left: `${p.port} on ${p.address}`,
+							left: `${p.port} on ${p.address}${local(p) ? ` · open here at http://${local(p)}` : ""}`,
 							right: p.process ? `${p.process} (pid ${p.pid})` : p.pid !== null ? `pid ${p.pid}` : "process not known",
 						}),
 						matches: (p, typed) =>
 							String(p.port).startsWith(typed) || (p.process ?? "").toLowerCase().includes(typed.toLowerCase()),
 						hint: (p) =>
-							`${p ? "enter open on this computer · " : ""}type to filter · ctrl+r list again · ↑↓ move · esc close`,
+							`${!p ? "" : local(p) ? "enter open in browser · ctrl+x close here · " : "enter open on this computer · "}type to filter · ctrl+r list again · ↑↓ move · esc close`,
 						onKey: (data, p) => {
+							const address = p && local(p);
 							if (p && getKeybindings().matches(data, "tui.select.confirm")) {
-								void forward(p.port);
+								void (address ? browse(address) : forward(p.port));
+								return true;
+							}
+							if (p && address && matchesKey(data, "ctrl+x")) {
+								void unforward(p.port, address);
 								return true;
 							}
 							if (!matchesKey(data, "ctrl+r")) return false;
