@@ -84,6 +84,7 @@ export class LauncherChannel implements Launcher {
 					ok: message.ok,
 					...(message.error ? { error: message.error } : {}),
 					...(message.attached ? { attached: message.attached } : {}),
+					...(message.forwarded ? { forwarded: message.forwarded } : {}),
 				});
 				return true;
 			}

@@ -3,17 +3,25 @@
  * of the guest that names plugins: adding a feature's UI is its folder under `src/plugins` and a line here.
  */
 import { accessPlugin } from "../plugins/access/tui.ts";
+import { artifactsPlugin } from "../plugins/artifacts/tui.ts";
 import { chatPlugin } from "../plugins/chat/tui.ts";
+import { devReloadPlugin } from "../plugins/dev-reload/tui.ts";
+import { devicesPlugin } from "../plugins/devices/tui.ts";
 import { filesPlugin } from "../plugins/files/tui.ts";
 import { loginPlugin } from "../plugins/login/tui.ts";
+import { logsPlugin } from "../plugins/logs/tui.ts";
 import { modelsPlugin } from "../plugins/models/tui.ts";
+import { noticesPlugin } from "../plugins/notices/tui.ts";
+import { portsPlugin } from "../plugins/ports/tui.ts";
 import { promptsPlugin } from "../plugins/prompts/tui.ts";
+import { providersPlugin } from "../plugins/providers/tui.ts";
 import { searchPlugin } from "../plugins/search/tui.ts";
 import { sessionsPlugin } from "../plugins/sessions/tui.ts";
 import { sharingPlugin } from "../plugins/sharing/tui.ts";
 import { statusPlugin } from "../plugins/status/tui.ts";
 import { subagentsPlugin } from "../plugins/subagents/tui.ts";
 import { tuiDefaultsPlugin } from "../plugins/tui-defaults/tui.ts";
+import { workspacePlugin } from "../plugins/workspace/tui.ts";
 import type { GuestPlugin } from "./plugin.ts";
 
 export function guestPlugins(): GuestPlugin[] {
@@ -30,5 +38,13 @@ export function guestPlugins(): GuestPlugin[] {
 		tuiDefaultsPlugin,
 		accessPlugin,
 		subagentsPlugin,
+		workspacePlugin,
+		artifactsPlugin,
+		noticesPlugin,
+		logsPlugin,
+		devicesPlugin,
+		providersPlugin,
+		devReloadPlugin,
+		portsPlugin,
 	];
 }

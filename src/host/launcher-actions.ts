@@ -21,6 +21,7 @@ import {
 import { copyRequest, copySelection } from "./actions/copy.ts";
 import { downloadRequest } from "./actions/download.ts";
 import { editExternally } from "./actions/external-editor.ts";
+import { forwardRequest } from "./actions/forward.ts";
 import { attachPicked, copyLastAnswer, suspend } from "./actions/keys.ts";
 import { openUrlRequest } from "./actions/open-url.ts";
 import { paste } from "./actions/paste.ts";
@@ -63,6 +64,8 @@ function dispatch<W>(ctx: ActionContext<W>, message: Request): Promise<Answer> {
 			return attachRequest(ctx, message.payload);
 		case "signOut":
 			return signOutRequest(ctx, message.payload);
+		case "forward":
+			return forwardRequest(ctx, message.payload);
 		case "copy.selection":
 			return copySelection(ctx.host, message.payload);
 	}

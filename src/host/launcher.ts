@@ -8,6 +8,7 @@
 import type { ConnectionState, StartData, WorkerMessage } from "../protocol/channel.ts";
 import { errorText } from "../protocol/errors.ts";
 import { ProcessTerminal, type Terminal } from "../protocol/pi-tui-parts.ts";
+import { closeForwards } from "./actions/forward.ts";
 import type { LaunchArgs } from "./args.ts";
 import { type Clock, realClock } from "./clock.ts";
 import { ServerConnection } from "./connection.ts";
@@ -283,8 +284,13 @@ export async function runLauncher(options: LauncherOptions): Promise<LauncherRes
 		pickFile: (start) => picker.pick(start),
 		downloadFolder: () => downloadFolder(prefPaths, options.env),
 		download: http.download,
+		downloadArtifact: http.downloadArtifact,
 		upload: http.upload,
 		...(http.signOut ? { signOut: http.signOut } : {}),
+		openRelay: (path) =>
+			new WebSocket(`${options.target.origin().replace(/^http/, "ws")}${path}`, {
+				headers: { origin: options.target.origin(), ...options.target.credentials() },
+			} as unknown as string[]),
 		problem,
 	});
 
@@ -366,6 +372,7 @@ export async function runLauncher(options: LauncherOptions): Promise<LauncherRes
 		consent.cancel();
 		picker.cancel();
 		workers.stop();
+		closeForwards();
 		connection.close();
 		terminal.stop();
 		process.off("exit", onProcessExit);

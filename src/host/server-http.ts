@@ -27,25 +27,30 @@ function uploadAnswer(raw: unknown): AttachedFile | undefined {
 
 export interface ServerHttp {
 	download(session: string, id: string): Promise<Uint8Array>;
+	downloadArtifact(session: string, name: string, version: number): Promise<Uint8Array>;
 	upload(session: string, name: string, bytes: Uint8Array): Promise<AttachedFile>;
 	/** Only for an owner signed in with a link (this device's own server has no sign-in to end). */
 	signOut?(all: boolean): Promise<void>;
 }
 
 export function serverHttp(target: LaunchTarget): ServerHttp {
+	/** A fixed route's bytes, with the launcher's credentials, bounded in size and time. */
+	const fetchBytes = async (path: string) => {
+		const res = await trustedFetch({
+			origin: target.origin(),
+			path,
+			headers: target.credentials(),
+			timeoutMs: FILE_TIMEOUT_MS,
+			maxBytes: MAX_DOWNLOAD_BYTES,
+			binary: true,
+		});
+		if (res.status !== 200 || !res.bytes) throw new Error(`the server refused the file: ${res.status}`);
+		return res.bytes;
+	};
 	return {
-		async download(session, id) {
-			const res = await trustedFetch({
-				origin: target.origin(),
-				path: `/download?${new URLSearchParams({ session, id })}`,
-				headers: target.credentials(),
-				timeoutMs: FILE_TIMEOUT_MS,
-				maxBytes: MAX_DOWNLOAD_BYTES,
-				binary: true,
-			});
-			if (res.status !== 200 || !res.bytes) throw new Error(`the server refused the file: ${res.status}`);
-			return res.bytes;
-		},
+		download: (session, id) => fetchBytes(`/download?${new URLSearchParams({ session, id })}`),
+		downloadArtifact: (session, name, version) =>
+			fetchBytes(`/artifact?${new URLSearchParams({ session, name, version: String(version), download: "1" })}`),
 		async upload(session, name, bytes) {
 			const query = new URLSearchParams({ session, name: name.slice(0, 255) });
 			const res = await trustedFetch({

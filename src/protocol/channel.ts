@@ -131,6 +131,8 @@ export const LauncherMessage = lazy(() =>
 			"error?": "string <= 300",
 			/** An attached file, as the server took it (never its local path). */
 			"attached?": { id: "string <= 64", name: "string <= 255", size: "number", mimeType: "string <= 100" },
+			/** A forwarded port's local address (`127.0.0.1:<port>`). */
+			"forwarded?": "string <= 64",
 		},
 		{ kind: "'ping'", n: "number.integer" },
 	),
@@ -177,6 +179,13 @@ export const WorkerMessage = lazy(() =>
 			payload: { text: `string <= ${MAX_COPY_CHARS}`, "label?": "string <= 200" },
 		},
 		{ kind: "'request'", id: "string <= 64", action: "'openUrl'", payload: { url: "string <= 2048" } },
+		/** A page of the server's own (an artifact), opened on the launcher's origin; the browser signs in on its own. */
+		{
+			kind: "'request'",
+			id: "string <= 64",
+			action: "'openUrl'",
+			payload: { kind: "'origin'", path: "string <= 2048" },
+		},
 		/** A local file for the next message: the launcher names it, asks, and uploads it to the open session. */
 		{ kind: "'request'", id: "string <= 64", action: "'attach'", payload: { path: "string <= 4096" } },
 		/** A file sent to the session on screen, saved into the person's download folder after they said yes. */
@@ -186,6 +195,26 @@ export const WorkerMessage = lazy(() =>
 			action: "'download'",
 			payload: { session: "string <= 64", id: "string <= 64", name: "string <= 255", size: "number" },
 		},
+		/** An artifact of the session on screen (one version), saved the same way. */
+		{
+			kind: "'request'",
+			id: "string <= 64",
+			action: "'download'",
+			payload: {
+				kind: "'artifact'",
+				session: "string <= 64",
+				name: "string <= 255",
+				version: "number.integer >= 1",
+				size: "number",
+			},
+		},
+		/**
+		 * A port of the server's machine opened on this computer's loopback (the open session's environment),
+		 * after the launcher asked; the answer names the local address.
+		 */
+		{ kind: "'request'", id: "string <= 64", action: "'forward'", payload: { port: "1 <= number.integer <= 65535" } },
+		/** Ends a forward this launcher opened, by its local port. */
+		{ kind: "'request'", id: "string <= 64", action: "'forward'", payload: { close: "1 <= number.integer <= 65535" } },
 		/** Ends this device's owner sign-in on a remote server (or every owner's): the launcher asks first. */
 		{ kind: "'request'", id: "string <= 64", action: "'signOut'", payload: { all: "boolean" } },
 		/** pi-tui's copy on select: granted only by the mouse gesture the launcher itself saw. */

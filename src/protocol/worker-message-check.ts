@@ -110,10 +110,33 @@ function request(m: Fields): WorkerMessage {
 			};
 		}
 		case "openUrl":
+			if (field(payload, "kind") === "origin")
+				return {
+					kind: "request",
+					id,
+					action: "openUrl",
+					payload: { kind: "origin", path: text(payload, "path", 2048) },
+				};
 			return { kind: "request", id, action: "openUrl", payload: { url: text(payload, "url", 2048) } };
 		case "attach":
 			return { kind: "request", id, action: "attach", payload: { path: text(payload, "path", 4096) } };
 		case "download":
+			if (field(payload, "kind") === "artifact") {
+				const version = finite(payload, "version");
+				if (!Number.isInteger(version) || version < 1) throw new Refused("version must be a whole number from 1");
+				return {
+					kind: "request",
+					id,
+					action: "download",
+					payload: {
+						kind: "artifact",
+						session: text(payload, "session", 64),
+						name: text(payload, "name", 255),
+						version,
+						size: finite(payload, "size"),
+					},
+				};
+			}
 			return {
 				kind: "request",
 				id,
@@ -127,6 +150,10 @@ function request(m: Fields): WorkerMessage {
 			};
 		case "signOut":
 			return { kind: "request", id, action: "signOut", payload: { all: flag(payload, "all") } };
+		case "forward":
+			if (Object.hasOwn(payload, "close"))
+				return { kind: "request", id, action: "forward", payload: { close: integer(payload, "close", 1, 65535) } };
+			return { kind: "request", id, action: "forward", payload: { port: integer(payload, "port", 1, 65535) } };
 		case "copy.selection":
 			return {
 				kind: "request",

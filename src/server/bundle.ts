@@ -129,6 +129,11 @@ export async function cachedGuestBundle(cacheDir = CACHE_DIR): Promise<GuestBund
 	return built;
 }
 
+/** A server run from source (not the compiled executable): its bundle can be rebuilt while it runs (/dev-reload). */
+export function isDevelopmentBuild(): boolean {
+	return !(globalThis as { P2_EMBEDDED_BUNDLE?: string }).P2_EMBEDDED_BUNDLE;
+}
+
 /** The compiled executable carries a prebuilt bundle; development uses the bundle cached for its sources. */
 export function defaultGuestBundle(): () => Promise<GuestBundle> {
 	const embedded = (globalThis as { P2_EMBEDDED_BUNDLE?: string }).P2_EMBEDDED_BUNDLE;

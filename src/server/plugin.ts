@@ -5,9 +5,11 @@
  * another, and the core's hooks. Plugins are listed in `src/server/plugins.ts`.
  */
 import type { AgentExtensions } from "./agent/extensions.ts";
+import type { OwnerSignIn } from "./auth/owner-store.ts";
 import type { CoreServices } from "./core-services.ts";
 import type { ObjectHost } from "./objects/host.ts";
 import type { Principal } from "./objects/principal.ts";
+import type { Relays } from "./relays.ts";
 import type { Routes } from "./routes.ts";
 import type { Services } from "./services.ts";
 
@@ -16,10 +18,36 @@ export type { RouteRequest } from "./routes.ts";
 /** Who a guest cookie admits now (a principal for one session), or null. */
 export type GuestAdmission = (cookie: string) => Principal | null;
 
+/** The owner sign-ins (owner cookies) of this server, for the owner's own UI; cookies never leave it. */
+export interface OwnerSignIns {
+	list(): OwnerSignIn[];
+	/** Ends one sign-in now: its cookie is refused and its connections close. False when there is none. */
+	signOut(id: string): boolean;
+	/**
+	 * Ends every owner sign-in but `keep` (the caller's own, which its launcher ends); this device's owner has no
+	 * cookie and stays. How many ended.
+	 */
+	signOutAll(keep?: string): number;
+	/** A one-time owner link's path (`/owner#token`), valid for a day. */
+	mintLink(): string;
+}
+
+/** The guest bundle of a server in development mode, rebuilt from the sources on request. */
+export interface DevBundle {
+	/** Builds the bundle again (when its sources changed); launchers take a new one at their next check. */
+	rebuild(): Promise<{ hash: string; changed: boolean }>;
+}
+
 export interface ServerContext extends CoreServices {
+	/** Present on a server started in development mode only. */
+	readonly guestBundle: DevBundle | null;
+	/** The owner sign-ins; only plugins serving owners use it. */
+	readonly owners: OwnerSignIns;
 	readonly host: ObjectHost;
 	/** Paths beside the core's; each is checked by the core (Host header, errors) before its handler runs. */
 	readonly routes: Routes;
+	/** WebSocket byte relays beside the object socket; the core checks each before it opens. */
+	readonly relays: Relays;
 	/** What plugins offer one another, by name; each entry is declared by the plugin that provides it. */
 	readonly services: Services;
 	/** What plugins add to every conversation's agent: tools and sections of its system prompt. */

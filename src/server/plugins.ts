@@ -3,17 +3,25 @@
  * adding a feature's server part is its folder under `src/plugins` and a line here.
  */
 import { accessPlugin } from "../plugins/access/server.ts";
+import { artifactsPlugin } from "../plugins/artifacts/server.ts";
 import { chatPlugin } from "../plugins/chat/server.ts";
+import { devReloadPlugin } from "../plugins/dev-reload/server.ts";
+import { devicesPlugin } from "../plugins/devices/server.ts";
 import { filesPlugin } from "../plugins/files/server.ts";
 import { loginPlugin } from "../plugins/login/server.ts";
+import { logsPlugin } from "../plugins/logs/server.ts";
 import { modelsPlugin } from "../plugins/models/server.ts";
+import { noticesPlugin } from "../plugins/notices/server.ts";
+import { portsPlugin } from "../plugins/ports/server.ts";
 import { promptsPlugin } from "../plugins/prompts/server.ts";
+import { providersPlugin } from "../plugins/providers/server.ts";
 import { searchPlugin } from "../plugins/search/server.ts";
 import { sessionsPlugin } from "../plugins/sessions/server.ts";
 import { sharingPlugin } from "../plugins/sharing/server.ts";
 import { statusPlugin } from "../plugins/status/server.ts";
 import { subagentsPlugin } from "../plugins/subagents/server.ts";
 import { tuiDefaultsPlugin } from "../plugins/tui-defaults/server.ts";
+import { workspacePlugin } from "../plugins/workspace/server.ts";
 import type { ServerPlugin } from "./plugin.ts";
 
 export function defaultPlugins(): ServerPlugin[] {
@@ -30,5 +38,13 @@ export function defaultPlugins(): ServerPlugin[] {
 		filesPlugin,
 		promptsPlugin(),
 		subagentsPlugin,
+		workspacePlugin,
+		artifactsPlugin,
+		logsPlugin,
+		noticesPlugin(),
+		devicesPlugin,
+		providersPlugin,
+		devReloadPlugin,
+		portsPlugin,
 	];
 }

@@ -1,7 +1,7 @@
 import { parseArgs } from "node:util";
 import { errorText } from "../protocol/errors.ts";
 import { buildId } from "./build-id.ts";
-import { defaultGuestBundle } from "./bundle.ts";
+import { defaultGuestBundle, isDevelopmentBuild } from "./bundle.ts";
 import { type IdleWatch, watchIdle } from "./idle-watch.ts";
 import { defaultPlugins } from "./plugins.ts";
 import { ServerConfigError, startServer } from "./server.ts";
@@ -100,6 +100,7 @@ async function deviceServer(): Promise<number> {
 			port: 0,
 			plugins: defaultPlugins(),
 			bundle: defaultGuestBundle(),
+			devReload: isDevelopmentBuild(),
 			advertise: true,
 			build: buildId(),
 			onExitRequest: () => {
@@ -150,6 +151,7 @@ export async function serveCommand(argv: string[]): Promise<number> {
 			plugins: defaultPlugins(),
 			// The UI every launcher that connects runs: a server on its own serves it too.
 			bundle: defaultGuestBundle(),
+			devReload: isDevelopmentBuild(),
 			advertise: true,
 		});
 		console.log(`p2 server listening on ${server.origin}`);

@@ -16,11 +16,19 @@ import { OwnerStore } from "./auth/owner-store.ts";
 import { resolvePrincipal } from "./auth/principals.ts";
 import { newToken } from "./auth/tokens.ts";
 import { addBundleRoute } from "./bundle-route.ts";
-import { type CoreServices, createServices, type ServicesOptions } from "./core-services.ts";
+import {
+	type CoreServices,
+	createServices,
+	damagedReporter,
+	logOptions,
+	type ServicesOptions,
+} from "./core-services.ts";
 import { json, problem } from "./http-util.ts";
+import { describe, ServerLog } from "./log.ts";
 import { type Connection, ObjectHost } from "./objects/host.ts";
 import type { Principal } from "./objects/principal.ts";
 import type { GuestAdmission, ServerContext, ServerPlugin } from "./plugin.ts";
+import { type Relay, Relays } from "./relays.ts";
 import { type RouteRequest, Routes } from "./routes.ts";
 import { Services } from "./services.ts";
 import { ensurePrivateDir, writePrivateFile } from "./store/data-dir.ts";
@@ -42,6 +50,8 @@ export interface ServerOptions extends ServicesOptions {
 	readonly publicOrigin?: string;
 	readonly plugins: readonly ServerPlugin[];
 	readonly bundle?: () => Promise<GuestBundle>;
+	/** Development mode: owners may have the guest bundle rebuilt from the sources while the server runs. */
+	readonly devReload?: boolean;
 	/** Write server.json (port + device token) so this device's launchers can find the server. */
 	readonly advertise?: boolean;
 	/** Bytes that may wait for one client before it is closed as too slow; SOCKET_BUFFER_LIMIT by default. */
@@ -71,6 +81,8 @@ const BACKPRESSURE_LIMIT = 1024 * 1024 * 1024;
 
 interface SocketData {
 	principal: Principal;
+	/** A plugin's byte relay rather than the object socket. */
+	relay?: Relay;
 	connection?: Connection;
 	/** Set once the server closed the socket: nothing more is sent on it. */
 	closing?: boolean;
@@ -107,7 +119,8 @@ export async function startServer(options: ServerOptions): Promise<P2Server> {
 }
 
 async function serve(options: ServerOptions, hostname: string, lock: DataDirLock): Promise<P2Server> {
-	const owners = OwnerStore.open(options.dataDir);
+	const log = new ServerLog(options.dataDir, logOptions(options, options.env ?? process.env));
+	const owners = OwnerStore.open(options.dataDir, damagedReporter(log));
 	let core: CoreServices | undefined;
 	const registered: ServerPlugin[] = [];
 	// At stop, or when the server cannot start (a plugin failed, the port is taken): nothing stays open.
@@ -117,10 +130,10 @@ async function serve(options: ServerOptions, hostname: string, lock: DataDirLock
 		owners.close();
 	};
 	try {
-		core = await createServices(options);
+		core = await createServices(options, log);
 		return await listen(options, hostname, lock, { owners, core, registered, closeAll });
 	} catch (error) {
-		await closeAll().catch((problem) => console.error("closing after a failed start failed:", problem));
+		await closeAll().catch((problem) => log.error("server", describe("closing after a failed start failed", problem)));
 		throw error;
 	}
 }
@@ -140,14 +153,48 @@ async function listen(
 	{ owners, core, registered, closeAll }: Opened,
 ): Promise<P2Server> {
 	const host = new ObjectHost();
+	host.problem = (text, error, notice) => core.log.error("server", describe(text, error), notice);
 	const routes = new Routes();
+	const relays = new Relays();
 	let admission: GuestAdmission | undefined;
 	const ctx: ServerContext = {
 		...core,
 		host,
 		routes,
+		relays,
+		owners: {
+			list: () => owners.list(),
+			signOut(id) {
+				const ended = owners.logoutId(id);
+				if (ended)
+					host.reprincipal(
+						(p) => p.id === `owner:${id}`,
+						() => null,
+					);
+				return ended;
+			},
+			signOutAll(keep) {
+				const ended = owners.logoutAll(keep);
+				host.reprincipal(
+					(p) => p.role === "owner" && p.id !== `owner:${keep}`,
+					() => null,
+				);
+				return ended;
+			},
+			mintLink: () => `/owner#${owners.mintLink()}`,
+		},
 		services: new Services(),
 		agent: new AgentExtensions(),
+		guestBundle: options.devReload
+			? {
+					async rebuild() {
+						const before = bundle ? await bundle.catch(() => undefined) : undefined;
+						bundle = undefined;
+						const after = await loadBundle();
+						return { hash: after.hash, changed: after.hash !== before?.hash };
+					},
+				}
+			: null,
 		admitGuests(admit) {
 			if (admission) throw new Error("guests are admitted by one plugin only");
 			admission = admit;
@@ -178,6 +225,7 @@ async function listen(
 		await plugin.register(ctx);
 	}
 	const deviceToken = newToken();
+	core.log.addSecret(deviceToken);
 	const bufferLimit = options.socketBufferLimit ?? SOCKET_BUFFER_LIMIT;
 	const scheme = options.tls ? "https" : "http";
 
@@ -221,7 +269,7 @@ async function listen(
 				}
 				return await answer(req, srv);
 			} catch (error) {
-				console.error("request failed:", error);
+				core.log.error("server", describe(`request ${new URL(req.url).pathname} failed`, error));
 				return problem(500, "internal error");
 			}
 		};
@@ -237,6 +285,22 @@ async function listen(
 	const served: Record<string, (req: Request, srv: Server<SocketData>) => Promise<Response | undefined>> = {
 		[SOCKET_PATH]: checked(socket),
 	};
+	for (const [path, accept] of relays.entries()) {
+		served[path] = checked((req, srv) => {
+			const principal = resolvePrincipal(req, srv.requestIP(req)?.address, sources);
+			if (!principal) return problem(401, "sign in first");
+			if (req.headers.get("origin") !== null && !sameOrigin(req)) return problem(403, "cross-origin socket refused");
+			const relay = accept(principal, new URL(req.url));
+			if (Object.hasOwn(relay, "refuse")) {
+				const refused = relay as { refuse: number; why: string };
+				return problem(refused.refuse, refused.why);
+			}
+			const opened = relay as Relay;
+			if (srv.upgrade(req, { data: { principal, relay: opened } })) return undefined;
+			opened.close();
+			return problem(400, "expected a WebSocket upgrade");
+		});
+	}
 	for (const [path, handler] of routes.entries()) {
 		served[path] = checked((req, srv) => handler(req, requestOf(req, srv)));
 	}
@@ -256,6 +320,25 @@ async function listen(
 			backpressureLimit: BACKPRESSURE_LIMIT,
 			closeOnBackpressureLimit: false,
 			open(ws: ServerWebSocket<SocketData>) {
+				const relay = ws.data.relay;
+				if (relay) {
+					relay.open({
+						send(bytes) {
+							if (ws.data.closing) return;
+							if (ws.getBufferedAmount() > bufferLimit || ws.send(bytes) === 0) {
+								ws.data.closing = true;
+								ws.close(CLOSE_CODES.tooSlow, "too slow");
+								relay.close();
+							}
+						},
+						close() {
+							if (ws.data.closing) return;
+							ws.data.closing = true;
+							ws.close();
+						},
+					});
+					return;
+				}
 				const end = (code: number, reason: string) => {
 					if (ws.data.closing) return;
 					ws.data.closing = true;
@@ -278,6 +361,10 @@ async function listen(
 				});
 			},
 			message(ws, message) {
+				if (ws.data.relay) {
+					ws.data.relay.data(typeof message === "string" ? new TextEncoder().encode(message) : message);
+					return;
+				}
 				if (typeof message !== "string") {
 					ws.send(JSON.stringify({ t: "refused", code: "bad_frame", message: "frames are text" }));
 					return;
@@ -285,6 +372,7 @@ async function listen(
 				void ws.data.connection?.receive(message);
 			},
 			close(ws) {
+				ws.data.relay?.close();
 				ws.data.connection?.close();
 			},
 		},
@@ -293,6 +381,7 @@ async function listen(
 	own = ownOrigins(binding);
 	const origin = primaryOrigin(binding);
 	lock.setOrigin(origin);
+	core.log.info("server", `listening on ${origin}${options.build ? ` (build ${options.build})` : ""}`);
 	const infoPath = join(options.dataDir, SERVER_INFO_FILE);
 	if (options.advertise) {
 		const info: ServerInfo = {

@@ -128,8 +128,12 @@ describe("the launcher's actions end to end", () => {
 			// The file sent before comes back through /download, into the download folder, replacing nothing.
 			for (const expected of ["spec.txt", "spec (1).txt"]) {
 				run.type("/download\r");
-				await run.waitFor((s) => s.includes("Save which file?"), "the file list");
+				// The list's own hint (the command's title shows in the slash menu already).
+				await run.waitFor((s) => s.includes("enter preview (ctrl+s there saves)"), "the file list");
+				// Enter previews (through the chat object: the worker has no cookie); Ctrl+S saves.
 				run.type("\r");
+				await run.waitFor((s) => /1 the attached spec says hello/.test(s), "the preview");
+				run.type("\x13");
 				await run.waitFor((s) => s.includes("Save a file from the server on this computer"), "the question");
 				expect(run.screen().join("\n")).toContain(`Into: ${join(h.home, "Downloads", "p2")}`);
 				await run.waitFor((s) => s.includes("Enter or y: confirm"), "the question ready to confirm");
@@ -141,6 +145,11 @@ describe("the launcher's actions end to end", () => {
 					`${expected} saved`,
 				);
 				await run.waitFor((s) => s.includes("Saved spec.txt in your download folder"), "the notice");
+				// The preview stays until Escape, which goes back to the list; Escape again closes it.
+				run.type("\x1b");
+				await run.waitFor((s) => s.includes("enter preview") && !s.includes("ctrl+s save"), "back to the list");
+				run.type("\x1b");
+				await run.waitFor((s) => !s.includes("Files sent to this session"), "the list closed");
 			}
 		} finally {
 			run.kill();

@@ -75,6 +75,15 @@ describe("addresses for the browser", () => {
 		expect(externalUrl("file:///etc/passwd")).toBeUndefined();
 		expect(externalUrl("https://a.example/\x1b]0;x\x07")).toBeUndefined();
 		expect(externalUrl("https://a.example/ b")).toBeUndefined();
+		// http only to a loopback port the person forwarded (/ports), never another host or port.
+		const forwarded = (port: number) => port === 8123;
+		expect(externalUrl("http://127.0.0.1:8123/app?x=1", forwarded)).toBe("http://127.0.0.1:8123/app?x=1");
+		expect(externalUrl("http://127.0.0.1:8124/", forwarded)).toBeUndefined();
+		expect(externalUrl("http://127.0.0.1/", forwarded)).toBeUndefined();
+		expect(externalUrl("http://localhost:8123/", forwarded)).toBeUndefined();
+		expect(externalUrl("http://127.0.0.2:8123/", forwarded)).toBeUndefined();
+		expect(externalUrl("http://u:p@127.0.0.1:8123/", forwarded)).toBeUndefined();
+		expect(externalUrl("http://127.0.0.1:8123/")).toBeUndefined();
 	});
 });
 

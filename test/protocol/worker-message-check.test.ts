@@ -36,6 +36,7 @@ const VALID: Record<string, unknown>[] = [
 	{ kind: "request", id: "r1", action: "attach", payload: { path: "" } },
 	{ kind: "request", id: "r1", action: "download", payload: { session: "s", id: "i", name: "n", size: 12 } },
 	{ kind: "request", id: "r1", action: "signOut", payload: { all: false } },
+	{ kind: "request", id: "r1", action: "forward", payload: { port: 8080 } },
 	{ kind: "request", id: "r1", action: "copy.selection", payload: { text: "sel" } },
 	{ kind: "keyContext", suspendPrivileged: true },
 	{ kind: "answer", id: "q1", text: "x" },

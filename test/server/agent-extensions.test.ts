@@ -46,7 +46,16 @@ describe("what plugins add to the agent", () => {
 		const tool = state.entries.find((e) => e.kind === "tool");
 		expect(tool?.kind === "tool" && tool.result.text).toBe(`cba in ${session}`);
 		const first = server.fake.requests[0] as FakeRequest;
-		expect(first.tools?.map((t) => t.function.name)).toEqual(["read", "bash", "edit", "write", "subagent", "mirror"]);
+		expect(first.tools?.map((t) => t.function.name)).toEqual([
+			"read",
+			"bash",
+			"edit",
+			"write",
+			"subagent",
+			"send_file",
+			"artifact",
+			"mirror",
+		]);
 		const system = String(first.messages[0]?.content);
 		expect(system).toContain("- mirror: answer with a word reversed");
 		const rules = system.indexOf("<mirror_rules>");

@@ -64,6 +64,7 @@ const MATRIX: Row[] = [
 			approve: { may: OWNER, args: () => ({ id: "nothing" }) },
 			reject: { may: OWNER, args: () => ({ id: "nothing" }) },
 			files: { may: EVERYONE, args: () => null },
+			preview: { may: EVERYONE, args: () => ({ id: "0a0a0a0a-0000-4000-8000-000000000000" }) },
 		},
 	},
 	{ object: "status", input: (s) => ({ session: s, conversation: "main" }), open: EVERYONE, calls: {} },
@@ -113,10 +114,62 @@ const MATRIX: Row[] = [
 		calls: { expand: { may: PARTICIPANT, args: () => ({ text: "/review this" }) } },
 	},
 	{
+		object: "workspace",
+		input: (s) => ({ session: s }),
+		open: PARTICIPANT,
+		calls: {
+			list: { may: PARTICIPANT, args: () => ({ path: "" }) },
+			read: { may: PARTICIPANT, args: () => ({ path: "nothing.txt", line: 1, limit: 10 }) },
+			status: { may: PARTICIPANT, args: () => null },
+			diff: { may: PARTICIPANT, args: () => ({ path: "nothing.txt", kind: "unstaged" }) },
+			grep: { may: PARTICIPANT, args: () => ({ text: "nothing" }) },
+		},
+	},
+	{
+		object: "artifacts",
+		input: (s) => ({ session: s }),
+		open: EVERYONE,
+		calls: { read: { may: EVERYONE, args: () => ({ name: "nothing.md" }) } },
+	},
+	{
 		object: "search",
 		input: () => ({}),
 		open: OWNER,
 		calls: { search: { may: OWNER, args: () => ({ query: "hello" }) } },
+	},
+	{ object: "logs", input: () => ({}), open: OWNER, calls: {} },
+	{
+		object: "notices",
+		input: () => ({}),
+		open: OWNER,
+		calls: {
+			dismiss: { may: OWNER, args: () => ({ id: "none" }) },
+			retry: { may: OWNER, args: () => ({ id: "none" }) },
+		},
+	},
+	{
+		object: "devices",
+		input: () => ({}),
+		open: OWNER,
+		calls: {
+			signOut: { may: OWNER, args: () => ({ id: "none" }) },
+			link: { may: OWNER, args: () => ({}) },
+			signOutAll: { may: OWNER, args: () => ({}) },
+		},
+	},
+	{
+		object: "providers",
+		input: () => ({}),
+		open: OWNER,
+		calls: { refresh: { may: OWNER, args: () => ({}) } },
+	},
+	// The test server is not in development mode: reload is refused as unavailable, not as forbidden.
+	{ object: "dev", input: () => ({}), open: OWNER, calls: { reload: { may: OWNER, args: () => ({}) } } },
+	{
+		object: "ports",
+		input: (s) => ({ session: s }),
+		open: OWNER,
+		calls: { refresh: { may: OWNER, args: () => ({}) } },
 	},
 ];
 

@@ -40,12 +40,16 @@ export interface ActionsHost<W> {
 	readonly cwd: string;
 	/** Fetches a session's file from the fixed `/download` route with the launcher's credentials (bounded). */
 	download(session: string, id: string): Promise<Uint8Array>;
+	/** Fetches one version of a session's artifact from the fixed `/artifact` route, the same way. */
+	downloadArtifact(session: string, name: string, version: number): Promise<Uint8Array>;
 	/** Where downloads go: the launcher-only `downloads` of prefs.json, else ~/Downloads/p2. */
 	downloadFolder(): string;
 	/** The launcher's file picker; undefined when the person cancelled. */
 	pickFile(start: string): Promise<string | undefined>;
 	/** Uploads to the fixed `/upload` route with the launcher's credentials. */
 	upload(session: string, name: string, bytes: Uint8Array): Promise<AttachedFile>;
+	/** A WebSocket to one of the server's relay paths, with the launcher's credentials (never the worker's). */
+	openRelay?(path: string): WebSocket;
 	/** Ends the owner sign-in with the server (remote servers only; undefined for this device's). */
 	signOut?(all: boolean): Promise<void>;
 	/** Whether the person just ended a selection with the mouse (once per gesture). */
@@ -58,7 +62,7 @@ export interface ActionsHost<W> {
 
 /** What a request is answered with. A refusal's words are the launcher's, and never name local paths. */
 export type Answer =
-	| { readonly ok: true; readonly attached?: AttachedFile }
+	| { readonly ok: true; readonly attached?: AttachedFile; readonly forwarded?: string }
 	| { readonly ok: false; readonly error: string };
 
 export const DONE: Answer = { ok: true };

@@ -223,10 +223,22 @@ export const ForkResult = lazy(() => type({ session: "string" }));
 export const ShellArgs = lazy(() => type({ command: "0 < string <= 8192", includeInContext: "boolean" }));
 export const ShellResult = lazy(() => type({ exitCode: "number | null", cancelled: "boolean" }));
 export const SessionFile = lazy(() =>
-	type({ id: "string", name: "string", size: "number", mimeType: "string", at: "number" }),
+	type({
+		id: "string",
+		name: "string",
+		size: "number",
+		mimeType: "string",
+		at: "number",
+		/** The agent sent it (its send_file tool), not a person. */
+		"agent?": "boolean",
+	}),
 );
 export type SessionFile = typeof SessionFile.infer;
 export const FilesResult = lazy(() => type({ files: SessionFile.array() }));
+/** A preview of a sent file shows at most this much text. */
+export const MAX_PREVIEW_CHARS = 256 * 1024;
+export const PreviewArgs = lazy(() => type({ id: "string <= 64" }));
+export const PreviewResult = lazy(() => type({ text: `string <= ${MAX_PREVIEW_CHARS} | null`, truncated: "boolean" }));
 
 const participantMethods = [
 	"send",
@@ -236,6 +248,7 @@ const participantMethods = [
 	"page",
 	"ackReturned",
 	"files",
+	"preview",
 	"compact",
 	"shell",
 ] as const;
@@ -258,6 +271,8 @@ export const chatContract = defineContract({
 		reject: method(QueuedIdArgs, type("null")),
 		/** The files sent to this session (`/upload`), newest first, for /download. */
 		files: method(type("null | undefined"), FilesResult),
+		/** The start of one of them as text for /download's preview; null for a binary file (the worker has no cookie). */
+		preview: method(PreviewArgs, PreviewResult),
 		/** pi's /compact: what came before is summarized by the model; Escape (stop) cancels it. */
 		compact: method(CompactArgs, CompactResult),
 		/** pi's `!cmd` (`includeInContext`) and `!!cmd`: a command in the session's directory; Escape (stop) cancels it. */
@@ -274,6 +289,6 @@ export const chatContract = defineContract({
 		deviceOwner: { state: ChatState, methods: ownerMethods },
 		owner: { state: ChatState, methods: ownerMethods },
 		full: { state: ChatState, methods: participantMethods },
-		view: { state: ChatState, methods: ["page", "files"] },
+		view: { state: ChatState, methods: ["page", "files", "preview"] },
 	},
 });

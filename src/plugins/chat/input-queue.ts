@@ -12,8 +12,26 @@ export class InputQueue {
 	readonly #core: ConversationCore;
 	readonly #pending = new PendingInputs();
 
+	#waiting = 0;
+
 	constructor(core: ConversationCore) {
 		this.#core = core;
+		// Guests' messages waiting for approval are a notice for the owner until none waits (any queue change).
+		core.live.subscribe(() => this.#noteWaiting());
+	}
+
+	#noteWaiting(): void {
+		const waiting = this.#core.live.state.queue.filter((q) => q.waiting).length;
+		if (waiting === this.#waiting) return;
+		const { ctx, session, id } = this.#core;
+		const key = `approval:${session}:${id}`;
+		const source = `session:${session}`;
+		if (waiting > this.#waiting) {
+			const title = ctx.catalog.get(session)?.title || "a session";
+			const what = waiting === 1 ? "A guest's message waits" : `${waiting} guests' messages wait`;
+			ctx.log.info(source, `${what} for your approval in “${title}” (/share)`, { key });
+		} else if (waiting === 0) ctx.log.resolve(source, key, "no guest's message waits for approval");
+		this.#waiting = waiting;
 	}
 
 	get(id: string): Queued | undefined {

@@ -3,6 +3,7 @@
  * events become entries and patches as they come, and when it ends what is queued runs next. A run that
  * overflowed the context is compacted and goes on, once; an answer that leaves little room is compacted after.
  */
+
 import { join } from "node:path";
 import type { Api, AssistantMessage, Model, UserMessage } from "@earendil-works/pi-ai";
 import { isContextOverflow } from "@earendil-works/pi-ai";
@@ -11,6 +12,7 @@ import type { Author } from "../../protocol/common.ts";
 import { ConversationEngine, type EngineEvent, type RunOutcome } from "../../server/agent/conversation-engine.ts";
 import { buildSystemPrompt, loadContextFiles } from "../../server/agent/system-prompt.ts";
 import { createTools } from "../../server/agent/tools/index.ts";
+import { describe } from "../../server/log.ts";
 import type { EntryInput, StoredEntry } from "../../server/store/session-store.ts";
 import type { Run } from "./activity.ts";
 import type { Compactor } from "./compactor.ts";
@@ -19,6 +21,7 @@ import { streamStep } from "./engine-patches.ts";
 import { toAgentHistory } from "./history.ts";
 import { type InputQueue, returnedOf } from "./input-queue.ts";
 import type { Queued } from "./pending-inputs.ts";
+import { logRunEnd } from "./run-notices.ts";
 import type { StoredData } from "./view.ts";
 
 /** pi's automatic compaction: when an answer leaves less than this much of the context window free. */
@@ -145,7 +148,7 @@ export class Runs {
 			});
 			return null;
 		} catch (error) {
-			console.error("a queued message could not be started:", error);
+			this.#logError("a queued message could not be started", error);
 			this.#core.update([{ op: "push", path: ["returned"], items: [returnedOf(q)] }]);
 			return error instanceof Error ? error : new Error(String(error));
 		}
@@ -177,10 +180,15 @@ export class Runs {
 		this.#done = start().then(
 			(outcome) => this.#end(runId, outcome),
 			(error) => {
-				console.error("run failed:", error);
+				this.#logError("run failed", error);
 				this.#end(runId, "error");
 			},
 		);
+	}
+
+	/** A failure of the server's own, in the server's log under this session. */
+	#logError(what: string, error: unknown): void {
+		this.#core.ctx.log.error(`session:${this.#core.session}`, describe(what, error));
 	}
 
 	#end(runId: string, outcome: RunOutcome): void {
@@ -191,11 +199,12 @@ export class Runs {
 		try {
 			this.#storeEnds();
 		} catch (error) {
-			console.error(`the end of run ${runId} could not be stored yet:`, error);
+			this.#logError(`the end of run ${runId} could not be stored yet`, error);
 		}
 		const run = core.activity.kind === "run" ? core.activity : null;
 		const authorId = run?.authorId ?? "";
 		const answer = run?.lastAnswer ?? null;
+		logRunEnd(core.ctx.log, core.session, outcome, answer);
 		core.end([{ op: "set", path: ["live"], value: null }]);
 		core.ctx.bus.emit({ type: "chat.run", session: core.session, conversation: core.id, outcome });
 		// pi: a context overflow is compacted and the run goes on, once.
@@ -224,14 +233,14 @@ export class Runs {
 		const used = this.#core.contextTokens;
 		if (window <= RESERVE_TOKENS || used === null || used <= window - RESERVE_TOKENS) return;
 		this.#compactor.compact(undefined, authorId, "threshold").catch((error) => {
-			if (!(error instanceof ProtocolError)) console.error("automatic compaction failed:", error);
+			if (!(error instanceof ProtocolError)) this.#logError("automatic compaction failed", error);
 		});
 	}
 
 	async #recoverFromOverflow(authorId: string): Promise<void> {
 		const core = this.#core;
 		const result = await this.#compactor.compact(undefined, authorId, "overflow").catch((error) => {
-			if (!(error instanceof ProtocolError)) console.error("compaction after an overflow failed:", error);
+			if (!(error instanceof ProtocolError)) this.#logError("compaction after an overflow failed", error);
 			return null;
 		});
 		const model = core.model();
@@ -243,7 +252,7 @@ export class Runs {
 			// No new message: the agent goes on from its history.
 			this.#begin(null, authorId, () => engine.continueRun(), {});
 		} catch (error) {
-			console.error("the run could not go on after the compaction:", error);
+			this.#logError("the run could not go on after the compaction", error);
 		}
 	}
 

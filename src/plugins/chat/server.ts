@@ -4,10 +4,11 @@ import { maySeeSession } from "../../server/objects/principal.ts";
 import type { ServerContext, ServerPlugin } from "../../server/plugin.ts";
 import { checkDirectory } from "../../server/session-directory.ts";
 import type { StoredEntry } from "../../server/store/session-store.ts";
-import { type ChatInput, chatContract, MAIN_CONVERSATION } from "./contract.ts";
+import { type ChatInput, chatContract, MAIN_CONVERSATION, MAX_PREVIEW_CHARS } from "./contract.ts";
 import { Conversation } from "./conversation.ts";
 import { addFileRoutes } from "./file-routes.ts";
 import { goneDirectory, refuseInGoneDirectory, showGoneDirectory } from "./gone-directory.ts";
+import { acquireOrReport, retryProviderCredentials, retrySessionOpen } from "./run-notices.ts";
 import type { TaskResult } from "./tasks.ts";
 import { Uploads } from "./uploads.ts";
 
@@ -192,6 +193,35 @@ class Conversations {
 	}
 }
 
+/** The start of a sent file as text, or null when it is binary (a NUL, or bytes that are not UTF-8). */
+function previewOf(uploads: Uploads, session: string, id: string): { text: string | null; truncated: boolean } {
+	const file = uploads.read(session, id);
+	if (!file) throw new ProtocolError("not_found", "no such file");
+	const head = file.bytes.subarray(0, MAX_PREVIEW_CHARS);
+	const truncated = file.bytes.byteLength > head.byteLength;
+	if (head.includes(0)) return { text: null, truncated };
+	try {
+		// A cut may split the last character: only the whole ones before it must be UTF-8.
+		new TextDecoder("utf-8", { fatal: true }).decode(truncated ? head.subarray(0, head.byteLength - 4) : head);
+	} catch {
+		return { text: null, truncated };
+	}
+	const text = new TextDecoder().decode(head);
+	return { text: text.length > MAX_PREVIEW_CHARS ? text.slice(0, MAX_PREVIEW_CHARS) : text, truncated };
+}
+
+/** Who sent a file the agent offered (no person: nobody may attach it, and it counts in no guest's quota). */
+const AGENT = "agent";
+
+declare module "../../server/services.ts" {
+	interface ServerServices {
+		/** Offers a file to the people in a session: kept with its uploads, listed by /download. */
+		sessionFiles: {
+			offer(session: string, name: string, bytes: Uint8Array): { id: string; name: string; size: number };
+		};
+	}
+}
+
 export function chatPlugin(): ServerPlugin {
 	let live: Conversations | null = null;
 	return {
@@ -199,6 +229,15 @@ export function chatPlugin(): ServerPlugin {
 		register(ctx) {
 			const uploads = new Uploads(ctx.dataDir);
 			addFileRoutes(ctx, uploads);
+			// Files the agent sends (another plugin's tool) join the uploads: /download lists them and serves them.
+			ctx.services.provide("sessionFiles", {
+				offer: (session, name, bytes) => {
+					const meta = uploads.save(session, name, bytes, AGENT);
+					return { id: meta.id, name: meta.name, size: meta.size };
+				},
+			});
+			retryProviderCredentials(ctx);
+			retrySessionOpen(ctx);
 			const conversations = new Conversations(ctx, uploads);
 			live = conversations;
 			ctx.services.provide("chatTasks", { run: (task) => conversations.task(task) });
@@ -206,7 +245,7 @@ export function chatPlugin(): ServerPlugin {
 				open(input, { principal }) {
 					if (!maySeeSession(principal, input.session))
 						throw new ProtocolError("forbidden", "this session is not shared with you");
-					const slot = conversations.acquire(input);
+					const slot = acquireOrReport(ctx, () => conversations.acquire(input), input.session);
 					const c = slot.conversation;
 					showGoneDirectory(c.live, goneDirectory(ctx, input.session));
 					let released = false;
@@ -233,14 +272,16 @@ export function chatPlugin(): ServerPlugin {
 							newContext: ({ handoff }) => c.newContext(handoff),
 							ackReturned: ({ id }, { principal }) => c.ackReturned(id, principal),
 							files: () => ({
-								files: uploads.list(input.session).map(({ id, name, size, mimeType, at }) => ({
+								files: uploads.list(input.session).map(({ id, name, size, mimeType, at, by }) => ({
 									id,
 									name,
 									size,
 									mimeType,
 									at,
+									...(by === AGENT ? { agent: true } : {}),
 								})),
 							}),
+							preview: ({ id }) => previewOf(uploads, input.session, id),
 						},
 						release() {
 							if (released) return;

@@ -270,7 +270,7 @@ class LoginService {
 				if (model) this.#ctx.settings.update({ defaultModel: { provider: model.provider, id: model.id } });
 			} catch (error) {
 				// A settings.json that cannot be used is left alone; the model is still the first usable one.
-				console.error(`p2 server: the default model was not saved: ${errorText(error)}`);
+				this.#ctx.log.warn("server", `the default model was not saved: ${errorText(error)}`);
 			}
 		}
 		this.#ctx.bus.emit({ type: "models.changed" });

@@ -51,10 +51,10 @@ function clip(problem: string): string {
 
 export const tuiDefaultsPlugin: ServerPlugin = {
 	name: "tui-defaults",
-	register({ host, dataDir }) {
+	register({ host, dataDir, log }) {
 		const ownerLabel = fileLabel(join(dataDir, TUI_DEFAULTS_FILE));
 		// The server's log says it once, at start; each UI that opens the defaults says it to its owner.
-		for (const problem of readTuiDefaults(dataDir, ownerLabel).problems) console.error(`p2 server: ${problem}`);
+		for (const problem of readTuiDefaults(dataDir, ownerLabel).problems) log.warn("server", problem);
 		host.serve(tuiDefaultsContract, {
 			open(_input, { principal }) {
 				const label = isOwner(principal) ? ownerLabel : `the server's ${TUI_DEFAULTS_FILE}`;

@@ -8,7 +8,12 @@ import { MODELS_FILE, type ModelCatalog } from "./models.ts";
  * reads the catalog again and tells the plugins (`models.changed`). A problem the file did not have before is
  * written to the server's log, as at start; the owners' UI shows the catalog's problems. Returns a stop function.
  */
-export function keepModelsLive(models: ModelCatalog, dataDir: string, bus: EventBus): () => void {
+export function keepModelsLive(
+	models: ModelCatalog,
+	dataDir: string,
+	bus: EventBus,
+	report: (problem: string) => void = (problem) => console.error(`p2 server: ${problem}`),
+): () => void {
 	let reloading = false;
 	let again = false;
 	const reload = async () => {
@@ -24,10 +29,10 @@ export function keepModelsLive(models: ModelCatalog, dataDir: string, bus: Event
 				try {
 					await models.reload();
 				} catch (error) {
-					console.error(`p2 server: ${MODELS_FILE} could not be read again: ${errorText(error)}`);
+					report(`${MODELS_FILE} could not be read again: ${errorText(error)}`);
 					continue;
 				}
-				for (const problem of models.problems()) if (!known.has(problem)) console.error(`p2 server: ${problem}`);
+				for (const problem of models.problems()) if (!known.has(problem)) report(problem);
 				bus.emit({ type: "models.changed" });
 			} while (again);
 		} finally {

@@ -30,7 +30,10 @@ export function addOwnerRoutes(routes: Routes, owners: OwnerStore, host: ObjectH
 			}
 			const parsed = RedeemBody(body);
 			if (parsed instanceof type.errors) return problem(400, "expected {token}");
-			const redeemed = owners.redeem(parsed.token);
+			const redeemed = owners.redeem(parsed.token, Date.now(), {
+				...(request.peer ? { address: request.peer } : {}),
+				...(req.headers.get("user-agent") ? { agent: req.headers.get("user-agent") ?? "" } : {}),
+			});
 			if (!redeemed) return problem(403, "this owner link is not valid (used, expired or unknown)");
 			const cookie = signInCookie(OWNER_COOKIE, redeemed.cookie, {
 				maxAge: OWNER_COOKIE_MAX_AGE,

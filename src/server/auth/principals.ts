@@ -27,7 +27,7 @@ export function resolvePrincipal(req: Request, peer: string | undefined, sources
 	}
 	const cookie = readCookie(req, OWNER_COOKIE);
 	if (cookie) {
-		const login = sources.owners.check(cookie);
+		const login = sources.owners.check(cookie, Date.now());
 		if (login) return { role: "owner", id: `owner:${login.id}`, name: "owner" };
 	}
 	const guest = readCookie(req, GUEST_COOKIE);

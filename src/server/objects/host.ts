@@ -39,6 +39,12 @@ const DEFAULT_LIMITS: ConnectionLimits = {
 
 /** The registry of served contracts; one per server. */
 export class ObjectHost {
+	/**
+	 * Where the host's own failures go: the server's log (a full disk becomes a notice for the owner); standard
+	 * error until the server sets it.
+	 */
+	problem: (text: string, error?: unknown, notice?: { key: string }) => void = (text, error) =>
+		console.error(text, ...(error === undefined ? [] : [error]));
 	#served = new Map<string, Served>();
 	#connections = new Set<Connection>();
 	#presence = new Set<() => void>();
@@ -92,7 +98,7 @@ export class ObjectHost {
 			try {
 				listener();
 			} catch (error) {
-				console.error("presence listener failed:", error);
+				this.problem("presence listener failed", error);
 			}
 		}
 	}
@@ -182,7 +188,7 @@ export class Connection {
 				try {
 					handle.object.principalChanged?.(next);
 				} catch (error) {
-					console.error(`${handle.served.contract.name}: principalChanged failed:`, error);
+					this.#host.problem(`${handle.served.contract.name}: principalChanged failed`, error);
 				}
 			}
 		}
@@ -247,7 +253,7 @@ export class Connection {
 		} catch (error) {
 			this.#opening.delete(h);
 			const e = refusalOf(error);
-			if (e.code === "internal") console.error(`open ${name} failed:`, error);
+			this.#reportFailure(`open ${name} failed`, error, e.code);
 			return this.#refuse(e.code, e.message, h);
 		}
 		this.#opening.delete(h);
@@ -260,7 +266,7 @@ export class Connection {
 		this.#handles.set(h, { served, object, unsubscribe });
 		const stateCheck = variant.state(state);
 		if (stateCheck instanceof type.errors) {
-			console.error(`${name}: server state does not match its contract: ${stateCheck.summary}`);
+			this.#host.problem(`${name}: server state does not match its contract: ${stateCheck.summary}`);
 			this.#release(h);
 			return this.#refuse("bad_state", "the server's state did not match its contract", h);
 		}
@@ -281,7 +287,7 @@ export class Connection {
 		const methods = handle.object.methods;
 		const handler = Object.hasOwn(methods, name) ? methods[name] : undefined;
 		if (!handler) {
-			console.error(`${contract.name}.${name}: the object has no handler for it`);
+			this.#host.problem(`${contract.name}.${name}: the object has no handler for it`);
 			return this.#fail(h, id, "internal", "the server cannot answer this method");
 		}
 		let value: unknown;
@@ -289,12 +295,12 @@ export class Connection {
 			value = await handler(checked, this.#ctx());
 		} catch (error) {
 			const e = refusalOf(error);
-			if (e.code === "internal") console.error(`${contract.name}.${name} failed:`, error);
+			this.#reportFailure(`${contract.name}.${name} failed`, error, e.code);
 			return this.#fail(h, id, e.code, e.message);
 		}
 		const resultCheck = spec.result(value === undefined ? null : value);
 		if (resultCheck instanceof type.errors) {
-			console.error(`${contract.name}.${name}: result does not match its contract: ${resultCheck.summary}`);
+			this.#host.problem(`${contract.name}.${name}: result does not match its contract: ${resultCheck.summary}`);
 			return this.#fail(h, id, "internal", "the server's answer did not match its contract");
 		}
 		if (this.#handles.get(h) !== handle) return;
@@ -309,8 +315,14 @@ export class Connection {
 		try {
 			handle.object.release?.();
 		} catch (error) {
-			console.error(`release of ${handle.served.contract.name} failed:`, error);
+			this.#host.problem(`release of ${handle.served.contract.name} failed`, error);
 		}
+	}
+
+	/** Internal failures are the server's to log; a full disk is also a notice for the owner. */
+	#reportFailure(what: string, error: unknown, code: RefusalCode): void {
+		if (error instanceof StoreFullError) this.#host.problem(what, error, { key: "disk.full" });
+		else if (code === "internal") this.#host.problem(what, error);
 	}
 
 	#fail(h: number, id: number, code: RefusalCode, message: string): void {
@@ -330,7 +342,7 @@ export class Connection {
 		try {
 			this.#send(text);
 		} catch (error) {
-			console.error("send failed; closing the connection:", error);
+			this.#host.problem("send failed; closing the connection", error);
 			this.close();
 		}
 	}

@@ -74,6 +74,8 @@ export interface SessionStoreOptions {
 	 * so). Without it, opening such a file throws StoreDamagedError.
 	 */
 	readonly replaceDamaged?: boolean;
+	/** Told that a damaged file was moved aside (the server's log, a notice for the owner); standard error by default. */
+	readonly reportDamaged?: (message: string) => void;
 }
 
 const SESSION_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -170,7 +172,7 @@ export class SessionStore {
 		ensurePrivateDir(dataDir);
 		ensurePrivateDir(join(dataDir, "sessions"));
 		const { db, replaced } = options.replaceDamaged
-			? openReplacingDamaged(path, MIGRATIONS)
+			? openReplacingDamaged(path, MIGRATIONS, options.reportDamaged)
 			: { db: openPrivateDatabase(path, MIGRATIONS), replaced: null };
 		try {
 			options.configure?.(db, path);

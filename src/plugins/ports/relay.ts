@@ -1,0 +1,107 @@
+/**
+ * A port of the server's machine, relayed to the visitor's (their launcher listens on a loopback port and opens
+ * one relay per connection): bytes both ways between the launcher's WebSocket and a TCP connection to the port
+ * on this machine's loopback. Owners only, to a port that is listening now, of a session's local environment.
+ */
+import type { Socket } from "bun";
+import { isOwnerRole } from "../../protocol/roles.ts";
+import type { ServerContext } from "../../server/plugin.ts";
+import type { Relay, RelayAccept, RelayPeer } from "../../server/relays.ts";
+import { listeningPorts } from "./listening.ts";
+
+export const RELAY_PATH = "/ports/relay";
+const MAX_PENDING = 4 * 1024 * 1024;
+
+/** The loopback address that reaches a port listening on `address`. */
+function loopbackFor(address: string): string | null {
+	if (address === "0.0.0.0" || address.startsWith("127.")) return "127.0.0.1";
+	if (address === "::" || address === "::1") return "::1";
+	return null;
+}
+
+export function relayAccept(ctx: ServerContext): RelayAccept {
+	return (principal, url) => {
+		if (!isOwnerRole(principal.role)) return { refuse: 403, why: "only the server's owner may forward a port" };
+		const session = url.searchParams.get("session") ?? "";
+		const port = Number(url.searchParams.get("port"));
+		const record = ctx.catalog.get(session);
+		if (!record) return { refuse: 404, why: "no such session" };
+		if ((record.env ?? "local") !== "local") return { refuse: 409, why: "only the server's own machine's ports" };
+		if (!Number.isInteger(port) || port < 1 || port > 65535) return { refuse: 400, why: "expected a port" };
+		let host: string | null = null;
+		try {
+			for (const p of listeningPorts()) if (p.port === port) host ??= loopbackFor(p.address);
+		} catch {
+			return { refuse: 501, why: "ports cannot be listed on this server" };
+		}
+		if (!host) return { refuse: 404, why: `nothing listens on port ${port} here` };
+		ctx.log.info(`session:${session}`, `port ${port} forwarded to an owner's machine (a connection opened)`);
+		return tcpRelay(host, port);
+	};
+}
+
+function tcpRelay(hostname: string, port: number): Relay {
+	let peer: RelayPeer | undefined;
+	let socket: Socket | undefined;
+	let closed = false;
+	const pending: Uint8Array[] = [];
+	let pendingBytes = 0;
+	/** What the socket did not take yet (it takes what it can; the rest is written on drain). */
+	const unwritten: Uint8Array[] = [];
+	const write = (s: Socket, bytes: Uint8Array) => {
+		if (unwritten.length) {
+			unwritten.push(bytes);
+			return;
+		}
+		const n = s.write(bytes);
+		if (n < bytes.length) unwritten.push(bytes.subarray(Math.max(0, n)));
+	};
+	const drain = (s: Socket) => {
+		while (unwritten.length) {
+			const bytes = unwritten[0] as Uint8Array;
+			const n = s.write(bytes);
+			if (n < bytes.length) {
+				unwritten[0] = bytes.subarray(Math.max(0, n));
+				return;
+			}
+			unwritten.shift();
+		}
+	};
+	const close = () => {
+		if (closed) return;
+		closed = true;
+		socket?.end();
+		peer?.close();
+	};
+	return {
+		open(to) {
+			peer = to;
+			Bun.connect({
+				hostname,
+				port,
+				socket: {
+					open(s) {
+						socket = s;
+						for (const bytes of pending.splice(0)) write(s, bytes);
+						pendingBytes = 0;
+					},
+					drain,
+					data(_s, bytes) {
+						peer?.send(new Uint8Array(bytes));
+					},
+					close,
+					error: close,
+					connectError: close,
+				},
+			}).catch(close);
+		},
+		data(bytes) {
+			if (closed) return;
+			if (socket) return write(socket, bytes);
+			pendingBytes += bytes.length;
+			if (pendingBytes <= MAX_PENDING) pending.push(bytes);
+			else close();
+		},
+		close,
+	};
+}

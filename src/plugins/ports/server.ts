@@ -1,0 +1,45 @@
+/**
+ * `/ports` (seed section 9, P11f): the TCP ports listening in the session's environment, with the process
+ * that holds each where it can be known (the server's own machine, `local`, for now), and the relay that
+ * carries one to an owner's machine ("Open on this computer", through their launcher).
+ */
+import { ProtocolError } from "../../protocol/codes.ts";
+import { errorText } from "../../protocol/errors.ts";
+import { LiveState } from "../../server/objects/live-state.ts";
+import type { ServerContext, ServerPlugin } from "../../server/plugin.ts";
+import { type PortsState, portsContract } from "./contract.ts";
+import { listeningPorts } from "./listening.ts";
+import { RELAY_PATH, relayAccept } from "./relay.ts";
+
+function list(ctx: ServerContext, session: string): PortsState {
+	const env = ctx.catalog.get(session)?.env ?? "local";
+	const at = Date.now();
+	if (env !== "local") return { env, ports: [], error: `ports in the environment ${env} cannot be listed yet`, at };
+	try {
+		return { env, ports: listeningPorts(), error: null, at };
+	} catch (error) {
+		return { env, ports: [], error: errorText(error).slice(0, 500), at };
+	}
+}
+
+export const portsPlugin: ServerPlugin = {
+	name: "ports",
+	register(ctx) {
+		ctx.relays.add(RELAY_PATH, relayAccept(ctx));
+		ctx.host.serve(portsContract, {
+			open({ session }) {
+				if (!ctx.catalog.get(session)) throw new ProtocolError("not_found", `no session ${session}`);
+				const live = new LiveState<PortsState>(list(ctx, session));
+				return {
+					state: live,
+					methods: {
+						refresh() {
+							live.update([{ op: "set", path: [], value: list(ctx, session) }]);
+							return null;
+						},
+					},
+				};
+			},
+		});
+	},
+};
