@@ -125,19 +125,39 @@ export class TestSshd {
 		}, "sshd listening");
 	}
 
-	/** Ends sshd and every connection it serves at once (a dropped network, as far as the client sees). */
+	/**
+	 * Ends sshd and every connection it serves at once (a dropped network, as far as the client sees). Each
+	 * connection's sshd is a session of its own, so they are found among the listener's descendants; the
+	 * commands they run are left running, as on a machine whose network went away.
+	 */
 	async drop(): Promise<void> {
 		const child = this.#child;
 		this.#child = null;
 		if (!child?.pid) return;
+		const table = spawnSync("ps", ["-eo", "pid=,ppid=,comm="])
+			.stdout.toString()
+			.split("\n")
+			.map((line) => line.trim().split(/\s+/))
+			.filter((f) => f.length >= 3)
+			.map(([pid, ppid, comm]) => ({ pid: Number(pid), ppid: Number(ppid), comm: comm ?? "" }));
+		const servers: number[] = [];
+		const walk = (parent: number) => {
+			for (const p of table) {
+				if (p.ppid !== parent || p.comm !== "sshd") continue;
+				servers.push(p.pid);
+				walk(p.pid);
+			}
+		};
+		walk(child.pid);
 		const gone = new Promise((resolve) => child.once("exit", resolve));
-		try {
-			process.kill(-child.pid, "SIGKILL");
-		} catch {
-			// Already gone.
+		for (const pid of [child.pid, ...servers]) {
+			try {
+				process.kill(pid, "SIGKILL");
+			} catch {
+				// Already gone.
+			}
 		}
 		await gone;
-		// The per-connection processes are in the same group; they are gone with it.
 	}
 
 	/** A new host key, as when a machine is reinstalled (or someone is in between). */

@@ -66,6 +66,8 @@ export const workspacePlugin: ServerPlugin = {
 								"Offer a file from the working directory to the people in this session; they can preview it and save it on their computer.",
 							parameters: obj({ path: str({ description: "The file, relative to the working directory" }) }),
 							execute: async (_id: string, args: { path: string }) => {
+								const where = ctx.catalog.get(scope.session)?.env ?? "local";
+								if (where !== "local") throw new Error(`send_file does not reach ${where} yet`);
 								const file = confine(scope.cwd, args.path);
 								if (!file) throw new Error(`${args.path} is not a file in the working directory`);
 								const stat = statSync(file.real);
@@ -95,17 +97,26 @@ export const workspacePlugin: ServerPlugin = {
 					throw new ProtocolError("forbidden", "this session is not shared with you");
 				const record = ctx.catalog.get(session);
 				if (!record) throw new ProtocolError("not_found", `no session ${session}`);
+				// The panels read this device's files; a session on another machine is never shown this one's.
+				const away = () => {
+					const env = ctx.catalog.get(session)?.env ?? record.env;
+					if (env !== "local") {
+						throw new ProtocolError("unavailable", `The workspace panels do not reach ${env} yet (SSH)`);
+					}
+				};
 				let held = watched.get(session);
 				if (!held) {
 					const live = new LiveState<WorkspaceState>({ changes: 0 });
 					const bump = () => live.update([{ op: "set", path: ["changes"], value: live.state.changes + 1 }]);
-					held = { live, holders: 0, cwd: record.cwd, bump, stop: watchTree(record.cwd, bump) };
+					const stop = record.env === "local" ? watchTree(record.cwd, bump) : () => {};
+					held = { live, holders: 0, cwd: record.cwd, bump, stop };
 					watched.set(session, held);
 				}
 				held.holders++;
 				const mine = held;
 				/** The session's directory now; after a move (/cd) the watch follows it and the counter advances. */
 				const cwd = () => {
+					away();
 					const now = ctx.catalog.get(session)?.cwd ?? mine.cwd;
 					if (now !== mine.cwd) {
 						mine.stop();

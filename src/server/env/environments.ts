@@ -121,7 +121,7 @@ export class Environments {
 		const env = this.#sshOf(name);
 		const started = performance.now();
 		try {
-			const home = await env.home();
+			const home = await env.probe();
 			return { ok: true, home, ms: Math.round(performance.now() - started) };
 		} catch (error) {
 			if (!(error instanceof EnvConnectionError) || error.hostKey === null)

@@ -215,9 +215,12 @@ export class SshEnvironment implements Environment {
 		throw new Error(`${this.name}: ${lastLine(done.stderr)}`);
 	}
 
-	/** Connects (or reuses the connection) and learns the home directory. */
 	async home(): Promise<string> {
-		if (this.#home !== null) return this.#home;
+		return this.#home ?? this.probe();
+	}
+
+	/** Connects (or reuses the connection) and asks for the home directory: a test of the connection. */
+	async probe(): Promise<string> {
 		const home = (await this.#file(SCRIPTS.home, "")).toString("utf8");
 		if (!home.startsWith("/"))
 			throw new Error(`${this.name}: the home directory is unknown (HOME is ${JSON.stringify(home)})`);

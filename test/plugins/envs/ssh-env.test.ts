@@ -1,0 +1,213 @@
+/**
+ * The SSH environment against a real OpenSSH server on loopback: host keys (first use, changed, forgotten),
+ * each tool with streaming and abort, a connection dropped mid-command, and completion on the machine.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { completeRemotePath, findRemoteFiles } from "../../../src/plugins/files/server.ts";
+import { createTools } from "../../../src/server/agent/tools/index.ts";
+import { EnvConnectionError, type Environment } from "../../../src/server/env/environment.ts";
+import { Environments } from "../../../src/server/env/environments.ts";
+import { processEnded } from "../../support/processes.ts";
+import { findSshd, TestSshd } from "../../support/sshd.ts";
+import { waitUntil } from "../../support/wait.ts";
+
+const sshdPath = findSshd();
+
+type Result = { content: Array<{ type: string; text?: string }>; details?: unknown; isError?: boolean };
+const text = (r: Result) => r.content.map((c) => c.text ?? "").join("");
+
+function fingerprintOf(publicLine: string): string {
+	const blob = publicLine.split(" ")[1]!;
+	const hash = new Bun.CryptoHasher("sha256").update(Buffer.from(blob, "base64")).digest("base64");
+	return `SHA256:${hash.replace(/=+$/, "")}`;
+}
+
+describe.skipIf(!sshdPath)("SSH environment", () => {
+	let sshd: TestSshd;
+	let dataDir: string;
+	let envs: Environments;
+	let work: string;
+
+	beforeAll(async () => {
+		sshd = await TestSshd.start(sshdPath!);
+		dataDir = mkdtempSync(join(tmpdir(), "p2-envs-data-"));
+		writeFileSync(join(dataDir, "envs.json"), JSON.stringify({ environments: [sshd.entry("box")] }));
+		envs = new Environments({ dataDir });
+		work = join(sshd.home, "work");
+		mkdirSync(work);
+	});
+	afterAll(async () => {
+		await envs?.close();
+		await sshd?.stop();
+		rmSync(dataDir, { recursive: true, force: true });
+	});
+
+	/** The machine's key, accepted as the owner would after the test showed it. */
+	async function trust(): Promise<void> {
+		const result = await envs.test("box");
+		if (result.ok) return;
+		expect(result.hostKey).toBeDefined();
+		envs.acceptKey(
+			"box",
+			result.hostKey!.offered.map((k) => k.fingerprint),
+		);
+		expect((await envs.test("box")).ok).toBe(true);
+	}
+
+	test("an unknown host key stops the connection until the owner accepts the fingerprint the test showed", async () => {
+		const tools = createTools({ env: envs.get("box"), cwd: work, spillDir: join(dataDir, "spill") });
+		const bash = tools.find((t) => t.name === "bash")!;
+		await expect(bash.execute("b0", { command: "echo hi" })).rejects.toThrow("is not verified yet");
+		const result = await envs.test("box");
+		expect(result.ok).toBe(false);
+		if (result.ok) return;
+		expect(result.hostKey?.status).toBe("unknown");
+		expect(result.hostKey?.known).toEqual([]);
+		expect(result.hostKey?.offered.map((k) => k.fingerprint)).toEqual([fingerprintOf(sshd.hostPublicKey())]);
+		// Fingerprints other than the ones shown are refused: nothing is trusted.
+		expect(() => envs.acceptKey("box", ["SHA256:somethingElse"])).toThrow("changed since it was shown");
+		envs.acceptKey(
+			"box",
+			result.hostKey!.offered.map((k) => k.fingerprint),
+		);
+		expect(readFileSync(envs.knownHostsFile, "utf8")).toContain(`[127.0.0.1]:${sshd.port} ssh-ed25519 `);
+		const ok = await envs.test("box");
+		expect(ok).toMatchObject({ ok: true, home: sshd.home });
+	});
+
+	test("read, write and edit work on the machine's files; paths and ~ are the machine's", async () => {
+		await trust();
+		const env = envs.get("box");
+		const tools = createTools({ env, cwd: work, spillDir: join(dataDir, "spill") });
+		const tool = (name: string) => tools.find((t) => t.name === name)!;
+		const wrote = (await tool("write").execute("w1", { path: "dir/a.txt", content: "one\ntwo 'q'\n" })) as Result;
+		expect(text(wrote)).toBe("Successfully wrote 12 bytes to dir/a.txt");
+		expect(readFileSync(join(work, "dir/a.txt"), "utf8")).toBe("one\ntwo 'q'\n");
+		const read = (await tool("read").execute("r1", { path: "~/work/dir/a.txt" })) as Result;
+		expect(text(read)).toBe("one\ntwo 'q'");
+		const edited = (await tool("edit").execute("e1", {
+			path: "dir/a.txt",
+			edits: [{ oldText: "two", newText: "TWO" }],
+		})) as Result;
+		expect(text(edited)).toBe("Successfully replaced 1 block(s) in dir/a.txt.");
+		expect(readFileSync(join(work, "dir/a.txt"), "utf8")).toBe("one\nTWO 'q'\n");
+		await expect(tool("read").execute("r2", { path: "missing.txt" })).rejects.toThrow("File not found: missing.txt");
+		await expect(tool("read").execute("r3", { path: "dir" })).rejects.toThrow("is a directory");
+		await expect(
+			tool("edit").execute("e2", { path: "nope.txt", edits: [{ oldText: "a", newText: "b" }] }),
+		).rejects.toThrow("Could not edit file: nope.txt. Error code: ENOENT.");
+	});
+
+	test("bash streams its output while it runs, in the session's directory on the machine", async () => {
+		await trust();
+		const tools = createTools({ env: envs.get("box"), cwd: work, spillDir: join(dataDir, "spill") });
+		const bash = tools.find((t) => t.name === "bash")!;
+		const updates: string[] = [];
+		const gate = join(work, "gate");
+		const running = bash.execute(
+			"b1",
+			{ command: `pwd; echo first >&2; while [ ! -e gate ]; do sleep 0.05; done; echo second` },
+			undefined,
+			(partial) => updates.push(text(partial as Result)),
+		);
+		await waitUntil(() => updates.some((u) => u.includes("first")), "the first line before the command ends");
+		writeFileSync(gate, "");
+		const result = (await running) as Result;
+		expect(text(result)).toBe(`${work}\nfirst\nsecond`);
+		const failed = (await bash.execute("b2", { command: "echo out; exit 3" })) as Result;
+		expect(failed.isError).toBe(true);
+		expect(text(failed)).toBe("out\n\nCommand exited with code 3");
+		await expect(bash.execute("b3", { command: "true" }, undefined, undefined)).resolves.toBeDefined();
+	});
+
+	test("abort kills the command's whole process group on the machine", async () => {
+		await trust();
+		const tools = createTools({ env: envs.get("box"), cwd: work, spillDir: join(dataDir, "spill") });
+		const bash = tools.find((t) => t.name === "bash")!;
+		const abort = new AbortController();
+		const updates: string[] = [];
+		const running = bash.execute(
+			"b4",
+			{ command: "sleep 1000 & echo $! > bg.pid; echo started; sleep 1001" },
+			abort.signal,
+			(partial) => updates.push(text(partial as Result)),
+		);
+		await waitUntil(() => updates.some((u) => u.includes("started")), "the command started");
+		const pid = Number(readFileSync(join(work, "bg.pid"), "utf8"));
+		abort.abort();
+		await expect(running).rejects.toThrow("Command aborted");
+		// The loopback machine is this one: the background child is seen ending.
+		await waitUntil(() => processEnded(pid), "the background child ended with its group");
+	});
+
+	test("a connection dropped mid-command fails that call clearly, and the next call reconnects", async () => {
+		await trust();
+		const env: Environment = envs.get("box");
+		const tools = createTools({ env, cwd: work, spillDir: join(dataDir, "spill") });
+		const bash = tools.find((t) => t.name === "bash")!;
+		const updates: string[] = [];
+		const running = bash.execute(
+			"b5",
+			{ command: "echo $$ > drop.pid; echo started; sleep 1000" },
+			undefined,
+			(partial) => updates.push(text(partial as Result)),
+		);
+		await waitUntil(() => updates.some((u) => u.includes("started")), "the command started");
+		const pid = Number(readFileSync(join(work, "drop.pid"), "utf8"));
+		await sshd.drop();
+		const error = await running.then(
+			() => null,
+			(e: unknown) => e,
+		);
+		expect(error).toBeInstanceOf(EnvConnectionError);
+		expect(String((error as Error).message)).toContain("broke while the command ran");
+		await sshd.resume();
+		const again = (await bash.execute("b6", { command: "echo back" })) as Result;
+		expect(text(again)).toBe("back");
+		// What the broken connection left running is ended once the machine is reached again.
+		await waitUntil(() => processEnded(pid), "the orphaned command was ended after reconnecting");
+	});
+
+	test("completion lists the machine's directories (Tab) and finds its files (@)", async () => {
+		await trust();
+		const env = envs.get("box");
+		mkdirSync(join(work, "src/deep"), { recursive: true });
+		mkdirSync(join(work, ".hidden"), { recursive: true });
+		writeFileSync(join(work, "src/deep/needle.ts"), "");
+		writeFileSync(join(work, ".hidden/secret.ts"), "");
+		const tab = await completeRemotePath(env, work, "sr", "session");
+		expect(tab.items).toEqual([{ path: "src/", dir: true }]);
+		const home = await completeRemotePath(env, work, "~/wo", "server");
+		expect(home.items).toEqual([{ path: "~/work/", dir: true }]);
+		// A guest's completion never leaves the session's directory.
+		expect((await completeRemotePath(env, work, "../", "session")).items).toEqual([]);
+		const found = await findRemoteFiles(env, work, "needle");
+		expect(found.items[0]).toEqual({ path: "src/deep/needle.ts", dir: false });
+		expect((await findRemoteFiles(env, work, "secret")).items).toEqual([]);
+	});
+
+	test("a changed host key is refused until reviewed; forgetting a key stops the connection again", async () => {
+		await trust();
+		await sshd.changeHostKey();
+		const env = envs.get("box");
+		await expect(env.stat(work)).rejects.toThrow("has changed");
+		const result = await envs.test("box");
+		expect(result.ok).toBe(false);
+		if (result.ok) return;
+		expect(result.hostKey?.status).toBe("changed");
+		expect(result.hostKey?.known.length).toBe(1);
+		expect(result.hostKey?.offered.map((k) => k.fingerprint)).toEqual([fingerprintOf(sshd.hostPublicKey())]);
+		envs.acceptKey(
+			"box",
+			result.hostKey!.offered.map((k) => k.fingerprint),
+		);
+		expect((await envs.test("box")).ok).toBe(true);
+		await envs.forgetKey("box");
+		const after = await envs.test("box");
+		expect(after.ok).toBe(false);
+		if (!after.ok) expect(after.hostKey?.status).toBe("unknown");
+	});
+});
