@@ -7,6 +7,7 @@ import { artifactsPlugin } from "../plugins/artifacts/server.ts";
 import { chatPlugin } from "../plugins/chat/server.ts";
 import { devReloadPlugin } from "../plugins/dev-reload/server.ts";
 import { devicesPlugin } from "../plugins/devices/server.ts";
+import { envsPlugin } from "../plugins/envs/server.ts";
 import { filesPlugin } from "../plugins/files/server.ts";
 import { loginPlugin } from "../plugins/login/server.ts";
 import { logsPlugin } from "../plugins/logs/server.ts";
@@ -46,5 +47,6 @@ export function defaultPlugins(): ServerPlugin[] {
 		providersPlugin,
 		devReloadPlugin,
 		portsPlugin,
+		envsPlugin(),
 	];
 }

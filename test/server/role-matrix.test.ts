@@ -33,6 +33,7 @@ const MATRIX: Row[] = [
 			pin: { may: OWNER, args: (s) => ({ id: s, pinned: true }) },
 			archive: { may: OWNER, args: (s) => ({ id: s }) },
 			restore: { may: OWNER, args: (s) => ({ id: s }) },
+			relocate: { may: OWNER, args: (s) => ({ id: s, env: "local", cwd }) },
 		},
 	},
 	{
@@ -170,6 +171,18 @@ const MATRIX: Row[] = [
 		input: (s) => ({ session: s }),
 		open: OWNER,
 		calls: { refresh: { may: OWNER, args: () => ({}) } },
+	},
+	// Guests never acquire environments.
+	{
+		object: "envs",
+		input: () => ({}),
+		open: OWNER,
+		calls: {
+			test: { may: OWNER, args: () => ({ name: "local" }) },
+			acceptKey: { may: OWNER, args: () => ({ name: "none", fingerprints: [] }) },
+			forgetKey: { may: OWNER, args: () => ({ name: "local" }) },
+			listDirectory: { may: OWNER, args: () => ({ env: "local", path: "/" }) },
+		},
 	},
 ];
 

@@ -33,12 +33,18 @@ export type SessionsState = typeof SessionsState.infer;
 export const MAX_TITLE = 200;
 const Title = lazy(() => type(`0 < string <= ${MAX_TITLE}`));
 
-export const CreateArgs = lazy(() => type({ cwd: "0 < string <= 4096", "title?": Title, "parent?": SessionId }));
+/** An environment's name as the footer writes it before the colon (`gpu:/data`); `local` is this device. */
+export const EnvName = lazy(() => type(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,31}$/));
+export const CreateArgs = lazy(() =>
+	type({ cwd: "0 < string <= 4096", "env?": EnvName, "title?": Title, "parent?": SessionId }),
+);
+/** `cwd`: absolute, or `~`/`~/…` (the target machine's home); resolved there to its canonical path. */
+export const RelocateArgs = lazy(() => type({ id: SessionId, env: EnvName, cwd: "0 < string <= 4096" }));
 export const RenameArgs = lazy(() => type({ id: SessionId, title: Title }));
 export const PinArgs = lazy(() => type({ id: SessionId, pinned: "boolean" }));
 export const IdArgs = lazy(() => type({ id: SessionId }));
 
-const ownerMethods = ["create", "rename", "pin", "archive", "restore"] as const;
+const ownerMethods = ["create", "rename", "pin", "archive", "restore", "relocate"] as const;
 
 /** The catalog of sessions. Owners see and change all of them; a guest sees only the session they joined. */
 export const sessionsContract = defineContract({
@@ -51,6 +57,8 @@ export const sessionsContract = defineContract({
 		pin: method(PinArgs, SessionRow),
 		archive: method(IdArgs, SessionRow),
 		restore: method(IdArgs, SessionRow),
+		/** Moves the session to another `env:path`; refused while it works. The history stays, files are not copied. */
+		relocate: method(RelocateArgs, SessionRow),
 	},
 	variants: {
 		deviceOwner: { state: SessionsState, methods: ownerMethods },

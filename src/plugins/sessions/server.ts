@@ -1,6 +1,7 @@
 import { type FSWatcher, watch } from "node:fs";
 import { ProtocolError } from "../../protocol/codes.ts";
 import type { Role } from "../../protocol/roles.ts";
+import { EnvConnectionError, errorCode, fileErrorText } from "../../server/env/environment.ts";
 import { LiveState } from "../../server/objects/live-state.ts";
 import { type Handlers, type OpenedObject, refuseEvery } from "../../server/objects/object-impl.ts";
 import { isOwner, type Principal } from "../../server/objects/principal.ts";
@@ -140,10 +141,27 @@ class SessionsObject {
 
 	/** The owners' methods; a guest's handle may call none of them. */
 	readonly #methods: Handlers<typeof sessionsContract> = {
-		create: ({ cwd, title, parent }) => {
-			checkDirectory(cwd);
+		create: async ({ cwd, env, title, parent }) => {
 			if (parent) this.#require(parent);
-			return this.#publish(this.#ctx.catalog.create({ cwd, title: title ?? "", parent: parent ?? null }));
+			// This device's sessions start where they are asked to; another machine's at the canonical path there.
+			const where = env ?? "local";
+			if (where === "local") checkDirectory(cwd);
+			const dir = where === "local" ? cwd : await this.#directory(where, cwd);
+			return this.#publish(
+				this.#ctx.catalog.create({ cwd: dir, env: where, title: title ?? "", parent: parent ?? null }),
+			);
+		},
+		relocate: async ({ id, env, cwd }) => {
+			this.#require(id);
+			const busy = () => {
+				if (this.#busy.has(id)) throw new ProtocolError("conflict", "Stop the current run before changing directory");
+			};
+			busy();
+			const dir = await this.#directory(env, cwd);
+			// Checked again: a run may have started while the machine answered.
+			busy();
+			this.#require(id);
+			return this.#publish(this.#ctx.catalog.update(id, { env, cwd: dir }));
 		},
 		rename: ({ id, title }) => {
 			this.#require(id);
@@ -164,6 +182,20 @@ class SessionsObject {
 		},
 		restore: ({ id }) => this.#setArchived(id, false),
 	};
+
+	/** The canonical directory `cwd` names on `env`, or the machine's reason why not, as the person reads it. */
+	async #directory(env: string, cwd: string): Promise<string> {
+		const target = this.#ctx.environments.get(env);
+		try {
+			return await target.directory(cwd);
+		} catch (error) {
+			if (error instanceof EnvConnectionError) throw new ProtocolError("unavailable", error.message);
+			const code = errorCode(error);
+			const where = env === "local" ? "" : ` on ${env}`;
+			if (code) throw new ProtocolError("bad_args", `${fileErrorText(code, cwd)}${where}`);
+			throw new ProtocolError("unavailable", `${env}: ${error instanceof Error ? error.message : String(error)}`);
+		}
+	}
 
 	#setArchived(id: string, archived: boolean): SessionRow {
 		this.#require(id);

@@ -51,6 +51,7 @@ export class Environments {
 	/** The keys the last test offered, by environment: only exactly those can be accepted. */
 	readonly #offers = new Map<string, readonly HostKey[]>();
 	#controlDir: string | null = null;
+	readonly #listeners = new Set<() => void>();
 
 	constructor(options: EnvironmentsOptions) {
 		this.#dataDir = options.dataDir;
@@ -71,6 +72,13 @@ export class Environments {
 				void env.close();
 			}
 		}
+		for (const listener of this.#listeners) listener();
+	}
+
+	/** Told after envs.json was read again; returns the unsubscribe. */
+	onChange(listener: () => void): () => void {
+		this.#listeners.add(listener);
+		return () => this.#listeners.delete(listener);
 	}
 
 	/** What is wrong with envs.json, when it could not be used. */

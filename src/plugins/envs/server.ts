@@ -1,0 +1,133 @@
+/**
+ * Environments for owners (seed P11e, 10.6): this device and envs.json's SSH machines, the last test of each,
+ * host-key review (accept exactly what was shown, forget), and folder listings for choosing where a session
+ * goes. The machines themselves are the core's (`ctx.environments`): the tools run through them.
+ */
+import { posix } from "node:path";
+import { ProtocolError } from "../../protocol/codes.ts";
+import { errorText } from "../../protocol/errors.ts";
+import { EnvConnectionError, errorCode, fileErrorText } from "../../server/env/environment.ts";
+import type { TestResult } from "../../server/env/environments.ts";
+import { LiveState } from "../../server/objects/live-state.ts";
+import type { ServerContext, ServerPlugin } from "../../server/plugin.ts";
+import { type EnvsState, type EnvView, envsContract, MAX_LISTED, type TestView } from "./contract.ts";
+
+function testView(result: TestResult): TestView {
+	const at = Date.now();
+	if (result.ok) return { ok: true, message: `Connected in ${result.ms} ms · home ${result.home}`, at };
+	const view: TestView = { ok: false, message: result.error.slice(0, 2000), at };
+	if (!result.hostKey) return view;
+	const key = (k: { type: string; fingerprint: string }) => ({ type: k.type, fingerprint: k.fingerprint });
+	return {
+		...view,
+		hostKey: {
+			status: result.hostKey.status,
+			offered: result.hostKey.offered.slice(0, 16).map(key),
+			known: result.hostKey.known.slice(0, 16).map(key),
+		},
+	};
+}
+
+class EnvsObject {
+	readonly #ctx: ServerContext;
+	readonly #tests = new Map<string, TestView>();
+	readonly live: LiveState<EnvsState>;
+
+	constructor(ctx: ServerContext) {
+		this.#ctx = ctx;
+		this.live = new LiveState(this.#state());
+	}
+
+	#state(): EnvsState {
+		const envs = this.#ctx.environments;
+		const local: EnvView = { name: "local", address: "this device", directory: null, test: null };
+		const machines = envs.configured().map((c) => ({
+			name: c.name,
+			address: `${c.user ? `${c.user}@` : ""}${c.host}${c.port === 22 ? "" : `:${c.port}`}`,
+			directory: c.directory,
+			test: this.#tests.get(c.name) ?? null,
+		}));
+		return { environments: [local, ...machines], problem: envs.problem };
+	}
+
+	refresh(): void {
+		this.live.update([{ op: "set", path: [], value: this.#state() }]);
+	}
+
+	async test(name: string): Promise<TestView> {
+		const view = testView(await this.#ctx.environments.test(name));
+		if (name !== "local") this.#tests.set(name, view);
+		this.refresh();
+		this.#ctx.log.info("server", `environment ${name} tested: ${view.ok ? "connected" : "not connected"}`);
+		return view;
+	}
+
+	acceptKey(name: string, fingerprints: readonly string[]): null {
+		this.#ctx.environments.acceptKey(name, fingerprints);
+		this.#ctx.log.info("server", `the host key of environment ${name} was accepted (${fingerprints.join(", ")})`);
+		this.#tests.delete(name);
+		this.refresh();
+		return null;
+	}
+
+	async forgetKey(name: string): Promise<null> {
+		if (name === "local") throw new ProtocolError("bad_args", "this device has no host key");
+		await this.#ctx.environments.forgetKey(name);
+		this.#ctx.log.info("server", `the host key of environment ${name} was forgotten`);
+		this.#tests.delete(name);
+		this.refresh();
+		return null;
+	}
+
+	/** The folders of a directory there (`~` is that machine's home), for choosing where a session goes. */
+	async listDirectory(name: string, path: string) {
+		const env = this.#ctx.environments.get(name);
+		try {
+			const home = await env.home();
+			const dir = await env.directory(path);
+			const folders = (await env.listDirectory(dir))
+				.filter((e) => e.dir)
+				.map((e) => e.name)
+				.sort();
+			return {
+				path: dir,
+				home,
+				folders: folders.slice(0, MAX_LISTED).map((f) => f.slice(0, 1024)),
+				truncated: folders.length > MAX_LISTED,
+			};
+		} catch (error) {
+			if (error instanceof EnvConnectionError) throw new ProtocolError("unavailable", error.message);
+			const code = errorCode(error);
+			const where = name === "local" ? "" : ` on ${name}`;
+			if (code) throw new ProtocolError("bad_args", `${fileErrorText(code, posix.normalize(path))}${where}`);
+			throw new ProtocolError("unavailable", errorText(error).slice(0, 500));
+		}
+	}
+}
+
+export function envsPlugin(): ServerPlugin {
+	let stop = () => {};
+	return {
+		name: "envs",
+		register(ctx) {
+			const envs = new EnvsObject(ctx);
+			// The core reads envs.json again when it changes; the list follows.
+			const off = ctx.environments.onChange(() => envs.refresh());
+			stop = () => void off();
+			ctx.host.serve(envsContract, {
+				open: () => ({
+					state: envs.live,
+					methods: {
+						test: ({ name }) => envs.test(name),
+						acceptKey: ({ name, fingerprints }) => envs.acceptKey(name, fingerprints),
+						forgetKey: ({ name }) => envs.forgetKey(name),
+						listDirectory: ({ env, path }) => envs.listDirectory(env, path),
+					},
+				}),
+			});
+		},
+		close() {
+			stop();
+		},
+	};
+}
