@@ -7,6 +7,7 @@ import { artifactsPlugin } from "../plugins/artifacts/tui.ts";
 import { chatPlugin } from "../plugins/chat/tui.ts";
 import { devReloadPlugin } from "../plugins/dev-reload/tui.ts";
 import { devicesPlugin } from "../plugins/devices/tui.ts";
+import { envsPlugin } from "../plugins/envs/tui.ts";
 import { filesPlugin } from "../plugins/files/tui.ts";
 import { loginPlugin } from "../plugins/login/tui.ts";
 import { logsPlugin } from "../plugins/logs/tui.ts";
@@ -46,5 +47,6 @@ export function guestPlugins(): GuestPlugin[] {
 		providersPlugin,
 		devReloadPlugin,
 		portsPlugin,
+		envsPlugin,
 	];
 }

@@ -60,6 +60,12 @@ export class ListPanel<T> implements Component {
 		return items && matches && this.#typed ? items.filter((item) => matches(item, this.#typed)) : items;
 	}
 
+	/** Selects the first item `which` picks (the panel opens on it). */
+	select(which: (item: T) => boolean): void {
+		const at = (this.#items() ?? []).findIndex(which);
+		if (at >= 0) this.#selected = at;
+	}
+
 	get selected(): T | undefined {
 		const items = this.#items() ?? [];
 		return items[Math.max(0, Math.min(this.#selected, items.length - 1))];

@@ -145,8 +145,9 @@ class SessionsObject {
 			if (parent) this.#require(parent);
 			// This device's sessions start where they are asked to; another machine's at the canonical path there.
 			const where = env ?? "local";
-			if (where === "local") checkDirectory(cwd);
-			const dir = where === "local" ? cwd : await this.#directory(where, cwd);
+			const asTyped = where === "local" && !cwd.startsWith("~");
+			if (asTyped) checkDirectory(cwd);
+			const dir = asTyped ? cwd : await this.#directory(where, cwd);
 			return this.#publish(
 				this.#ctx.catalog.create({ cwd: dir, env: where, title: title ?? "", parent: parent ?? null }),
 			);

@@ -4,6 +4,8 @@
  */
 import type { GuestPlugin } from "../../guest/plugin.ts";
 import { registerForkCommands } from "./tui/fork-commands.ts";
+import { formatLocation } from "./tui/location.ts";
+import { registerLocationCommands } from "./tui/location-commands.ts";
 import { registerNewAndName, registerSessionCommands } from "./tui/session-commands.ts";
 import { SessionStart } from "./tui/session-start.ts";
 import { registerTreeCommand } from "./tui/tree-commands.ts";
@@ -14,7 +16,8 @@ export const sessionsPlugin: GuestPlugin = {
 		/** The open session's row in the catalog: the footer and the terminal's title follow it. */
 		const showRow = () => {
 			const row = start.catalog?.state?.sessions.find((s) => s.id === ctx.session.id);
-			if (row) ctx.session.setFacts({ cwd: row.cwd, branch: row.branch, title: row.title });
+			// The footer writes a place on another machine as env:path (gpu:/data).
+			if (row) ctx.session.setFacts({ cwd: formatLocation(row.env, row.cwd), branch: row.branch, title: row.title });
 		};
 		const start = new SessionStart(ctx, showRow);
 		const catalog = () => start.catalog;
@@ -25,6 +28,7 @@ export const sessionsPlugin: GuestPlugin = {
 			registerForkCommands(ctx),
 			registerSessionCommands(ctx, catalog),
 			registerTreeCommand(ctx, catalog),
+			registerLocationCommands(ctx, catalog),
 		];
 		return () => {
 			for (const remove of removals.reverse()) remove();

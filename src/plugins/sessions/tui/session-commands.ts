@@ -9,6 +9,7 @@ import type { ObjectRef } from "../../../protocol/object-client.ts";
 import { isOwnerRole } from "../../../protocol/roles.ts";
 import { formatTokens, groupDigits } from "../../../ui/text.ts";
 import type { SessionRow, sessionsContract } from "../contract.ts";
+import { completePlace, readPlace, sessionPlace } from "./location-commands.ts";
 import type { ChatState, StatusState } from "./peers.ts";
 import { SessionSelector } from "./session-selector.ts";
 
@@ -38,19 +39,30 @@ export function registerNewAndName(ctx: GuestContext, catalog: Catalog): () => v
 	return registerAll(ctx, [
 		{
 			id: "app.session.new",
-			title: "Start a new session (here, or in the path on the server)",
+			title: "Start a new session (here, or in [env:]path)",
 			category: "Sessions",
 			when: "chat && owner",
-			slash: { name: "new", argumentHint: "[path]" },
+			slash: {
+				name: "new",
+				argumentHint: "[[env:]path]",
+				complete: (prefix) => completePlace(ctx, prefix, sessionPlace(ctx, catalog)),
+			},
 			run: async (path) => {
 				if (!isOwnerRole(ctx.session.role)) {
 					throw new Error("Only the owner can start sessions; you were given this one.");
 				}
 				const sessions = catalog();
 				if (!sessions) throw new Error("No session catalog yet.");
-				const cwd = newSessionDirectory(ctx, catalog, path);
-				if (!cwd) throw new Error("Usage: /new <absolute path on the server>");
-				const row = await sessions.call("create", { cwd });
+				const here = sessionPlace(ctx, catalog);
+				const gone = ctx.services.get("conversation")?.goneDirectory();
+				const prefixed = /^[A-Za-z0-9][A-Za-z0-9_.-]+:/.test(path.trim());
+				// A session on another machine: /new alone (or a relative path) starts there too.
+				const away = here && here.env !== "local" && !gone && (!path || !/^[/~]/.test(path.trim()));
+				const place =
+					prefixed || away ? await readPlace(ctx, path || here?.path || "", prefixed ? undefined : here) : null;
+				const cwd = place ? place.path : newSessionDirectory(ctx, catalog, path);
+				if (!cwd) throw new Error("Usage: /new [env:]<absolute path>");
+				const row = await sessions.call("create", place && place.env !== "local" ? { cwd, env: place.env } : { cwd });
 				ctx.session.open(row.id);
 				ctx.ui.notice("✓ New session started", "success");
 			},
