@@ -30,20 +30,23 @@ export function readTool(env: Environment, cwd: string): AgentTool<typeof parame
 		async execute(_id, { path, offset, limit }, signal) {
 			if (signal?.aborted) throw new Error("Operation aborted");
 			const absolute = await resolveToolPath(env, cwd, path);
-			const info: PathInfo | null = await env.stat(absolute);
-			if (!info) throw new Error(`File not found: ${path}`);
 			const read = async () => {
 				try {
 					return await env.readFile(absolute);
 				} catch (error) {
 					const code = errorCode(error);
 					if (!code) throw error;
-					throw new Error(code === "ENOENT" ? `File not found: ${path}` : `Could not read ${path}: ${code}`);
+					if (code === "ENOENT") throw new Error(`File not found: ${path}`);
+					if (code === "EISDIR") throw new Error(`${path} is a directory; use bash to list it`);
+					throw new Error(`Could not read ${path}: ${code}`);
 				}
 			};
-			if (info.kind === "directory") throw new Error(`${path} is a directory; use bash to list it`);
 			const mimeType = IMAGE_TYPES[extname(absolute).toLowerCase()];
 			if (mimeType) {
+				// An image's size is checked before it is read (text is read at once: one round trip on a remote machine).
+				const info: PathInfo | null = await env.stat(absolute);
+				if (!info) throw new Error(`File not found: ${path}`);
+				if (info.kind === "directory") throw new Error(`${path} is a directory; use bash to list it`);
 				if (info.size > MAX_IMAGE_BYTES)
 					throw new Error(`Image ${path} is ${formatSize(info.size)}, over the 10MB limit`);
 				const data = (await read()).toString("base64");
