@@ -32,7 +32,10 @@ import {
 	type ReadResult,
 	type StatusResult,
 } from "./contract.ts";
-import { GIT, installed, run } from "./run.ts";
+import { GIT, installed, type Ran, type RunOptions, run } from "./run.ts";
+
+/** How a program is run in the session's directory: here (`run`), or on the session's machine over SSH. */
+export type Runner = (argv: readonly string[], options: RunOptions) => Promise<Ran>;
 
 const GIT_TIMEOUT_MS = 10_000;
 /** A search gives up after this long and says so. */
@@ -82,10 +85,10 @@ export async function listDir(root: string, path: string, hidden: boolean): Prom
 }
 
 /** Marks what git ignores (one `git check-ignore` for the whole listing); nothing outside a repository. */
-async function markIgnored(dir: string, entries: ListEntry[]): Promise<void> {
+export async function markIgnored(dir: string, entries: ListEntry[], runner: Runner = run): Promise<void> {
 	if (!entries.length) return;
 	const input = entries.map((e) => e.name).join("\0");
-	const ran = await run([...GIT, "check-ignore", "-z", "--stdin"], {
+	const ran = await runner([...GIT, "check-ignore", "-z", "--stdin"], {
 		cwd: dir,
 		input,
 		maxBytes: input.length + 1024,
@@ -97,7 +100,7 @@ async function markIgnored(dir: string, entries: ListEntry[]): Promise<void> {
 }
 
 /** Binary: a NUL or invalid UTF-8 in the first bytes. */
-function looksBinary(head: Uint8Array): boolean {
+export function looksBinary(head: Uint8Array): boolean {
 	if (head.includes(0)) return true;
 	try {
 		// The last bytes may be a character cut in half: leave them out.
@@ -172,20 +175,23 @@ export function readPage(root: string, path: string, line: number, limit: number
 }
 
 /** Where `cwd` is in its repository (`sub/dir/`), or null outside one. */
-async function repoPrefix(cwd: string): Promise<string | null> {
-	const ran = await run([...GIT, "rev-parse", "--show-prefix"], { cwd, maxBytes: 8192, timeoutMs: GIT_TIMEOUT_MS });
+async function repoPrefix(cwd: string, runner: Runner = run): Promise<string | null> {
+	const ran = await runner([...GIT, "rev-parse", "--show-prefix"], { cwd, maxBytes: 8192, timeoutMs: GIT_TIMEOUT_MS });
 	return ran.code === 0 ? ran.out.trim() : null;
 }
 
 /** git's status of the session's directory: what is staged, changed and new, as paths relative to it. */
-export async function gitStatus(root: string): Promise<StatusResult> {
-	const prefix = await repoPrefix(root);
+export async function gitStatus(root: string, runner: Runner = run): Promise<StatusResult> {
+	const prefix = await repoPrefix(root, runner);
 	if (prefix === null) return { repo: false, branch: null, changes: [], truncated: false };
-	const ran = await run([...GIT, "status", "--porcelain=v1", "-z", "--branch", "--untracked-files=normal", "--", "."], {
-		cwd: root,
-		maxBytes: 4 * 1024 * 1024,
-		timeoutMs: GIT_TIMEOUT_MS,
-	});
+	const ran = await runner(
+		[...GIT, "status", "--porcelain=v1", "-z", "--branch", "--untracked-files=normal", "--", "."],
+		{
+			cwd: root,
+			maxBytes: 4 * 1024 * 1024,
+			timeoutMs: GIT_TIMEOUT_MS,
+		},
+	);
 	const fields = ran.out.split("\0");
 	let branch: string | null = null;
 	const changes: ChangeEntry[] = [];
@@ -223,10 +229,17 @@ export async function gitStatus(root: string): Promise<StatusResult> {
 }
 
 /** One change's diff, as git writes it (its hunks), cut at MAX_DIFF_CHARS. */
-export async function gitDiff(root: string, path: string, kind: ChangeEntry["kind"]): Promise<DiffResult> {
+export async function gitDiff(
+	root: string,
+	path: string,
+	kind: ChangeEntry["kind"],
+	runner: Runner = run,
+	/** Here: the path confined on disk. On another machine only the lexical check below applies. */
+	confined: (root: string, path: string) => { rel: string } | null = confine,
+): Promise<DiffResult> {
 	if (path.includes("\0") || path.startsWith("-")) throw notThere(path);
 	// A deleted file is not on disk: it is checked lexically, and git itself is confined to the directory by `--`.
-	const file = confine(root, path);
+	const file = confined(root, path);
 	if (!file && kind === "untracked") throw notThere(path);
 	if (!file && (path.startsWith("/") || path.split("/").includes(".."))) throw notThere(path);
 	const target = file?.rel ?? path;
@@ -235,7 +248,7 @@ export async function gitDiff(root: string, path: string, kind: ChangeEntry["kin
 		kind === "untracked"
 			? [...base, "--no-index", "--", "/dev/null", target]
 			: [...base, ...(kind === "staged" ? ["--cached"] : []), "--", target];
-	const ran = await run(argv, { cwd: root, maxBytes: MAX_DIFF_CHARS + 1, timeoutMs: GIT_TIMEOUT_MS });
+	const ran = await runner(argv, { cwd: root, maxBytes: MAX_DIFF_CHARS + 1, timeoutMs: GIT_TIMEOUT_MS });
 	const full = ran.out.length > MAX_DIFF_CHARS || ran.full;
 	const diff = ran.out.slice(0, MAX_DIFF_CHARS);
 	const binary = /^Binary files .* differ$/m.test(diff);
@@ -245,7 +258,7 @@ export async function gitDiff(root: string, path: string, kind: ChangeEntry["kin
 }
 
 /** `path\0line\0text` (git grep -z) or `path\0line:text` (rg --null), one match a line. */
-function parseMatches(out: string, engine: "rg" | "git"): GrepMatch[] {
+export function parseMatches(out: string, engine: "rg" | "git"): GrepMatch[] {
 	const matches: GrepMatch[] = [];
 	for (const row of out.split("\n")) {
 		if (!row) continue;
