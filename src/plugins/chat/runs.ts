@@ -10,7 +10,7 @@ import { isContextOverflow } from "@earendil-works/pi-ai";
 import { ProtocolError } from "../../protocol/codes.ts";
 import type { Author } from "../../protocol/common.ts";
 import { ConversationEngine, type EngineEvent, type RunOutcome } from "../../server/agent/conversation-engine.ts";
-import { buildSystemPrompt, loadContextFiles } from "../../server/agent/system-prompt.ts";
+import { buildSystemPrompt, loadContextFiles, loadRemoteContextFiles } from "../../server/agent/system-prompt.ts";
 import { createTools } from "../../server/agent/tools/index.ts";
 import { describe } from "../../server/log.ts";
 import type { EntryInput, StoredEntry } from "../../server/store/session-store.ts";
@@ -102,20 +102,33 @@ export class Runs {
 			own.map((t) => t.name),
 		);
 		const tools = [...own, ...added.map((t) => t.tool)];
-		// Project instructions are read on this device only; a remote machine's are not loaded yet.
+		// This device's project instructions are read now; a remote machine's before the first run starts.
 		const context = env.remote ? [] : loadContextFiles(record.cwd);
 		core.showContextFiles(context);
 		this.#sections = ctx.agent.prompt(scope);
-		core.agent = new ConversationEngine({
-			model,
-			thinkingLevel: core.live.state.thinkingLevel,
-			systemPrompt: buildSystemPrompt({
+		const sections = this.#sections;
+		const promptWith = (files: typeof context) =>
+			buildSystemPrompt({
 				cwd: record.cwd,
 				toolNames: tools.map((t) => t.name),
-				context,
+				context: files,
 				toolLines: new Map(added.map((t) => [t.tool.name, t.line])),
-				sections: this.#sections,
-			}),
+				sections,
+			});
+		const cwd = record.cwd;
+		const engine = new ConversationEngine({
+			model,
+			thinkingLevel: core.live.state.thinkingLevel,
+			systemPrompt: promptWith(context),
+			...(env.remote
+				? {
+						prepare: async () => {
+							const files = await loadRemoteContextFiles(env, cwd);
+							core.showContextFiles(files);
+							return files.length ? promptWith(files) : undefined;
+						},
+					}
+				: {}),
 			tools,
 			history: toAgentHistory(core.allEntries()),
 			streamFn: ctx.models.streamFn,
@@ -123,6 +136,7 @@ export class Runs {
 			sessionId: session,
 			onEvent: (event) => this.#onEvent(event),
 		});
+		core.agent = engine;
 		return core.agent;
 	}
 

@@ -56,6 +56,11 @@ export interface EngineOptions {
 	readonly retry: RetryPolicy;
 	readonly sessionId: string;
 	readonly onEvent: (event: EngineEvent) => void;
+	/**
+	 * Runs once before the first run starts and may give the system prompt to use instead (e.g. with the project
+	 * instructions of a remote machine, read there); what it throws is reported and the run goes on.
+	 */
+	readonly prepare?: () => Promise<string | undefined>;
 }
 
 function plainArgs(args: unknown): Record<string, unknown> {
@@ -85,21 +90,23 @@ export class ConversationEngine {
 	#pendingRetry = false;
 	#attempt = 0;
 	#toolStarted = new Map<string, { at: number; args: Record<string, unknown> }>();
+	#prepare: (() => Promise<string | undefined>) | undefined;
 
 	constructor(options: EngineOptions) {
 		this.#options = options;
-		this.#agent = new Agent({
-			initialState: {
-				systemPrompt: options.systemPrompt,
-				model: options.model,
-				thinkingLevel: options.thinkingLevel,
-				tools: options.tools,
-				messages: options.history,
-			},
+		this.#prepare = options.prepare;
+		this.#agent = this.#build(options.systemPrompt, options.model, options.thinkingLevel);
+	}
+
+	#build(systemPrompt: string, model: Model<Api>, thinkingLevel: ThinkingLevel): Agent {
+		const options = this.#options;
+		const agent = new Agent({
+			initialState: { systemPrompt, model, thinkingLevel, tools: options.tools, messages: options.history },
 			streamFn: options.streamFn,
 			sessionId: options.sessionId,
 		});
-		this.#agent.subscribe((event) => this.#onAgentEvent(event));
+		agent.subscribe((event) => this.#onAgentEvent(event));
+		return agent;
 	}
 
 	get running(): boolean {
@@ -129,6 +136,17 @@ export class ConversationEngine {
 		// Typed wide on purpose: the agent's events set it while `start` runs.
 		this.#lastAssistant = null as AssistantMessage | null;
 		try {
+			const prepare = this.#prepare;
+			this.#prepare = undefined;
+			if (prepare) {
+				const prompt = await prepare().catch((error) => {
+					console.error("preparing the agent failed:", error);
+					return undefined;
+				});
+				// Nothing has run yet: the agent is made again with the prompt (it leads the transcript).
+				if (prompt !== undefined)
+					this.#agent = this.#build(prompt, this.#agent.state.model, this.#agent.state.thinkingLevel);
+			}
 			await start();
 			for (;;) {
 				if (this.#aborted) return this.#cancelled();

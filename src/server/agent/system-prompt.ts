@@ -1,5 +1,7 @@
 import { existsSync, readFileSync, statSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
+import { dirname, join, posix, resolve } from "node:path";
+import type { Environment } from "../env/environment.ts";
+import { shellQuote } from "../env/ssh.ts";
 
 /** Context file names looked for in each directory, first match wins (pi's order). */
 const CONTEXT_FILES = ["AGENTS.override.md", "AGENTS.md", "AGENTS.MD", "CLAUDE.md", "CLAUDE.MD"];
@@ -53,6 +55,39 @@ export function loadContextFiles(cwd: string, agentDir?: string): ContextFile[] 
 		if (dirname(dir) === dir) break;
 	}
 	return [...files, ...ancestors];
+}
+
+/** A context file on a remote machine is read up to this size. */
+const MAX_REMOTE_CONTEXT_BYTES = 256 * 1024;
+
+/**
+ * Project instructions on a remote machine, as `loadContextFiles` finds them here: one file per directory from
+ * the root down to `cwd`, pi's names in pi's order, read in one command there.
+ */
+export async function loadRemoteContextFiles(env: Environment, cwd: string): Promise<ContextFile[]> {
+	const names = CONTEXT_FILES.join(" ");
+	const script = `d=$1
+while :; do
+for n in ${names}; do
+if [ -f "$d/$n" ] && [ -r "$d/$n" ]; then printf '%s/%s\\0' "$d" "$n"; head -c ${MAX_REMOTE_CONTEXT_BYTES} -- "$d/$n" | tr -d '\\000'; printf '\\0'; break; fi
+done
+[ "$d" = / ] && break
+d=$(dirname -- "$d")
+done`;
+	const chunks: Uint8Array[] = [];
+	const end = await env.exec({
+		command: `sh -c ${shellQuote(script)} p2 ${shellQuote(cwd)} 2>/dev/null`,
+		cwd,
+		onData: (chunk) => chunks.push(chunk),
+	});
+	if (end.exitCode !== 0) return [];
+	const fields = Buffer.concat(chunks).toString("utf8").split("\0");
+	const files: ContextFile[] = [];
+	for (let i = 0; i + 1 < fields.length; i += 2) {
+		files.push({ path: posix.normalize(fields[i]!), content: fields[i + 1]!.replace(/^\uFEFF/, "") });
+	}
+	// Found from `cwd` upwards; listed from the root down.
+	return files.reverse();
 }
 
 function section(name: string, body: string): string {

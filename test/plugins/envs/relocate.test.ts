@@ -71,6 +71,7 @@ describe.skipIf(!sshdPath)("sessions on an SSH machine", () => {
 	test("a session there runs the agent's tools and ! commands on that machine; /cd moves one there and back", async () => {
 		const owner = await ts.connect();
 		const sessions = await owner.open(sessionsContract, {});
+		writeFileSync(join(work, "AGENTS.md"), "Remote rule: answer briefly.\n");
 		const row = await sessions.call("create", { cwd: "~/work", env: "box" });
 		expect(row).toMatchObject({ env: "box", cwd: work, branch: null });
 		const chat = await owner.open(chatContract, { session: row.id, conversation: "main" });
@@ -94,6 +95,9 @@ describe.skipIf(!sshdPath)("sessions on an SSH machine", () => {
 		state = await waitForState(chat, (s) => s.live === null && s.entries.at(-1)?.kind === "assistant");
 		const bash = state.entries.find((e) => e.kind === "tool" && (e as { name?: string }).name === "bash");
 		expect(bash).toMatchObject({ result: { text: `remote${work}`, isError: false } });
+		// The machine's project instructions reached the model, and the conversation lists them.
+		expect(JSON.stringify(ts.fake.requests.at(-1))).toContain("Remote rule: answer briefly.");
+		expect(state.contextFiles).toEqual([join(work, "AGENTS.md")]);
 
 		// Moving a local session to the machine: its next command runs there.
 		const here = realpathSync(ts.dataDir);
