@@ -53,6 +53,11 @@ export interface Resources {
 export interface Locations {
 	/** The session's working directory. */
 	readonly cwd: string;
+	/**
+	 * False for a session on another machine (SSH): its directory is not on this one, so no project directory
+	 * is read here (only the server's and the user's).
+	 */
+	readonly project?: boolean;
 	/** pi's agent directory on this machine (`$PI_CODING_AGENT_DIR`, else `~/.pi/agent`); none: not read. */
 	readonly agentDir: string | undefined;
 	/** The home directory (for `~/.agents/skills`); none: not read. */
@@ -73,17 +78,18 @@ export function resourceDirs(loc: Locations): {
 	const cwd = resolve(loc.cwd);
 	const agentDir = loc.agentDir === undefined ? undefined : resolve(loc.agentDir);
 	const userAgents = loc.home === undefined ? undefined : join(resolve(loc.home), ".agents", "skills");
-	const ancestors = ancestorDirs(cwd)
+	const project = loc.project !== false;
+	const ancestors = (project ? ancestorDirs(cwd) : [])
 		.map((dir) => join(dir, ".agents", "skills"))
 		.filter((dir) => dir !== userAgents);
 	return {
 		prompts: [
-			{ dir: join(cwd, ".pi", "prompts"), scope: "project" as const },
+			...(project ? [{ dir: join(cwd, ".pi", "prompts"), scope: "project" as const }] : []),
 			...(agentDir ? [{ dir: join(agentDir, "prompts"), scope: "user" as const }] : []),
 			{ dir: join(resolve(loc.dataDir), "prompts"), scope: "server" as const },
 		],
 		skills: [
-			{ dir: join(cwd, ".pi", "skills"), scope: "project" as const, mode: "pi" as const },
+			...(project ? [{ dir: join(cwd, ".pi", "skills"), scope: "project" as const, mode: "pi" as const }] : []),
 			...ancestors.map((dir) => ({ dir, scope: "project" as const, mode: "agents" as const })),
 			...(agentDir ? [{ dir: join(agentDir, "skills"), scope: "user" as const, mode: "pi" as const }] : []),
 			...(userAgents ? [{ dir: userAgents, scope: "user" as const, mode: "agents" as const }] : []),

@@ -85,6 +85,9 @@ class WatchedResources {
 	}
 }
 
+/** The key of a session on another machine (SSH): no project directory of this machine is read for it. */
+const REMOTE = "\0remote";
+
 export class PromptResources {
 	readonly #ctx: ServerContext;
 	readonly #agentDir: string | undefined;
@@ -100,16 +103,20 @@ export class PromptResources {
 	}
 
 	#locations(cwd: string): Locations {
+		// A session on another machine reads no project directory here (its key is REMOTE).
+		if (cwd === REMOTE)
+			return { cwd: "/", project: false, agentDir: this.#agentDir, home: this.#home, dataDir: this.#ctx.dataDir };
 		return { cwd: resolve(cwd), agentDir: this.#agentDir, home: this.#home, dataDir: this.#ctx.dataDir };
 	}
 
 	/** The resources for a working directory now: the watched copy, else read from disk. */
 	current(cwd: string): Resources {
-		return this.#watched.get(resolve(cwd))?.resources ?? loadResources(this.#locations(cwd));
+		const key = cwd === REMOTE ? REMOTE : resolve(cwd);
+		return this.#watched.get(key)?.resources ?? loadResources(this.#locations(cwd));
 	}
 
 	hold(cwd: string): { watched: WatchedResources; release: () => void } {
-		const key = resolve(cwd);
+		const key = cwd === REMOTE ? REMOTE : resolve(cwd);
 		let watched = this.#watched.get(key);
 		if (!watched) {
 			watched = new WatchedResources(this.#locations(key));
@@ -143,14 +150,20 @@ export function promptsPlugin(): ServerPlugin {
 		register(ctx) {
 			const all = new PromptResources(ctx);
 			resources = all;
-			ctx.agent.add({ name: "prompts", prompt: (scope) => skillsPrompt(all.current(scope.cwd).skills) });
+			/** Where a session's resources are read: its directory here, or REMOTE for one on another machine. */
+			const placeOf = (session: string, cwd: string) =>
+				(ctx.catalog.get(session)?.env ?? "local") === "local" ? cwd : REMOTE;
+			ctx.agent.add({
+				name: "prompts",
+				prompt: (scope) => skillsPrompt(all.current(placeOf(scope.session, scope.cwd)).skills),
+			});
 			ctx.host.serve(promptsContract, {
 				open({ session }, { principal }) {
 					if (!maySeeSession(principal, session))
 						throw new ProtocolError("forbidden", "this session is not shared with you");
 					const record = ctx.catalog.get(session);
 					if (!record) throw new ProtocolError("not_found", `no session ${session}`);
-					const { watched, release } = all.hold(record.cwd);
+					const { watched, release } = all.hold(placeOf(session, record.cwd));
 					return {
 						state: watched.live,
 						methods: {

@@ -135,6 +135,23 @@ describe.skipIf(!sshdPath)("environments in the UI", () => {
 		await expect(cd.run("gpu:/data")).rejects.toThrow("Unknown environment gpu");
 	});
 
+	test("/cd alone opens the prompt on the session's directory; Tab goes to the next machine, at its home, with the note", async () => {
+		await trust();
+		const { guest, catalog } = await ownerGuest();
+		await guest.ctx.commands.slash("cd")!.run("");
+		expect(guest.layout.selector?.id).toBe("cd-move");
+		expect(selectorText(guest)).toContain("Directory on this device");
+		expect(selectorText(guest)).not.toContain("Tools will run on");
+		const prompt = guest.layout.selector!.component;
+		prompt.handleInput?.("\t");
+		await waitUntil(() => selectorText(guest).includes("Directory on box"), "the next environment");
+		await waitUntil(() => selectorText(guest).includes(sshd.home), "the machine's home in the input");
+		expect(selectorText(guest)).toContain("Tools will run on box. The history stays; files are not copied.");
+		prompt.handleInput?.("\x1b");
+		expect(guest.layout.selector).toBeUndefined();
+		expect(catalog()).toMatchObject({ env: "local" });
+	});
+
 	test("Tab completes environment names, then the machine's folders", async () => {
 		await trust();
 		const { guest } = await ownerGuest();

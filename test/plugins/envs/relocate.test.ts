@@ -8,6 +8,7 @@ import { mkdirSync, realpathSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { chatContract } from "../../../src/plugins/chat/contract.ts";
 import { envsContract } from "../../../src/plugins/envs/contract.ts";
+import { promptsContract } from "../../../src/plugins/prompts/contract.ts";
 import { sessionsContract } from "../../../src/plugins/sessions/contract.ts";
 import { requestId } from "../../support/chat-fixture.ts";
 import { startTestServer, type TestServer, waitForState } from "../../support/p2-server.ts";
@@ -119,6 +120,20 @@ describe.skipIf(!sshdPath)("sessions on an SSH machine", () => {
 		expect(state.entries.at(-1)).toMatchObject({ output: `${here}\nlocal` });
 		// The history stayed.
 		expect(state.entries.filter((e) => e.kind === "shell").length).toBe(2);
+	});
+
+	test("this device's project templates are not read for a session whose directory is on another machine", async () => {
+		const owner = await ts.connect();
+		mkdirSync(join(work, ".pi", "prompts"), { recursive: true });
+		writeFileSync(join(work, ".pi", "prompts", "here-only.md"), "a template\n");
+		const sessions = await owner.open(sessionsContract, {});
+		const local = await sessions.call("create", { cwd: work });
+		const remote = await sessions.call("create", { cwd: work, env: "box" });
+		const localPrompts = await owner.open(promptsContract, { session: local.id });
+		await waitForState(localPrompts, (s) => s.templates.some((t) => t.name === "here-only"));
+		const remotePrompts = await owner.open(promptsContract, { session: remote.id });
+		const state = await waitForState(remotePrompts, () => true);
+		expect(state.templates.map((t) => t.name)).not.toContain("here-only");
 	});
 
 	test("relocation is refused while a command runs, and where there is no such directory", async () => {

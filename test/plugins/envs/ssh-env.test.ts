@@ -3,7 +3,7 @@
  * each tool with streaming and abort, a connection dropped mid-command, and completion on the machine.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { completeRemotePath, findRemoteFiles } from "../../../src/plugins/files/server.ts";
@@ -94,6 +94,12 @@ describe.skipIf(!sshdPath)("SSH environment", () => {
 		})) as Result;
 		expect(text(edited)).toBe("Successfully replaced 1 block(s) in dir/a.txt.");
 		expect(readFileSync(join(work, "dir/a.txt"), "utf8")).toBe("one\nTWO 'q'\n");
+		// Names with quotes, spaces and shell syntax are data on the machine, never code.
+		const odd = "odd dir/it's $(touch pwned) `x` \\n;.txt";
+		await tool("write").execute("w2", { path: odd, content: "safe" });
+		expect(readFileSync(join(work, odd), "utf8")).toBe("safe");
+		expect(text((await tool("read").execute("r4", { path: odd })) as Result)).toBe("safe");
+		expect(existsSync(join(work, "pwned"))).toBe(false);
 		await expect(tool("read").execute("r2", { path: "missing.txt" })).rejects.toThrow("File not found: missing.txt");
 		await expect(tool("read").execute("r3", { path: "dir" })).rejects.toThrow("is a directory");
 		await expect(

@@ -100,18 +100,36 @@ export function registerLocationCommands(ctx: GuestContext, catalog: Catalog): (
 		const row = await sessions.call("relocate", { id, env, cwd: path });
 		ui.notice(`✓ Tools now run in ${formatLocation(row.env, row.cwd)}`, "success");
 	};
-	/** The prompt with the move's note: Enter confirms, Esc moves nothing. */
-	const confirmMove = (place: Location) => {
+	/**
+	 * The directory prompt: the move's note when the place is on another machine (Enter confirms, Esc moves
+	 * nothing); with `choose`, Tab goes to the next environment (this device, then each configured one) at that
+	 * machine's home.
+	 */
+	const confirmMove = (place: Location, choose = false) => {
 		const close = () => ui.closeSelector();
+		const here = sessionPlace(ctx, catalog);
+		let env = place.env;
+		const locations = ctx.services.get("envLocations");
 		const prompt = new DirectoryPrompt(
 			{
 				theme: ui.theme,
-				env: () => (place.env === LOCAL ? "this device" : place.env),
-				note: () => noteFor(place.env),
+				env: () => (env === LOCAL ? "this device" : env),
+				note: () => (here && here.env === env ? null : noteFor(env)),
 				submit: async (path) => {
-					await moveTo(place.env, path);
+					await moveTo(env, path);
 					close();
 				},
+				...(choose && locations
+					? {
+							nextEnv: async () => {
+								const all = [LOCAL, ...(await envNames(ctx))];
+								const next = all[(all.indexOf(env) + 1) % all.length] ?? LOCAL;
+								env = next;
+								if (here && here.env === next) return here.path;
+								return (await locations.list(next, "~")).path;
+							},
+						}
+					: {}),
 				cancel: close,
 				requestRender: () => ui.requestRender(),
 			},
@@ -135,12 +153,8 @@ export function registerLocationCommands(ctx: GuestContext, catalog: Catalog): (
 				if (!isOwnerRole(ctx.session.role)) throw new Error("Only the owner can move this session.");
 				const here = sessionPlace(ctx, catalog);
 				if (!here) throw new Error("No session is open yet.");
-				if (!typed.trim()) {
-					ui.notice(
-						`${formatLocation(here.env, here.path)} · /cd [env:]path moves the session (/envs lists the machines)`,
-					);
-					return;
-				}
+				// Without a place: the prompt on the session's directory, Tab for another environment.
+				if (!typed.trim()) return confirmMove(here, true);
 				const place = await readPlace(ctx, typed, here);
 				// Another machine: its note first, and Enter confirms.
 				if (place.env !== here.env) return confirmMove(place);
