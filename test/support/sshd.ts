@@ -80,7 +80,6 @@ export class TestSshd {
 				"KbdInteractiveAuthentication no",
 				"PubkeyAuthentication yes",
 				"PermitRootLogin prohibit-password",
-				"MaxSessions 64",
 				"MaxStartups 64",
 				"LogLevel INFO",
 				// The account's own home (and its shell start-up files) stay out of the tests.

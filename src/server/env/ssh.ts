@@ -34,6 +34,9 @@ export function shellQuote(word: string): string {
 	return `'${word.replace(/'/g, `'\\''`)}'`;
 }
 
+/** Operations at once over one connection (sshd's MaxSessions is 10 by default; two stay free for kills). */
+const SESSIONS = 8;
+
 /** A file operation's script exits with FILE_ERROR and names the error code on stderr. */
 const FILE_ERROR = 3;
 
@@ -96,6 +99,8 @@ export class SshEnvironment implements Environment {
 	readonly config: SshEnvConfig;
 	readonly #places: SshPlaces;
 	#home: string | null = null;
+	#running = 0;
+	readonly #waiting: (() => void)[] = [];
 	/** Process groups of commands whose connection broke: ended once the machine is reached again. */
 	readonly #orphans = new Set<number>();
 
@@ -154,9 +159,34 @@ export class SshEnvironment implements Environment {
 			onStdout?: (chunk: Buffer) => void;
 			/** Given stderr's chunks; those it returns false for are kept for the error (ssh's own words). */
 			onStderr?: (chunk: Buffer) => boolean;
+			/** Skips the queue (ending a command must not wait behind the commands it ends). */
+			urgent?: boolean;
 		} = {},
 	): Promise<Finished> {
 		const remote = `exec sh -c ${shellQuote(script)} p2 ${words.map(shellQuote).join(" ")}`;
+		if (options.urgent) return this.#spawn(remote, options);
+		return this.#slot(() => this.#spawn(remote, options));
+	}
+
+	/**
+	 * sshd allows 10 sessions per connection (MaxSessions): at most SESSIONS operations run at once, the rest
+	 * wait their turn; the two left over are for ending commands.
+	 */
+	async #slot<T>(work: () => Promise<T>): Promise<T> {
+		if (this.#running >= SESSIONS) await new Promise<void>((resolve) => this.#waiting.push(resolve));
+		this.#running++;
+		try {
+			return await work();
+		} finally {
+			this.#running--;
+			this.#waiting.shift()?.();
+		}
+	}
+
+	#spawn(
+		remote: string,
+		options: { stdin?: string | Uint8Array; onStdout?: (chunk: Buffer) => void; onStderr?: (chunk: Buffer) => boolean },
+	): Promise<Finished> {
 		return new Promise((resolve, reject) => {
 			const child = spawn("ssh", [...this.args(), remote], {
 				stdio: [options.stdin === undefined ? "ignore" : "pipe", "pipe", "pipe"],
@@ -259,7 +289,9 @@ export class SshEnvironment implements Environment {
 
 	/** Ends a command's process group on the machine (abort, timeout, or left over from a broken connection). */
 	async #kill(pgid: number): Promise<boolean> {
-		const done = await this.#ssh("kill -s KILL -- -$1 2>/dev/null; exit 0", [String(pgid)]).catch(() => null);
+		const done = await this.#ssh("kill -s KILL -- -$1 2>/dev/null; exit 0", [String(pgid)], { urgent: true }).catch(
+			() => null,
+		);
 		return done?.code === 0;
 	}
 

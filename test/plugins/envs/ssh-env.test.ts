@@ -149,6 +149,23 @@ describe.skipIf(!sshdPath)("SSH environment", () => {
 		await waitUntil(() => processEnded(pid), "the background child ended with its group");
 	});
 
+	test("more commands than sshd's sessions per connection wait their turn; aborting one is never kept waiting", async () => {
+		await trust();
+		const tools = createTools({ env: envs.get("box"), cwd: work, spillDir: join(dataDir, "spill") });
+		const bash = tools.find((t) => t.name === "bash")!;
+		const abort = new AbortController();
+		const first = bash.execute("m0", { command: "echo started; sleep 1000" }, abort.signal);
+		const rest = Array.from({ length: 11 }, (_, i) =>
+			bash.execute(`m${i + 1}`, { command: `while [ ! -e many.gate ]; do sleep 0.05; done; echo done ${i}` }),
+		);
+		// Eight run at once (sshd allows ten sessions); ending the first must still get through.
+		abort.abort();
+		await expect(first).rejects.toThrow("Command aborted");
+		writeFileSync(join(work, "many.gate"), "");
+		const results = (await Promise.all(rest)) as Result[];
+		expect(results.map(text)).toEqual(Array.from({ length: 11 }, (_, i) => `done ${i}`));
+	});
+
 	test("a connection dropped mid-command fails that call clearly, and the next call reconnects", async () => {
 		await trust();
 		const env: Environment = envs.get("box");
