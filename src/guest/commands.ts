@@ -45,6 +45,11 @@ export interface SlashForm {
 	readonly argumentHint?: string;
 	/** Suggestions for the argument being typed; null for none. */
 	complete?(prefix: string): AutocompleteItem[] | null | Promise<AutocompleteItem[] | null>;
+	/**
+	 * Argument completion on Tab only, never while typing: Enter then submits a typed path instead of taking a
+	 * listed subfolder (/cd, /new).
+	 */
+	readonly tabOnly?: boolean;
 }
 
 export interface TuiCommand {
@@ -254,10 +259,17 @@ export class SlashAutocomplete implements AutocompleteProvider {
 		this.#registry = registry;
 	}
 
+	/** Whether `before` (the line up to the cursor) is in the argument of a command that completes on Tab only. */
+	tabOnly(before: string): boolean {
+		const args = /^\/([a-z][a-z0-9:._-]*) +/i.exec(before);
+		return args ? this.#registry.slash(args[1]!.toLowerCase())?.slash?.tabOnly === true : false;
+	}
+
 	async getSuggestions(
 		lines: string[],
 		cursorLine: number,
 		cursorCol: number,
+		options?: { force?: boolean },
 	): Promise<AutocompleteSuggestions | null> {
 		if (cursorLine !== 0) return null;
 		const before = (lines[0] ?? "").slice(0, cursorCol);
@@ -282,6 +294,7 @@ export class SlashAutocomplete implements AutocompleteProvider {
 		const args = /^\/([a-z][a-z0-9:._-]*) +(.*)$/i.exec(before);
 		const command = args && this.#registry.slash(args[1]!.toLowerCase());
 		if (!args || !command?.slash?.complete) return null;
+		if (command.slash.tabOnly && !options?.force) return null;
 		const prefix = args[2]!;
 		const items = await command.slash.complete(prefix);
 		return items?.length ? { items, prefix } : null;

@@ -94,6 +94,11 @@ export class EditorCompletion implements AutocompleteProvider {
 		if (cursorLine === 0 && line.startsWith("/") && !options.force) {
 			return this.#slash.getSuggestions(lines, cursorLine, cursorCol);
 		}
+		// A forced Tab in the argument of a Tab-only command asks its own completion (/cd's machines and folders);
+		// other commands' arguments get file completion, as in pi.
+		if (cursorLine === 0 && line.startsWith("/") && this.#slash.tabOnly(line.slice(0, cursorCol))) {
+			return this.#slash.getSuggestions(lines, cursorLine, cursorCol, options);
+		}
 		for (const source of this.#sources.all()) {
 			const answer = source.getSuggestions(lines, cursorLine, cursorCol, options);
 			if (answer === undefined) continue;

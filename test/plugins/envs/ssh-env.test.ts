@@ -147,6 +147,12 @@ describe.skipIf(!sshdPath)("SSH environment", () => {
 		await expect(running).rejects.toThrow("Command aborted");
 		// The loopback machine is this one: the background child is seen ending.
 		await waitUntil(() => processEnded(pid), "the background child ended with its group");
+		// A timeout ends the group the same way, with pi's words.
+		await expect(bash.execute("b4t", { command: "echo $$ > t.pid; sleep 1000", timeout: 1 })).rejects.toThrow(
+			"Command timed out after 1 seconds",
+		);
+		const shell = Number(readFileSync(join(work, "t.pid"), "utf8"));
+		await waitUntil(() => processEnded(shell), "the timed-out command ended");
 	});
 
 	test("more commands than sshd's sessions per connection wait their turn; aborting one is never kept waiting", async () => {

@@ -147,6 +147,7 @@ export function registerLocationCommands(ctx: GuestContext, catalog: Catalog): (
 			slash: {
 				name: "cd",
 				argumentHint: "[[env:]path]",
+				tabOnly: true,
 				complete: (prefix) => completePlace(ctx, prefix, sessionPlace(ctx, catalog)),
 			},
 			run: async (typed) => {

@@ -45,6 +45,7 @@ export function registerNewAndName(ctx: GuestContext, catalog: Catalog): () => v
 			slash: {
 				name: "new",
 				argumentHint: "[[env:]path]",
+				tabOnly: true,
 				complete: (prefix) => completePlace(ctx, prefix, sessionPlace(ctx, catalog)),
 			},
 			run: async (path) => {
