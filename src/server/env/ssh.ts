@@ -37,6 +37,11 @@ export function shellQuote(word: string): string {
 /** Operations at once over one connection (sshd's MaxSessions is 10 by default; two stay free for kills). */
 const SESSIONS = 8;
 
+/** Where a file operation's own output starts (a login shell may print before it). */
+const OUTPUT_MARK = "\u0001P2\u0002";
+/** How much a login shell may print before a command's first line (kept only as far as needed). */
+const MAX_NOISE = 64 * 1024;
+
 /** A file operation's script exits with FILE_ERROR and names the error code on stderr. */
 const FILE_ERROR = 3;
 
@@ -68,10 +73,12 @@ cd -- "$p" 2>/dev/null || { echo EACCES >&2; exit 3; }
 pwd -P`,
 	// The login shell execs this script, and sshd made that process a session leader: its pid is the group
 	// every process of the command belongs to, which abort kills. The first line says which, or that the
-	// directory is missing; what the command leaves behind is ended with it.
+	// directory is missing; what the command leaves behind is ended with it. The login shell has read the
+	// account's start-up files (PATH and the like are inherited); --norc keeps bash from reading .bashrc again
+	// (Debian's bash does when it thinks sshd started it).
 	exec: `if cd -- "$1" 2>/dev/null; then printf 'P2PID %s\\n' "$$"; else printf 'P2NOCWD\\n'; exit 97; fi
 export PAGER=cat GIT_PAGER=cat
-bash -c "$2"
+bash --norc -c "$2"
 s=$?
 trap '' TERM
 kill -s TERM -- -$$ 2>/dev/null
@@ -232,10 +239,12 @@ export class SshEnvironment implements Environment {
 		path: string,
 		options: { stdin?: string | Uint8Array; onStdout?: (chunk: Buffer) => void } = {},
 	): Promise<Buffer> {
-		const done = await this.#ssh(script, [path], options);
+		// The marker ends what a login shell's start-up files may have printed; the script's output follows it.
+		const done = await this.#ssh(`printf '${OUTPUT_MARK}'\n${script}`, [path], options);
 		if (done.code === 0) {
 			this.#reachedAgain();
-			return done.stdout;
+			const at = done.stdout.indexOf(OUTPUT_MARK);
+			return at < 0 ? Buffer.alloc(0) : done.stdout.subarray(at + OUTPUT_MARK.length);
 		}
 		if (done.code === FILE_ERROR) {
 			const code = lastLine(done.stderr);
@@ -338,19 +347,29 @@ export class SshEnvironment implements Environment {
 					if (pgid !== null) return request.onData(chunk);
 					if (missingCwd) return;
 					header += chunk.toString("latin1");
-					const newline = header.indexOf("\n");
-					if (newline < 0) return;
-					const line = header.slice(0, newline);
+					// A login shell's start-up files may print before the script does: those lines are dropped.
+					let line = "";
+					let newline = -1;
+					for (;;) {
+						newline = header.indexOf("\n");
+						if (newline < 0) {
+							if (header.length > MAX_NOISE) header = header.slice(-64);
+							return;
+						}
+						line = header.slice(0, newline);
+						if (line === "P2NOCWD" || /^P2PID \d+$/.test(line)) break;
+						header = header.slice(newline + 1);
+					}
 					if (line === "P2NOCWD") {
 						missingCwd = true;
 						return;
 					}
-					pgid = Number(line.replace(/^P2PID /, "")) || -1;
+					pgid = Number(line.slice("P2PID ".length));
 					this.#reachedAgain();
 					// Stopped before the group was known: end it now.
 					if (ended !== "exit") kill = this.#kill(pgid);
-					// What the command wrote to stderr before the first line arrived belongs to it too.
-					for (const chunk of early.splice(0)) request.onData(chunk);
+					// What came on stderr before the first line is the login shell's (its start-up files), not the command's.
+					early.splice(0);
 					const rest = Buffer.from(header.slice(newline + 1), "latin1");
 					if (rest.length > 0) request.onData(rest);
 				},

@@ -200,6 +200,23 @@ describe.skipIf(!sshdPath)("SSH environment", () => {
 		await waitUntil(() => processEnded(pid), "the orphaned command was ended after reconnecting");
 	});
 
+	test("what the machine's login shell prints at start (a chatty .bashrc) never mixes into files or output", async () => {
+		await trust();
+		writeFileSync(join(sshd.home, ".bashrc"), "echo noise-from-bashrc\necho more-noise >&2\n");
+		try {
+			const env = envs.get("box");
+			const tools = createTools({ env, cwd: work, spillDir: join(dataDir, "spill") });
+			const tool = (name: string) => tools.find((t) => t.name === name)!;
+			writeFileSync(join(work, "clean.txt"), "exactly this");
+			expect(text((await tool("read").execute("n1", { path: "clean.txt" })) as Result)).toBe("exactly this");
+			expect(text((await tool("bash").execute("n2", { command: "echo only-this" })) as Result)).toBe("only-this");
+			expect((await env.listDirectory(work)).some((e) => e.name.includes("noise"))).toBe(false);
+			expect(await env.stat(join(work, "clean.txt"))).toEqual({ kind: "file", size: 12 });
+		} finally {
+			rmSync(join(sshd.home, ".bashrc"));
+		}
+	});
+
 	test("completion lists the machine's directories (Tab) and finds its files (@)", async () => {
 		await trust();
 		const env = envs.get("box");
