@@ -130,6 +130,10 @@ class Conversations {
 				throw new ProtocolError("not_found", "no message of yours to fork from there");
 			}
 			const kept = beforeSeq === undefined ? rows : rows.filter((r) => r.seq < beforeSeq);
+			// This device's directory is checked here; on another machine a fork stays where its session is.
+			if (cwd !== undefined && record.env !== "local") {
+				throw new ProtocolError("bad_args", `Fork here, then /cd: the session runs on ${record.env}`);
+			}
 			if (cwd !== undefined) checkDirectory(cwd);
 			const created = catalog.create({
 				cwd: cwd ?? record.cwd,

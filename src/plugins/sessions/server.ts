@@ -28,6 +28,8 @@ class SessionsObject {
 	#busy = new Set<string>();
 	#owners: LiveState<SessionsState>;
 	#guests = new Map<string, Set<GuestReplica>>();
+	/** The git branch of sessions on other machines, as last asked there (null: none, or not asked yet). */
+	readonly #remoteBranch = new Map<string, string | null>();
 	/** Watchers on the git directory of each open session. */
 	readonly #heads = new Map<string, FSWatcher>();
 
@@ -40,12 +42,15 @@ class SessionsObject {
 			else this.#busy.delete(session);
 			const record = ctx.catalog.get(session);
 			if (record) this.#publish(record);
+			// Nothing watches another machine's HEAD: its branch is asked again when a run or command ends.
+			if (record && !busy && record.env !== "local") void this.#askRemoteBranch(record);
 		});
 		// pi's footer follows a checkout at once: while a session is open, its repository's HEAD is watched.
 		ctx.bus.on("session.watched", ({ session, watched }) => {
 			this.#heads.get(session)?.close();
 			this.#heads.delete(session);
 			const record = watched ? ctx.catalog.get(session) : undefined;
+			if (record && record.env !== "local") void this.#askRemoteBranch(record);
 			const gitDir = record?.env === "local" ? findGitDir(record.cwd) : undefined;
 			if (!record || !gitDir) return;
 			try {
@@ -72,7 +77,7 @@ class SessionsObject {
 			id: record.id,
 			title: record.title,
 			cwd: record.cwd,
-			branch: record.env === "local" ? gitBranch(record.cwd) : null,
+			branch: record.env === "local" ? gitBranch(record.cwd) : (this.#remoteBranch.get(record.id) ?? null),
 			env: record.env,
 			model: record.model,
 			thinkingLevel: record.thinkingLevel,
@@ -83,6 +88,32 @@ class SessionsObject {
 			updatedAt: record.updatedAt,
 			parent: record.parent,
 		};
+	}
+
+	/** Asks the session's machine for its branch (one command there) and shows it when it changed. */
+	async #askRemoteBranch(record: SessionRecord): Promise<void> {
+		let out = "";
+		try {
+			const env = this.#ctx.environments.get(record.env);
+			const end = await env.exec({
+				command:
+					"git symbolic-ref --short -q HEAD 2>/dev/null || { git rev-parse -q --verify HEAD >/dev/null 2>&1 && echo detached; }",
+				cwd: record.cwd,
+				onData: (chunk) => {
+					if (out.length < 1024) out += new TextDecoder().decode(chunk);
+				},
+			});
+			if (end.exitCode !== 0) out = "";
+		} catch {
+			// Unreachable: the branch stays as it was.
+			return;
+		}
+		const branch = out.trim().split("\n")[0]?.slice(0, 200) || null;
+		const now = this.#ctx.catalog.get(record.id);
+		if (!now || now.env !== record.env || now.cwd !== record.cwd) return;
+		if ((this.#remoteBranch.get(record.id) ?? null) === branch) return;
+		this.#remoteBranch.set(record.id, branch);
+		this.#publish(now);
 	}
 
 	#publish(record: SessionRecord): SessionRow {
@@ -148,9 +179,9 @@ class SessionsObject {
 			const asTyped = where === "local" && !cwd.startsWith("~");
 			if (asTyped) checkDirectory(cwd);
 			const dir = asTyped ? cwd : await this.#directory(where, cwd);
-			return this.#publish(
-				this.#ctx.catalog.create({ cwd: dir, env: where, title: title ?? "", parent: parent ?? null }),
-			);
+			const created = this.#ctx.catalog.create({ cwd: dir, env: where, title: title ?? "", parent: parent ?? null });
+			if (where !== "local") void this.#askRemoteBranch(created);
+			return this.#publish(created);
 		},
 		relocate: async ({ id, env, cwd }) => {
 			this.#require(id);
@@ -162,7 +193,10 @@ class SessionsObject {
 			// Checked again: a run may have started while the machine answered.
 			busy();
 			this.#require(id);
-			return this.#publish(this.#ctx.catalog.update(id, { env, cwd: dir }));
+			this.#remoteBranch.delete(id);
+			const moved = this.#ctx.catalog.update(id, { env, cwd: dir });
+			if (env !== "local") void this.#askRemoteBranch(moved);
+			return this.#publish(moved);
 		},
 		rename: ({ id, title }) => {
 			this.#require(id);

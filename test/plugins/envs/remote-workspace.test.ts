@@ -54,6 +54,9 @@ describe.skipIf(!sshdPath)("the workspace of a session on an SSH machine", () =>
 		const sessions = await owner.open(sessionsContract, {});
 		const row = await sessions.call("create", { cwd: "~/repo", env: "box" });
 		const ws = await owner.open(workspaceContract, { session: row.id });
+		// The footer's branch comes from the machine too.
+		const branch = Bun.spawnSync(["git", "symbolic-ref", "--short", "HEAD"], { cwd: work }).stdout.toString().trim();
+		await waitForState(sessions, (s) => s.sessions.find((r) => r.id === row.id)?.branch === branch);
 		const listed = await ws.call("list", { path: "" });
 		expect(listed.entries.map((e) => [e.name, e.dir, e.link])).toEqual([
 			["src", true, false],
