@@ -75,10 +75,11 @@ pwd -P`,
 	// every process of the command belongs to, which abort kills. The first line says which, or that the
 	// directory is missing; what the command leaves behind is ended with it. The login shell has read the
 	// account's start-up files (PATH and the like are inherited); --norc keeps bash from reading .bashrc again
-	// (Debian's bash does when it thinks sshd started it).
+	// (Debian's bash does when it thinks sshd started it). The command's stderr joins its stdout there, in
+	// order; ssh's own stderr is then only the login shell's and ssh's words, never the command's output.
 	exec: `if cd -- "$1" 2>/dev/null; then printf 'P2PID %s\\n' "$$"; else printf 'P2NOCWD\\n'; exit 97; fi
 export PAGER=cat GIT_PAGER=cat
-bash --norc -c "$2"
+bash --norc -c "$2" 2>&1
 s=$?
 trap '' TERM
 kill -s TERM -- -$$ 2>/dev/null
@@ -375,7 +376,6 @@ export class SshEnvironment implements Environment {
 				},
 				onStderr: (chunk) => {
 					if (pgid === null) early.push(chunk);
-					else request.onData(chunk);
 					return true;
 				},
 			});
