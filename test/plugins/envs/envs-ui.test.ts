@@ -89,6 +89,14 @@ describe.skipIf(!sshdPath)("environments in the UI", () => {
 		panel.handleInput?.("y");
 		await waitUntil(() => selectorText(guest).includes("✓ connected"), "connected after the key was accepted");
 		expect(guest.notices.map((n) => n.text)).toContain("✓ box's host key is trusted.");
+		// Ctrl+F forgets it, after a yes: the next test stops at the key again.
+		panel.handleInput?.("\x06");
+		expect(selectorText(guest)).toContain(
+			"Forget box's host key? Connecting stops until a key is accepted again. (y/n)",
+		);
+		panel.handleInput?.("y");
+		await waitUntil(() => guest.notices.some((n) => n.text === "box's host key is forgotten."), "the key forgotten");
+		expect((await ts.server.ctx.environments.test("box")).ok).toBe(false);
 	});
 
 	test("Enter on a machine opens the directory prompt with the move's note; Enter moves the session there", async () => {
