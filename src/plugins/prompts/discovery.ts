@@ -64,6 +64,8 @@ export interface Locations {
 	readonly home: string | undefined;
 	/** The server's data directory (its `prompts/`). */
 	readonly dataDir: string;
+	/** Instead of `<data>/prompts`: a remote machine's `~/.pi/p2/prompts` (as mirrored here). */
+	readonly serverPrompts?: string;
 }
 
 const MAX_SKILL_NAME = 64;
@@ -86,7 +88,7 @@ export function resourceDirs(loc: Locations): {
 		prompts: [
 			...(project ? [{ dir: join(cwd, ".pi", "prompts"), scope: "project" as const }] : []),
 			...(agentDir ? [{ dir: join(agentDir, "prompts"), scope: "user" as const }] : []),
-			{ dir: join(resolve(loc.dataDir), "prompts"), scope: "server" as const },
+			{ dir: loc.serverPrompts ?? join(resolve(loc.dataDir), "prompts"), scope: "server" as const },
 		],
 		skills: [
 			...(project ? [{ dir: join(cwd, ".pi", "skills"), scope: "project" as const, mode: "pi" as const }] : []),

@@ -23,7 +23,7 @@ export function expandInput(
 	text: string,
 	resources: Resources,
 	limit = Number.POSITIVE_INFINITY,
-	read = readFileSync,
+	read: (path: string, encoding: "utf8") => string = readFileSync,
 ): Expansion {
 	const skill = expandSkill(text, resources, read);
 	if (skill !== null) return { text: skill, kind: "skill" };
@@ -33,7 +33,11 @@ export function expandInput(
 	return { text: substituteArgs(template.content, splitArgs(match[2] ?? ""), limit), kind: "template" };
 }
 
-function expandSkill(text: string, resources: Resources, read: typeof readFileSync): string | null {
+function expandSkill(
+	text: string,
+	resources: Resources,
+	read: (path: string, encoding: "utf8") => string,
+): string | null {
 	if (!text.startsWith("/skill:")) return null;
 	// pi ends the name at the first space (not at any whitespace).
 	const space = text.indexOf(" ");

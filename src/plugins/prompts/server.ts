@@ -3,6 +3,7 @@
  * current while anyone has them open (the directories are watched), expanded here for every client, and the
  * skills listed in each conversation's system prompt.
  */
+import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { ProtocolError } from "../../protocol/codes.ts";
 import { LiveState } from "../../server/objects/live-state.ts";
@@ -12,6 +13,7 @@ import { ExpansionTooLong } from "./args.ts";
 import { MAX_EXPANDED, type PromptsState, promptsContract } from "./contract.ts";
 import { type Locations, loadResources, type Resources, resourceDirs } from "./discovery.ts";
 import { expandInput } from "./expand.ts";
+import { dropMirror, fetchRemoteResources, machinePaths, makeMirror } from "./remote.ts";
 import { skillsPrompt } from "./skills-prompt.ts";
 import { watchDirs } from "./watch.ts";
 
@@ -47,14 +49,33 @@ class WatchedResources {
 	readonly live: LiveState<PromptsState>;
 	holders = 0;
 	#stop: () => void = () => {};
-	readonly #loc: Locations;
+	#loc: Locations;
+	/** A remote session's: the folder here mirroring the machine's files (paths are shown as the machine's). */
+	readonly mirror: string | undefined;
 
-	constructor(loc: Locations) {
+	constructor(loc: Locations, mirror?: string) {
 		this.#loc = loc;
+		this.mirror = mirror;
 		// Watched first, then read: nothing changed in between is missed.
 		this.#watch();
-		this.resources = loadResources(loc);
+		this.resources = this.#load();
 		this.live = new LiveState(stateOf(this.resources));
+	}
+
+	#load(): Resources {
+		const found = loadResources(this.#loc);
+		return this.mirror ? machinePaths(found, this.mirror) : found;
+	}
+
+	/** Reads them from other directories (a remote session's, once its machine said where they are). */
+	relocate(loc: Locations): void {
+		this.#loc = loc;
+		this.reload();
+	}
+
+	/** A skill's file as the machine names it, read here (from the mirror for a remote session). */
+	read(path: string): string {
+		return readFileSync(this.mirror ? `${this.mirror}${path}` : path, "utf8");
 	}
 
 	#watch(): void {
@@ -72,7 +93,7 @@ class WatchedResources {
 	 */
 	reload(): void {
 		this.#watch();
-		const next = loadResources(this.#loc);
+		const next = this.#load();
 		const state = stateOf(next);
 		this.resources = next;
 		if (JSON.stringify(state) !== JSON.stringify(this.live.state)) {
@@ -82,11 +103,15 @@ class WatchedResources {
 
 	close(): void {
 		this.#stop();
+		if (this.mirror) dropMirror(this.mirror);
 	}
 }
 
-/** The key of a session on another machine (SSH): no project directory of this machine is read for it. */
-const REMOTE = "\0remote";
+/** Where a session's resources are: its directory here, or a directory on another machine (SSH). */
+export type Place = { readonly cwd: string } | { readonly cwd: string; readonly env: string };
+
+const keyOf = (place: Place) => ("env" in place ? `\0${place.env}\0${place.cwd}` : resolve(place.cwd));
+const EMPTY: Resources = { templates: [], skills: [], warnings: [] };
 
 export class PromptResources {
 	readonly #ctx: ServerContext;
@@ -103,24 +128,62 @@ export class PromptResources {
 	}
 
 	#locations(cwd: string): Locations {
-		// A session on another machine reads no project directory here (its key is REMOTE).
-		if (cwd === REMOTE)
-			return { cwd: "/", project: false, agentDir: this.#agentDir, home: this.#home, dataDir: this.#ctx.dataDir };
 		return { cwd: resolve(cwd), agentDir: this.#agentDir, home: this.#home, dataDir: this.#ctx.dataDir };
 	}
 
-	/** The resources for a working directory now: the watched copy, else read from disk. */
-	current(cwd: string): Resources {
-		const key = cwd === REMOTE ? REMOTE : resolve(cwd);
-		return this.#watched.get(key)?.resources ?? loadResources(this.#locations(cwd));
+	/**
+	 * A remote session's directories as mirrored here: its project's and its machine's `~/.pi/p2/prompts`; this
+	 * server's own and its user's are not the machine's.
+	 */
+	#remoteLocations(mirror: string, cwd: string, home: string): Locations {
+		return {
+			cwd: `${mirror}${cwd}`,
+			agentDir: undefined,
+			home: undefined,
+			dataDir: this.#ctx.dataDir,
+			serverPrompts: `${mirror}${home || "/nonexistent"}/.pi/p2/prompts`,
+		};
 	}
 
-	hold(cwd: string): { watched: WatchedResources; release: () => void } {
-		const key = cwd === REMOTE ? REMOTE : resolve(cwd);
+	/** The resources for a place now: the watched copy, else read from disk (a remote place's: none unheld). */
+	current(place: Place): Resources {
+		const watched = this.#watched.get(keyOf(place));
+		if (watched) return watched.resources;
+		return "env" in place ? EMPTY : loadResources(this.#locations(place.cwd));
+	}
+
+	/** Reads a remote place's files from its machine again (after a run or command there ended). */
+	refresh(place: Place): void {
+		if (!("env" in place)) return;
+		const watched = this.#watched.get(keyOf(place));
+		if (watched?.mirror) void this.#fetch(place, watched);
+	}
+
+	async #fetch(place: { cwd: string; env: string }, watched: WatchedResources): Promise<void> {
+		const mirror = watched.mirror!;
+		try {
+			const env = this.#ctx.environments.get(place.env);
+			const found = await fetchRemoteResources(env, place.cwd, mirror);
+			if (this.#watched.get(keyOf(place)) !== watched) return;
+			watched.relocate(this.#remoteLocations(mirror, found.cwd, found.home));
+		} catch (error) {
+			this.#ctx.log.warn("server", `prompt templates and skills of ${place.env} could not be read: ${String(error)}`);
+		}
+	}
+
+	hold(place: Place): { watched: WatchedResources; release: () => void } {
+		const key = keyOf(place);
 		let watched = this.#watched.get(key);
 		if (!watched) {
-			watched = new WatchedResources(this.#locations(key));
-			this.#watched.set(key, watched);
+			if ("env" in place) {
+				const mirror = makeMirror();
+				watched = new WatchedResources(this.#remoteLocations(mirror, place.cwd, ""), mirror);
+				this.#watched.set(key, watched);
+				void this.#fetch(place, watched);
+			} else {
+				watched = new WatchedResources(this.#locations(place.cwd));
+				this.#watched.set(key, watched);
+			}
 		}
 		watched.holders++;
 		const held = watched;
@@ -150,9 +213,16 @@ export function promptsPlugin(): ServerPlugin {
 		register(ctx) {
 			const all = new PromptResources(ctx);
 			resources = all;
-			/** Where a session's resources are read: its directory here, or REMOTE for one on another machine. */
-			const placeOf = (session: string, cwd: string) =>
-				(ctx.catalog.get(session)?.env ?? "local") === "local" ? cwd : REMOTE;
+			/** Where a session's resources are read: its directory here, or on its machine. */
+			const placeOf = (session: string, cwd: string): Place => {
+				const env = ctx.catalog.get(session)?.env ?? "local";
+				return env === "local" ? { cwd } : { cwd, env };
+			};
+			// Nothing watches another machine's files: they are read again when a run or command there ends.
+			ctx.bus.on("session.busy", ({ session, busy }) => {
+				const record = busy ? undefined : ctx.catalog.get(session);
+				if (record && record.env !== "local") all.refresh(placeOf(session, record.cwd));
+			});
 			ctx.agent.add({
 				name: "prompts",
 				prompt: (scope) => skillsPrompt(all.current(placeOf(scope.session, scope.cwd)).skills),
@@ -172,7 +242,7 @@ export function promptsPlugin(): ServerPlugin {
 									new ProtocolError("too_large", `the expanded text is longer than ${MAX_EXPANDED} characters`);
 								let expanded: ReturnType<typeof expandInput>;
 								try {
-									expanded = expandInput(text, watched.resources, MAX_EXPANDED);
+									expanded = expandInput(text, watched.resources, MAX_EXPANDED, (path) => watched.read(path));
 								} catch (error) {
 									if (error instanceof ExpansionTooLong) throw tooLong();
 									throw error;

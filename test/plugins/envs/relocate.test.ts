@@ -122,18 +122,46 @@ describe.skipIf(!sshdPath)("sessions on an SSH machine", () => {
 		expect(state.entries.filter((e) => e.kind === "shell").length).toBe(2);
 	});
 
-	test("this device's project templates are not read for a session whose directory is on another machine", async () => {
+	test("prompt templates and skills come from the machine, named by its paths; they follow what a run changed there", async () => {
 		const owner = await ts.connect();
-		mkdirSync(join(work, ".pi", "prompts"), { recursive: true });
-		writeFileSync(join(work, ".pi", "prompts", "here-only.md"), "a template\n");
+		const project = join(work, "proj");
+		mkdirSync(join(project, ".pi", "prompts"), { recursive: true });
+		mkdirSync(join(project, ".pi", "skills", "deploy"), { recursive: true });
+		mkdirSync(join(sshd.home, ".pi", "p2", "prompts"), { recursive: true });
+		writeFileSync(
+			join(project, ".pi", "prompts", "review.md"),
+			"---\ndescription: Review it\n---\nReview $1 carefully.\n",
+		);
+		writeFileSync(
+			join(project, ".pi", "skills", "deploy", "SKILL.md"),
+			"---\nname: deploy\ndescription: Deploys the thing\n---\nRun the deploy script.\n",
+		);
+		// Only the machine's HOME (sshd's) has this one: this server has no HOME at all.
+		writeFileSync(join(sshd.home, ".pi", "p2", "prompts", "from-home.md"), "Hello from the machine's home.\n");
 		const sessions = await owner.open(sessionsContract, {});
-		const local = await sessions.call("create", { cwd: work });
-		const remote = await sessions.call("create", { cwd: work, env: "box" });
+		const remote = await sessions.call("create", { cwd: project, env: "box" });
+		const prompts = await owner.open(promptsContract, { session: remote.id });
+		const state = await waitForState(prompts, (s) => s.templates.length === 2 && s.skills.length === 1);
+		expect(state.templates.map((t) => [t.name, t.path]).sort()).toEqual([
+			["from-home", join(sshd.home, ".pi", "p2", "prompts", "from-home.md")],
+			["review", join(project, ".pi", "prompts", "review.md")],
+		]);
+		expect(state.skills.map((k) => [k.name, k.path])).toEqual([
+			["deploy", join(project, ".pi", "skills", "deploy", "SKILL.md")],
+		]);
+		const skill = await prompts.call("expand", { text: "/skill:deploy now" });
+		expect(skill.text).toContain(`location="${join(project, ".pi", "skills", "deploy", "SKILL.md")}"`);
+		expect(skill.text).toContain("Run the deploy script.");
+		expect((await prompts.call("expand", { text: "/review main.ts" })).text).toBe("Review main.ts carefully.");
+		// This device's own listing of the same session directory has no machine home template.
+		const local = await sessions.call("create", { cwd: project });
 		const localPrompts = await owner.open(promptsContract, { session: local.id });
-		await waitForState(localPrompts, (s) => s.templates.some((t) => t.name === "here-only"));
-		const remotePrompts = await owner.open(promptsContract, { session: remote.id });
-		const state = await waitForState(remotePrompts, () => true);
-		expect(state.templates.map((t) => t.name)).not.toContain("here-only");
+		const here = await waitForState(localPrompts, (s) => s.templates.length > 0);
+		expect(here.templates.map((t) => t.name)).toEqual(["review"]);
+		// A template made there shows after the next run or command ends (nothing watches another machine).
+		const chat = await owner.open(chatContract, { session: remote.id, conversation: "main" });
+		await chat.call("shell", { command: "printf 'New one.' > .pi/prompts/fresh.md", includeInContext: false });
+		await waitForState(prompts, (s) => s.templates.some((t) => t.name === "fresh"));
 	});
 
 	test("relocation is refused while a command runs, and where there is no such directory", async () => {
