@@ -53,10 +53,16 @@ export function dropMirror(mirror: string): void {
 	rmSync(mirror, { recursive: true, force: true });
 }
 
-/** Whether `path` is a clean absolute path inside one of `roots` (no `..`, nothing odd). */
+/** A clean absolute path: no `..`, `.` or doubled slashes (it stays inside the mirror once joined to it). */
+function clean(path: string): boolean {
+	return (
+		path.startsWith("/") && !path.includes("\0") && posix.normalize(path) === path && !path.split("/").includes("..")
+	);
+}
+
+/** Whether `path` is a clean absolute path inside one of `roots`. */
 function inside(path: string, roots: readonly string[]): boolean {
-	if (!path.startsWith("/") || path.includes("\0") || posix.normalize(path) !== path) return false;
-	return roots.some((root) => path.startsWith(`${root}/`));
+	return clean(path) && roots.some((root) => path.startsWith(`${root}/`));
 }
 
 /** Reads the machine's resources into `mirror` (replacing what was there); the machine's paths are returned. */
@@ -83,9 +89,10 @@ export async function fetchRemoteResources(env: Environment, cwd: string, mirror
 		const field = fields[i]!;
 		const kind = field[0];
 		const value = field.slice(1);
-		if (kind === "H") home = value;
-		else if (kind === "C") real = value;
-		else if (kind === "R") root = value;
+		// What the machine says is checked before it names anything here.
+		if (kind === "H") home = clean(value) ? value : "";
+		else if (kind === "C") real = clean(value) ? value : real;
+		else if (kind === "R") root = clean(value) ? value : "";
 		else if (kind === "F") files.push({ path: value, content: fields[++i] ?? "" });
 	}
 	const ancestors: string[] = [];
@@ -94,7 +101,7 @@ export async function fetchRemoteResources(env: Environment, cwd: string, mirror
 		if (d === root || d === "/") break;
 	}
 	const roots = [
-		...(home.startsWith("/") ? [`${home}/.pi/p2/prompts`] : []),
+		...(home ? [`${home}/.pi/p2/prompts`] : []),
 		`${real}/.pi/prompts`,
 		`${real}/.pi/skills`,
 		...ancestors,
@@ -102,8 +109,8 @@ export async function fetchRemoteResources(env: Environment, cwd: string, mirror
 	rmSync(mirror, { recursive: true, force: true });
 	mkdirSync(mirror, { recursive: true, mode: 0o700 });
 	// The repository's root, so the loader stops its walk up there as it would on the machine.
-	if (root.startsWith("/") && posix.normalize(root) === root)
-		mkdirSync(join(mirror, root, ".git"), { recursive: true });
+	if (!clean(real)) throw new Error(`not a clean absolute path: ${real}`);
+	if (root) mkdirSync(join(mirror, root, ".git"), { recursive: true });
 	mkdirSync(join(mirror, real), { recursive: true });
 	for (const file of files) {
 		if (!inside(file.path, roots)) continue;
