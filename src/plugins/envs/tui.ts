@@ -270,4 +270,11 @@ function openEnvs(ctx: GuestContext, handle: EnvsHandle, locations: EnvLocations
 	});
 	place();
 	ui.showSelector("envs", panel);
+	// Warm-up, as the web's picker does: each machine not tested yet is connected to now, quietly; the list
+	// shows how it went (and a key to review).
+	void ref.ready.then(() => {
+		for (const env of ref.state?.environments ?? []) {
+			if (env.name !== "local" && !env.test) ref.call("test", { name: env.name }).catch(() => {});
+		}
+	});
 }

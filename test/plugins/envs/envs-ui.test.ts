@@ -104,6 +104,8 @@ describe.skipIf(!sshdPath)("environments in the UI", () => {
 		const { guest, catalog } = await ownerGuest();
 		await guest.ctx.commands.slash("envs")?.run("");
 		await waitUntil(() => selectorText(guest).includes("box"), "the environments");
+		// Opening the screen warms the connection up: the row says how it went without Ctrl+T.
+		await waitUntil(() => selectorText(guest).includes("✓ connected"), "the warm-up's test");
 		const panel = guest.layout.selector!.component;
 		panel.handleInput?.("\x1b[B");
 		panel.handleInput?.("\r");
