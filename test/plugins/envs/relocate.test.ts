@@ -8,6 +8,7 @@ import { mkdirSync, realpathSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { chatContract } from "../../../src/plugins/chat/contract.ts";
 import { envsContract } from "../../../src/plugins/envs/contract.ts";
+import { filesContract } from "../../../src/plugins/files/contract.ts";
 import { promptsContract } from "../../../src/plugins/prompts/contract.ts";
 import { sessionsContract } from "../../../src/plugins/sessions/contract.ts";
 import { requestId } from "../../support/chat-fixture.ts";
@@ -118,6 +119,13 @@ describe.skipIf(!sshdPath)("sessions on an SSH machine", () => {
 			(s) => s.shell === null && s.entries.filter((e) => e.kind === "shell").length === 2,
 		);
 		expect(state.entries.at(-1)).toMatchObject({ output: `${here}\nlocal` });
+		// @ and Tab of the session on box complete from the machine.
+		const files = await owner.open(filesContract, { session: row.id });
+		expect((await files.call("complete", { mode: "path", prefix: "su" })).items).toEqual([{ path: "sub/", dir: true }]);
+		expect((await files.call("complete", { mode: "fuzzy", prefix: "made-by" })).items[0]).toEqual({
+			path: "made-by-agent.txt",
+			dir: false,
+		});
 		// The history stayed.
 		expect(state.entries.filter((e) => e.kind === "shell").length).toBe(2);
 	});
