@@ -9,6 +9,11 @@ export interface CustomEntryData {
 	readonly version: number;
 }
 
+/** The kind renderers are registered under: a plugin entry's own type (`chat-mode.message`), else its kind. */
+export function entryKind(entry: ChatEntry): string {
+	return entry.kind === "plugin" ? entry.type : entry.kind;
+}
+
 /** An entry a plugin's renderer draws; when every renderer declines, one dim line says what it is. */
 export class CustomEntry extends ThemedItem<CustomEntryData> {
 	readonly #resolve: (entry: ChatEntry) => Component | undefined;
@@ -28,7 +33,7 @@ export class CustomEntry extends ThemedItem<CustomEntryData> {
 			this.addChild(drawn);
 			return;
 		}
-		const line = visibleText(`[${this.data.entry.kind}]`, false);
+		const line = visibleText(`[${entryKind(this.data.entry)}]`, false);
 		this.addChild({ invalidate() {}, render: () => [` ${this.theme.current.fg("dim", line)}`] });
 	}
 }

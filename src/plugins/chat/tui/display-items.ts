@@ -133,6 +133,7 @@ function entryItem(entry: ChatEntry, view: ViewOptions): DisplayItem {
 				data: {
 					text: entry.text,
 					...(entry.author.id === view.viewerId || !view.viewerId ? {} : { author: authorLabel(entry.author) }),
+					...(entry.lead ? { lead: entry.lead } : {}),
 					// A `/skill:` message: its block follows the tool output's Ctrl+O (pi).
 					...(entry.text.startsWith("<skill ")
 						? { skill: { expanded: view.toolsExpanded, expandKey: view.expandKey ?? "" } }
@@ -174,6 +175,9 @@ function entryItem(entry: ChatEntry, view: ViewOptions): DisplayItem {
 			};
 		case "reset":
 			return { key, kind: "marker", data: { handoff: entry.handoff } };
+		case "plugin":
+			// A plugin's renderer draws it (or a dim line names it).
+			return { key, kind: "custom", data: { entry, version: 0 } };
 		case "shell":
 			// Keyed by the command, so the running block and the finished one are the same component.
 			return {

@@ -139,7 +139,7 @@ export class Transcript {
 		for (const item of items) {
 			flush(item.seq ?? Number.POSITIVE_INFINITY);
 			const entry = item.source?.entry;
-			if (entry && renderers.has(entry.kind)) {
+			if (entry && (entry.kind === "plugin" || renderers.has(entry.kind))) {
 				merged.push({ key: item.key, kind: "custom", data: { entry, version: renderers.version }, seq: item.seq });
 			} else merged.push(item);
 		}
