@@ -1,13 +1,13 @@
 import type { UserMessage } from "@earendil-works/pi-ai";
 import { ProtocolError } from "../../protocol/codes.ts";
+import type { Author } from "../../protocol/common.ts";
+import type { PluginEntry } from "../../server/agent/extensions.ts";
 import type { LiveState } from "../../server/objects/live-state.ts";
 import type { Principal } from "../../server/objects/principal.ts";
 import { isOwner } from "../../server/objects/principal.ts";
 import type { ServerContext } from "../../server/plugin.ts";
 import { DuplicateRequestError } from "../../server/store/errors.ts";
 import type { QueuedRow, SessionStore, StoredEntry } from "../../server/store/session-store.ts";
-import type { PluginEntry } from "../../server/agent/extensions.ts";
-import type { Author } from "../../protocol/common.ts";
 import { attachedFiles, withFiles } from "./attachments.ts";
 import { Compactor } from "./compactor.ts";
 import type { ChatEntry, ChatState, ConfigureArgs, ModelState, QueueMode } from "./contract.ts";
@@ -143,7 +143,7 @@ export class Conversation {
 		}
 		const files = attachedFiles(this.#uploads, core.session, ids, principal.id);
 		const model = core.requireModel();
-		const { text, images, content } = withFiles(withContext(args.text, said.context), files, model);
+		const { images, content } = withFiles(withContext(args.text, said.context), files, model);
 		const engine = this.#runs.agent(model);
 		const at = Date.now();
 		const shown = withFiles(args.text, files, model).text;

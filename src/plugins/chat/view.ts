@@ -105,7 +105,13 @@ export function toView(row: StoredRow): ChatEntry {
 	if (!data) return { ...base, kind: "error", message: damagedText(row.seq) };
 	try {
 		if (isPluginData(data)) {
-			return { ...base, kind: "plugin", type: data.kind, author: (row.author as Author | null) ?? null, data: data.data };
+			return {
+				...base,
+				kind: "plugin",
+				type: data.kind,
+				author: (row.author as Author | null) ?? null,
+				data: data.data,
+			};
 		}
 		switch (data.kind) {
 			case "user":

@@ -107,7 +107,8 @@ export class AgentExtensions {
 			// A plugin's own object (server code), not input: `in` tells the decisions apart.
 			if ("refuse" in decision) return { refuse: decision.refuse };
 			if ("keep" in decision) {
-				if (!PLUGIN_ENTRY_TYPE.test(decision.keep.type)) throw new Error(`${c.name}: bad entry type ${decision.keep.type}`);
+				if (!PLUGIN_ENTRY_TYPE.test(decision.keep.type))
+					throw new Error(`${c.name}: bad entry type ${decision.keep.type}`);
 				return { keep: decision.keep };
 			}
 			if (decision.context) contexts.push(decision.context);
