@@ -5,6 +5,7 @@
 import { accessPlugin } from "../plugins/access/tui.ts";
 import { artifactsPlugin } from "../plugins/artifacts/tui.ts";
 import { chatPlugin } from "../plugins/chat/tui.ts";
+import { chatModePlugin } from "../plugins/chat-mode/tui.ts";
 import { devReloadPlugin } from "../plugins/dev-reload/tui.ts";
 import { devicesPlugin } from "../plugins/devices/tui.ts";
 import { filesPlugin } from "../plugins/files/tui.ts";
@@ -46,5 +47,6 @@ export function guestPlugins(): GuestPlugin[] {
 		providersPlugin,
 		devReloadPlugin,
 		portsPlugin,
+		chatModePlugin,
 	];
 }
