@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { ProtocolError } from "../../protocol/codes.ts";
 import { type Author, MAIN_CONVERSATION } from "../../protocol/common.ts";
 import { isRecord, own } from "../../protocol/own-keys.ts";
+import { guestLabel } from "../../protocol/share-link.ts";
 import type { InputDecision, PersonInput } from "../../server/agent/extensions.ts";
 import { LiveState } from "../../server/objects/live-state.ts";
 import { maySeeSession, type Principal } from "../../server/objects/principal.ts";
@@ -100,6 +101,14 @@ function entryText(entry: StoredEntry): string | null {
 function authorName(entry: StoredEntry): string {
 	if (entry.kind === "assistant") return "pi";
 	return authorOf(entry.author)?.name ?? "someone";
+}
+
+/** Who wrote an entry, as the transcript shows people: a guest's own name marked unverified, or the owner. */
+function authorLabel(entry: StoredEntry): string {
+	if (entry.kind === "assistant") return "pi";
+	const author = authorOf(entry.author);
+	if (!author) return "someone";
+	return author.role === "full" || author.role === "view" ? guestLabel(author.name) : "owner";
 }
 
 interface SessionObject {
@@ -235,7 +244,7 @@ class ChatMode {
 		}
 		const text = entry && entryText(entry);
 		if (!entry || text === null || text === undefined) return { refuse: "the message this replies to is not here" };
-		return { seq, author: authorName(entry).slice(0, 200), line: firstLine(text, MAX_QUOTE) };
+		return { seq, author: authorLabel(entry).slice(0, 200), line: firstLine(text, MAX_QUOTE) };
 	}
 
 	input(session: string, input: PersonInput): InputDecision | undefined {
