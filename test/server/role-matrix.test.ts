@@ -171,6 +171,12 @@ const MATRIX: Row[] = [
 		open: OWNER,
 		calls: { refresh: { may: OWNER, args: () => ({}) } },
 	},
+	{
+		object: "chat-mode",
+		input: (s) => ({ session: s }),
+		open: EVERYONE,
+		calls: { set: { may: OWNER, args: () => ({ on: false }) } },
+	},
 ];
 
 let ts: TestServer;

@@ -157,8 +157,11 @@ describe("chat mode on the server", () => {
 	});
 
 	test("roles: only an owner switches it; a view-only guest reads it and cannot chat", async () => {
-		const { session, sharing, mode, dee } = await setup();
+		const { owner, session, sharing, mode, dee } = await setup();
 		await expect(dee.mode.call("set", { on: true })).rejects.toMatchObject({ code: "forbidden" });
+		// Another session's chat mode is not a guest's to see.
+		const { id: other } = await fixture.session(owner);
+		await expect(dee.client.open(chatModeContract, { session: other })).rejects.toMatchObject({ code: "forbidden" });
 		await mode.call("set", { on: true });
 		const viewer = await join("view", "vic", session, sharing);
 		expect(viewer.mode.state).toMatchObject({ on: true });
