@@ -2,7 +2,8 @@
  * CPU and memory of a streamed answer, end to end, beside pi 1.6.0 (issue 19): the same fake model streams a
  * 400-line answer (one paragraph, the shape that re-lexes everything) and an ordinary Markdown answer to p2
  * (launcher and this device's server, both counted) and to pi in a pseudo-terminal. Prints CPU seconds per
- * answer, the ratio to pi, and resident memory after start and after 20 answers. Linux (/proc).
+ * answer (p2's also by process: launcher, server), the ratio to pi, and resident memory after start and after 20
+ * answers. Linux (/proc).
  * Run: PI_CLI=/path/to/pi/dist/bundle/cli.js bun bench/stream-cpu.ts
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -50,13 +51,16 @@ interface Contender {
 	readonly run: PtyRun;
 }
 
-async function answer(who: Contender, text: string, marker: string): Promise<number> {
-	const before = who.pids().reduce((sum, pid) => sum + cpuSeconds(pid), 0);
+/** CPU seconds of each process (p2: the launcher, then the server) spent on one answer. */
+async function answer(who: Contender, text: string, marker: string): Promise<number[]> {
+	const before = who.pids().map(cpuSeconds);
 	fake.enqueue({ text, chunks: chunksOf(text), chunkDelayMs: 1 });
 	who.run.type("go\r");
 	await who.run.waitFor((s) => s.includes(marker) && !/Working/.test(s), "the end of the answer", 300_000);
-	return who.pids().reduce((sum, pid) => sum + cpuSeconds(pid), 0) - before;
+	return who.pids().map((pid, i) => cpuSeconds(pid) - (before[i] ?? 0));
 }
+const total = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
+const byProcess = (xs: number[]) => xs.map((x) => Number(x.toFixed(2)));
 
 async function contender(
 	name: string,
@@ -78,8 +82,11 @@ async function measure(who: Contender) {
 	for (let i = 0; i < 18; i++) await answer(who, `Answer ${i}: ${"words ".repeat(200)}done${i}`, `done${i}`);
 	const rssAfter = who.pids().reduce((sum, pid) => sum + rssMiB(pid), 0);
 	results[who.name] = {
-		cpuSecondsParagraph400: Number(paragraphCpu.toFixed(2)),
-		cpuSecondsMarkdown: Number(markdownCpu.toFixed(2)),
+		cpuSecondsParagraph400: Number(total(paragraphCpu).toFixed(2)),
+		cpuSecondsMarkdown: Number(total(markdownCpu).toFixed(2)),
+		...(paragraphCpu.length > 1
+			? { byProcessParagraph400: byProcess(paragraphCpu), byProcessMarkdown: byProcess(markdownCpu) }
+			: {}),
 		rssMiBAfterStart: Math.round(rssStart),
 		rssMiBAfter20Answers: Math.round(rssAfter),
 	};

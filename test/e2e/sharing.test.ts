@@ -83,7 +83,7 @@ describe("sharing end to end: an owner and a --join guest, each with their own l
 			await g.waitFor((s) => s.includes("Tool output: collapsed"), "Ctrl+O again");
 
 			// Promoted live: the editor appears, and the message carries the guest's name on the owner's side.
-			await openShare(own, 3, "Ana (unverified)");
+			await openShare(own, 4, "Ana (unverified)");
 			own.type("\t");
 			await g.waitFor((s) => s.includes("guest · Ana (unverified) · full access"), "full access on the guest");
 			await g.waitFor((s) => s.includes("The owner gave you full access"), "the guest told");
@@ -95,6 +95,39 @@ describe("sharing end to end: an owner and a --join guest, each with their own l
 			await own.waitFor((s) => s.includes("Hello Ana"), "the answer");
 			expect(own.screen().join("\n")).not.toContain("sneaky");
 			expect(JSON.stringify(owner.fake.requests)).not.toContain("sneaky");
+
+			// Ports: a full guest may forward one to their computer only once the owner allows it in /share.
+			const web = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response("hello, Ana") });
+			try {
+				g.type("/ports");
+				await g.waitFor((s) => s.includes("→ ports"), "/ports in the guest's command list");
+				g.type("\r");
+				await g.waitFor((s) => s.includes("the owner has not let guests open this session's ports"), "refused");
+				await openShare(own, 3, "Guests may open ports on their computer: off");
+				own.type("\r");
+				await own.waitFor((s) => s.includes("Full guests will reach ports listening on"), "the owner asked");
+				own.type("y");
+				await own.waitFor((s) => s.includes("Guests may open ports on their computer: on"), "allowed");
+				g.type("/ports");
+				await g.waitFor((s) => s.includes("→ ports"), "/ports in the guest's command list");
+				g.type("\r");
+				g.type(String(web.port));
+				await g.waitFor((s) => s.includes(`→ ${web.port} on 127.0.0.1`), "the port on the guest's list");
+				g.type("\r");
+				await g.waitFor((s) => s.includes("Enter or y: confirm"), "the guest's launcher asks");
+				g.type("y");
+				const opened = /at http:\/\/(127\.0\.0\.1:\d+) until p2 exits/;
+				await g.waitFor((s) => opened.test(s.replace(/\s+/g, " ")), "open on the guest's computer");
+				const address = opened.exec(g.screen().join(" ").replace(/\s+/g, " "))?.[1];
+				expect(await (await fetch(`http://${address}/`)).text()).toBe("hello, Ana");
+				g.type("\x1b");
+				own.type("\r");
+				await own.waitFor((s) => s.includes("Guests may open ports on their computer: off"), "stopped");
+				await closeShare(own);
+				await expect(fetch(`http://${address}/`)).rejects.toThrow();
+			} finally {
+				web.stop(true);
+			}
 
 			// Sessions, models, sign-in and sharing are the owner's: a guest gets a line saying so, never a catalog.
 			const ownerOnly: [string, string][] = [
@@ -122,7 +155,7 @@ describe("sharing end to end: an owner and a --join guest, each with their own l
 			await own.waitFor((s) => s.includes("Ana: may I"), "the waiting message on the share sheet");
 			expect(owner.fake.requests.length).toBe(2);
 			owner.fake.enqueue({ hang: true });
-			for (let i = 0; i < 2; i++) own.type(DOWN);
+			for (let i = 0; i < 3; i++) own.type(DOWN);
 			await own.waitFor((s) => /→ .*Ana: may I/.test(s), "the cursor on the waiting message");
 			own.type("\r");
 			await own.waitFor((s) => s.includes("Ana (unverified): may I"), "the accepted message in the transcript");

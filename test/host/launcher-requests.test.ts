@@ -110,6 +110,7 @@ describe("requests the UI makes of the launcher", () => {
 				on("1", () => {
 					request("a", "openUrl", { url: "file:///etc/passwd" });
 					request("b", "openUrl", { url: "https://user:secret@evil.example/" });
+					request("d", "openUrl", { url: "http://127.0.0.1:22/" });
 				});
 				on("2", () => request("c", "openUrl", { url: "https://login.auth.example.co.uk/sign-in?state=1" }));
 			`),
@@ -118,8 +119,10 @@ describe("requests the UI makes of the launcher", () => {
 		const { terminal } = run;
 		await terminal.until("READY;");
 		terminal.onInput?.("1");
-		await terminal.until("ANSWER:a:false:only https addresses without credentials are opened:");
-		await terminal.until("ANSWER:b:false:only https addresses without credentials are opened:");
+		await terminal.until("ANSWER:a:false:only https addresses without credentials, or a forwarded port, are opened:");
+		await terminal.until("ANSWER:b:false:only https addresses without credentials, or a forwarded port, are opened:");
+		// A loopback port nobody forwarded is not a forward.
+		await terminal.until("ANSWER:d:false:only https addresses without credentials, or a forwarded port, are opened:");
 		expect(terminal.output).not.toContain(SCREEN);
 		terminal.onInput?.("2");
 		await terminal.until("https://login.auth.example.co.uk/sign-in?state=1");

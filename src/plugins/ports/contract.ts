@@ -30,11 +30,14 @@ export type PortsState = typeof PortsState.infer;
 
 const owner = { state: PortsState, methods: ["refresh"] as const };
 
-/** `/ports`: the TCP ports listening in a session's environment, with their processes. Owners only. */
+/**
+ * `/ports`: the TCP ports listening in a session's environment, with their processes. Owners, and full guests
+ * of the session when the owner allows it in /share (refused otherwise when opened).
+ */
 export const portsContract = defineContract({
 	name: "ports",
 	version: 1,
 	input: lazy(() => type({ session: SessionId })),
 	methods: { refresh: method(type({}), type("null")) },
-	variants: { deviceOwner: owner, owner, full: null, view: null },
+	variants: { deviceOwner: owner, owner, full: owner, view: null },
 });

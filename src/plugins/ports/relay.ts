@@ -1,10 +1,12 @@
 /**
  * A port of the server's machine, relayed to the visitor's (their launcher listens on a loopback port and opens
  * one relay per connection): bytes both ways between the launcher's WebSocket and a TCP connection to the port
- * on this machine's loopback. Owners only, to a port that is listening now, of a session's local environment.
+ * on this machine's loopback. Owners (and full guests of the session while the owner allows it), to a port that
+ * is listening now, of a session's local environment.
  */
 import type { Socket } from "bun";
 import { isOwnerRole } from "../../protocol/roles.ts";
+import type { Principal } from "../../server/objects/principal.ts";
 import type { ServerContext } from "../../server/plugin.ts";
 import type { Relay, RelayAccept, RelayPeer } from "../../server/relays.ts";
 import { listeningPorts } from "./listening.ts";
@@ -19,10 +21,24 @@ function loopbackFor(address: string): string | null {
 	return null;
 }
 
-export function relayAccept(ctx: ServerContext): RelayAccept {
+/** Whether `principal` may forward the ports of `session`: its owner, or its full guest while the owner allows it. */
+export function mayForward(ctx: ServerContext, principal: Principal, session: string): boolean {
+	if (isOwnerRole(principal.role)) return true;
+	return (
+		principal.role === "full" &&
+		principal.session === session &&
+		ctx.services.get("guestForwards")?.allowed(session) === true
+	);
+}
+
+/** The relays guests opened, by session: closed when the owner stops guests forwarding. */
+export type GuestRelays = Map<string, Set<Relay>>;
+
+export function relayAccept(ctx: ServerContext, guests: GuestRelays): RelayAccept {
 	return (principal, url) => {
-		if (!isOwnerRole(principal.role)) return { refuse: 403, why: "only the server's owner may forward a port" };
 		const session = url.searchParams.get("session") ?? "";
+		if (!mayForward(ctx, principal, session))
+			return { refuse: 403, why: "only the session's owner, or a full guest they allowed, may forward a port" };
 		const port = Number(url.searchParams.get("port"));
 		const record = ctx.catalog.get(session);
 		if (!record) return { refuse: 404, why: "no such session" };
@@ -35,12 +51,21 @@ export function relayAccept(ctx: ServerContext): RelayAccept {
 			return { refuse: 501, why: "ports cannot be listed on this server" };
 		}
 		if (!host) return { refuse: 404, why: `nothing listens on port ${port} here` };
-		ctx.log.info(`session:${session}`, `port ${port} forwarded to an owner's machine (a connection opened)`);
-		return tcpRelay(host, port);
+		const who = isOwnerRole(principal.role) ? "an owner's" : "a guest's";
+		ctx.log.info(`session:${session}`, `port ${port} forwarded to ${who} machine (a connection opened)`);
+		if (isOwnerRole(principal.role)) return tcpRelay(host, port);
+		const open = guests.get(session) ?? new Set<Relay>();
+		guests.set(session, open);
+		const relay: Relay = tcpRelay(host, port, () => {
+			open.delete(relay);
+			if (!open.size && guests.get(session) === open) guests.delete(session);
+		});
+		open.add(relay);
+		return relay;
 	};
 }
 
-function tcpRelay(hostname: string, port: number): Relay {
+function tcpRelay(hostname: string, port: number, onClosed?: () => void): Relay {
 	let peer: RelayPeer | undefined;
 	let socket: Socket | undefined;
 	let closed = false;
@@ -70,6 +95,7 @@ function tcpRelay(hostname: string, port: number): Relay {
 	const close = () => {
 		if (closed) return;
 		closed = true;
+		onClosed?.();
 		socket?.end();
 		peer?.close();
 	};

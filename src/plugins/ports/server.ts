@@ -9,7 +9,7 @@ import { LiveState } from "../../server/objects/live-state.ts";
 import type { ServerContext, ServerPlugin } from "../../server/plugin.ts";
 import { type PortsState, portsContract } from "./contract.ts";
 import { listeningPorts } from "./listening.ts";
-import { RELAY_PATH, relayAccept } from "./relay.ts";
+import { type GuestRelays, mayForward, RELAY_PATH, relayAccept } from "./relay.ts";
 
 function list(ctx: ServerContext, session: string): PortsState {
 	const env = ctx.catalog.get(session)?.env ?? "local";
@@ -25,9 +25,17 @@ function list(ctx: ServerContext, session: string): PortsState {
 export const portsPlugin: ServerPlugin = {
 	name: "ports",
 	register(ctx) {
-		ctx.relays.add(RELAY_PATH, relayAccept(ctx));
+		const guests: GuestRelays = new Map();
+		ctx.relays.add(RELAY_PATH, relayAccept(ctx, guests));
+		// The owner stopped guests forwarding: what they have open closes now.
+		ctx.bus.on("sharing.guestForwards", ({ session, on }) => {
+			if (on) return;
+			for (const relay of guests.get(session) ?? []) relay.close();
+		});
 		ctx.host.serve(portsContract, {
-			open({ session }) {
+			open({ session }, { principal }) {
+				if (!mayForward(ctx, principal, session))
+					throw new ProtocolError("forbidden", "the owner has not let guests open this session's ports (/share)");
 				if (!ctx.catalog.get(session)) throw new ProtocolError("not_found", `no session ${session}`);
 				const live = new LiveState<PortsState>(list(ctx, session));
 				return {

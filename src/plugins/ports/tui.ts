@@ -1,12 +1,13 @@
 /**
  * `/ports`: the TCP ports listening in the open session's environment, with the process holding each; Ctrl+R
  * lists them again, Enter opens one on this computer (the launcher asks, then listens on its loopback until p2
- * exits or Ctrl+X closes it) and, once open, in the browser (the launcher asks again). Owners only.
+ * exits or Ctrl+X closes it) and, once open, in the browser (the launcher asks again). Owners, and full guests
+ * when the owner allows it in /share.
  */
 import { getKeybindings, matchesKey } from "@earendil-works/pi-tui";
 import type { GuestPlugin } from "../../guest/plugin.ts";
 import { errorText } from "../../protocol/errors.ts";
-import { isOwnerRole } from "../../protocol/roles.ts";
+import { isParticipantRole } from "../../protocol/roles.ts";
 import { ListPanel } from "../../ui/list-panel.ts";
 import { type ListeningPort, portsContract } from "./contract.ts";
 
@@ -20,16 +21,23 @@ export const portsPlugin: GuestPlugin = {
 			id: "p2.ports",
 			title: "TCP ports listening in the session's environment",
 			category: "p2",
-			when: "owner",
+			when: "participant",
 			slash: { name: "ports" },
 			run: () => {
 				const { ui } = ctx;
-				if (!isOwnerRole(ctx.session.role)) return ui.notice("Only the server's owner can list its ports.");
+				if (!isParticipantRole(ctx.session.role))
+					return ui.notice("Only the owner, or a guest with full access they allowed, can list the ports.");
 				const session = ctx.session.id;
 				if (!session) return ui.notice("Open a session to list the ports of its environment.");
 				const ref = ctx.objects.open(portsContract, { session });
 				ref.onChange(() => {
 					if (ui.selector?.id === "ports") ui.requestRender();
+				});
+				// A guest the owner has not allowed (or no longer allows) is refused: said, and the list closes.
+				ref.ready.catch((error: unknown) => {
+					if (ui.selector?.id === "ports") ui.closeSelector();
+					ref.close();
+					ui.notice(`Error: ${errorText(error)}`, "warning");
 				});
 				const env = () => ref.state?.env ?? "";
 				// The launcher listens on this computer's loopback and asks first; the answer names the address.

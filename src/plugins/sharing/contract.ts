@@ -28,6 +28,8 @@ export const SharingState = lazy(() =>
 		guests: SharedGuest.array(),
 		/** A full guest's message waits in the queue until the owner accepts it. */
 		approval: "boolean",
+		/** Full guests may open the session's ports on their own computers (/ports). */
+		guestForwards: "boolean",
 		/** The machine the session's tools run on: what a full guest may run commands on. */
 		machine: "string",
 	}),
@@ -40,8 +42,9 @@ export const ResetArgs = lazy(() => type({ access: ShareAccess }));
 export const SetAccessArgs = lazy(() => type({ guest: "string <= 64", access: ShareAccess }));
 export const RemoveArgs = lazy(() => type({ guest: "string <= 64", block: "boolean" }));
 export const ApprovalArgs = lazy(() => type({ on: "boolean" }));
+export const GuestForwardsArgs = lazy(() => type({ on: "boolean" }));
 
-const methods = ["link", "reset", "setAccess", "remove", "setApproval"] as const;
+const methods = ["link", "reset", "setAccess", "remove", "setApproval", "setGuestForwards"] as const;
 const variant = { state: SharingState, methods };
 
 /**
@@ -61,6 +64,8 @@ export const sharingContract = defineContract({
 		/** Ends a guest's access now; `block` also refuses their cookie if they come back with the link. */
 		remove: method(RemoveArgs, type("null")),
 		setApproval: method(ApprovalArgs, type("null")),
+		/** Lets full guests forward the session's ports to their computers, or stops it (open forwards close). */
+		setGuestForwards: method(GuestForwardsArgs, type("null")),
 	},
 	variants: { deviceOwner: variant, owner: variant, full: null, view: null },
 });

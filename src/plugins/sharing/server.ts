@@ -14,16 +14,24 @@ export interface ApprovalMode {
 	isOn(session: string): boolean;
 }
 
+/** Whether a session's full guests may open its environment's ports on their computers (`/ports`). */
+export interface GuestForwards {
+	allowed(session: string): boolean;
+}
+
 declare module "../../server/events.ts" {
 	interface ServerEvents {
 		/** The owner turned approval mode on or off for a session's guests. */
 		"sharing.approval": { session: string; on: boolean };
+		/** The owner let a session's full guests forward its ports, or stopped them. */
+		"sharing.guestForwards": { session: string; on: boolean };
 	}
 }
 
 declare module "../../server/services.ts" {
 	interface ServerServices {
 		approvalMode: ApprovalMode;
+		guestForwards: GuestForwards;
 	}
 }
 
@@ -40,6 +48,7 @@ export function sharingPlugin(): ServerPlugin {
 				return guest && { role: guest.access, id: guestId(guest.id), name: guest.name, session: guest.session };
 			});
 			ctx.services.provide("approvalMode", { isOn: (session) => store.approval(session) });
+			ctx.services.provide("guestForwards", { allowed: (session) => store.guestForwards(session) });
 			const objects = new SharingObjects(ctx, store);
 			ctx.host.serve(sharingContract, { open: ({ session }) => objects.open(session) });
 			addJoinRoutes(ctx, store, objects, limiter);

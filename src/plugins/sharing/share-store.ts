@@ -66,6 +66,7 @@ export class ShareStore {
 				access TEXT NOT NULL, link_hash TEXT NOT NULL, created_at INTEGER NOT NULL, blocked INTEGER NOT NULL DEFAULT 0);
 			CREATE INDEX IF NOT EXISTS guests_session ON guests (session);
 			CREATE TABLE IF NOT EXISTS share_settings (session TEXT PRIMARY KEY, approval INTEGER NOT NULL);`),
+				(db) => db.exec("ALTER TABLE share_settings ADD COLUMN forwards INTEGER NOT NULL DEFAULT 0"),
 			]).db,
 		);
 	}
@@ -195,6 +196,21 @@ export class ShareStore {
 	setApproval(session: string, on: boolean): void {
 		this.#db.run(
 			"INSERT INTO share_settings (session, approval) VALUES (?, ?) ON CONFLICT (session) DO UPDATE SET approval = excluded.approval",
+			[session, on ? 1 : 0],
+		);
+	}
+
+	/** Whether the session's full guests may open its environment's ports on their computers (/ports). */
+	guestForwards(session: string): boolean {
+		const row = this.#db.query("SELECT forwards FROM share_settings WHERE session = ?").get(session) as {
+			forwards: number;
+		} | null;
+		return row?.forwards === 1;
+	}
+
+	setGuestForwards(session: string, on: boolean): void {
+		this.#db.run(
+			"INSERT INTO share_settings (session, approval, forwards) VALUES (?, 0, ?) ON CONFLICT (session) DO UPDATE SET forwards = excluded.forwards",
 			[session, on ? 1 : 0],
 		);
 	}

@@ -44,6 +44,7 @@ export class SharingObjects {
 				blocked: g.blocked,
 			})),
 			approval: shares.approval(session),
+			guestForwards: shares.guestForwards(session),
 			machine: this.#machine,
 		};
 	}
@@ -131,6 +132,12 @@ export class SharingObjects {
 			setApproval: ({ on }) => {
 				shares.setApproval(session, on);
 				bus.emit({ type: "sharing.approval", session, on });
+				this.refresh(session);
+				return null;
+			},
+			setGuestForwards: ({ on }) => {
+				shares.setGuestForwards(session, on);
+				bus.emit({ type: "sharing.guestForwards", session, on });
 				this.refresh(session);
 				return null;
 			},

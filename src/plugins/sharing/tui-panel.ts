@@ -1,6 +1,6 @@
 /**
  * `/share`: the owner's share sheet in the dock. The two links (copied through the launcher, which alone shows
- * them), approval mode, the guests with their access and presence, and guests' messages waiting for approval.
+ * them), approval mode, whether full guests may forward ports, the guests with their access and presence, and guests' messages waiting for approval.
  */
 import { type Component, getKeybindings, matchesKey, truncateToWidth, visibleWidth } from "@earendil-works/pi-tui";
 import { guestLabel, guestName } from "../../protocol/share-link.ts";
@@ -24,6 +24,7 @@ export interface SharePanelOptions {
 	setAccess(guest: string, access: ShareAccess): void;
 	remove(guest: string, block: boolean): void;
 	setApproval(on: boolean): void;
+	setGuestForwards(on: boolean): void;
 	approve(id: string): void;
 	reject(id: string): void;
 	close(): void;
@@ -32,6 +33,7 @@ export interface SharePanelOptions {
 type Row =
 	| { kind: "link"; access: ShareAccess }
 	| { kind: "approval" }
+	| { kind: "forwards" }
 	| { kind: "guest"; guest: SharedGuest }
 	| { kind: "waiting"; item: WaitingMessage };
 
@@ -62,7 +64,12 @@ export class SharePanel implements Component {
 
 	#rows(): Row[] {
 		const state = this.#options.state();
-		const rows: Row[] = [{ kind: "link", access: "view" }, { kind: "link", access: "full" }, { kind: "approval" }];
+		const rows: Row[] = [
+			{ kind: "link", access: "view" },
+			{ kind: "link", access: "full" },
+			{ kind: "approval" },
+			{ kind: "forwards" },
+		];
 		for (const guest of state?.guests ?? []) rows.push({ kind: "guest", guest });
 		for (const item of this.#options.waiting()) rows.push({ kind: "waiting", item });
 		return rows;
@@ -111,6 +118,10 @@ export class SharePanel implements Component {
 				left = `Approve guests' messages: ${state.approval ? "on" : "off"}`;
 				right = state.approval ? "a full guest's message waits for you" : "full guests' messages run at once";
 				break;
+			case "forwards":
+				left = `Guests may open ports on their computer: ${state.guestForwards ? "on" : "off"}`;
+				right = state.guestForwards ? "full guests may use /ports" : "only you use /ports";
+				break;
 			case "guest": {
 				const g = row.guest;
 				left = `${guestLabel(g.name)} · ${g.blocked ? "blocked" : ACCESS_WORDS[g.access]}`;
@@ -133,6 +144,7 @@ export class SharePanel implements Component {
 			case "link":
 				return "enter copy link · ctrl+r reset link · ↑↓ move · esc close";
 			case "approval":
+			case "forwards":
 				return "enter turn on/off · ↑↓ move · esc close";
 			case "guest":
 				return row.guest.blocked
@@ -187,6 +199,14 @@ export class SharePanel implements Component {
 				return;
 			case "approval":
 				if (enter) this.#options.setApproval(!state.approval);
+				return;
+			case "forwards":
+				if (enter && state.guestForwards) this.#options.setGuestForwards(false);
+				else if (enter)
+					this.#confirm = {
+						text: `Full guests will reach ports listening on ${visibleText(state.machine, false)} from their computers. Allow?`,
+						yes: () => this.#options.setGuestForwards(true),
+					};
 				return;
 			case "guest": {
 				const g = row.guest;

@@ -126,6 +126,7 @@ class ShareCommands {
 				setAccess: (guest, access) => act(() => ref.call("setAccess", { guest, access })),
 				remove: (guest, block) => act(() => ref.call("remove", { guest, block })),
 				setApproval: (on) => act(() => ref.call("setApproval", { on })),
+				setGuestForwards: (on) => act(() => ref.call("setGuestForwards", { on })),
 				approve: (id) => act(async () => this.#conversation()?.call("approve", { id })),
 				reject: (id) => act(async () => this.#conversation()?.call("reject", { id })),
 				close: () => ui.closeSelector(),

@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { portsContract } from "../../../src/plugins/ports/contract.ts";
 import { parseProcNetTcp } from "../../../src/plugins/ports/listening.ts";
+import { sharingContract } from "../../../src/plugins/sharing/contract.ts";
 import { DEVICE_TOKEN_HEADER } from "../../../src/protocol/server-info.ts";
 import { joinAsGuest } from "../../support/guests.ts";
 import { startTestServer, type TestServer, waitForState } from "../../support/p2-server.ts";
@@ -120,4 +121,54 @@ describe("a port relayed to an owner's machine", () => {
 		free.stop(true);
 		expect(await refused({ [DEVICE_TOKEN_HEADER]: ts.server.deviceToken }, port)).toBe(404);
 	});
+
+	test.if(process.platform === "linux")(
+		"a full guest forwards only while the owner allows it in /share; stopping it closes what they have open",
+		async () => {
+			ts = await startTestServer();
+			const owner = await ts.connect();
+			const session = ts.server.ctx.catalog.create({ cwd }).id;
+			const other = ts.server.ctx.catalog.create({ cwd }).id;
+			web = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response("hello, guest") });
+			const port = web.port ?? 0;
+			const cookie = await joinAsGuest(ts.server, owner, session, "full");
+			const viewer = await joinAsGuest(ts.server, owner, session, "view");
+			const guest = await ts.connect({ cookie, origin: ts.server.origin });
+			await expect(guest.open(portsContract, { session })).rejects.toMatchObject({ code: "forbidden" });
+
+			const sharing = await owner.open(sharingContract, { session });
+			expect(sharing.state?.guestForwards).toBe(false);
+			await sharing.call("setGuestForwards", { on: true });
+			await waitForState(sharing, (s) => s.guestForwards);
+			const ports = await guest.open(portsContract, { session });
+			expect(ports.state?.env).toBe("local");
+
+			const status = async (headers: Record<string, string>, forSession: string) => {
+				const url = `${ts?.server.origin}/ports/relay?session=${forSession}&port=${port}`;
+				return (await fetch(url, { headers: { ...headers, upgrade: "websocket", connection: "upgrade" } })).status;
+			};
+			// Only for their own session, and never for a view-only guest.
+			expect(await status({ cookie }, other)).toBe(403);
+			expect(await status({ cookie: viewer }, session)).toBe(403);
+
+			const socket = relay(session, port, { cookie, origin: ts.server.origin });
+			socket.binaryType = "arraybuffer";
+			let received = "";
+			const answered = new Promise<void>((resolve) => {
+				socket.addEventListener("message", (e) => {
+					received += new TextDecoder().decode(e.data as ArrayBuffer);
+					if (received.includes("hello, guest")) resolve();
+				});
+			});
+			const closed = new Promise<void>((resolve) => socket.addEventListener("close", () => resolve()));
+			await new Promise((resolve) => socket.addEventListener("open", resolve, { once: true }));
+			socket.send(new TextEncoder().encode("GET / HTTP/1.1\r\nHost: localhost\r\n\r\n"));
+			await answered;
+
+			await sharing.call("setGuestForwards", { on: false });
+			await closed;
+			expect(await status({ cookie }, session)).toBe(403);
+			await expect(guest.open(portsContract, { session })).rejects.toMatchObject({ code: "forbidden" });
+		},
+	);
 });
