@@ -8,6 +8,7 @@ import { readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ProtocolError } from "../../protocol/codes.ts";
 import { type Author, MAIN_CONVERSATION } from "../../protocol/common.ts";
+import { errorText } from "../../protocol/errors.ts";
 import { isRecord, own } from "../../protocol/own-keys.ts";
 import { guestLabel } from "../../protocol/share-link.ts";
 import type { InputDecision, PersonInput } from "../../server/agent/extensions.ts";
@@ -35,19 +36,29 @@ class ChatModeFile {
 	readonly #path: string;
 	readonly #on: Set<string>;
 
-	constructor(dataDir: string) {
+	/** `problem` hears why the file could not be read (it is then left as it is until the next switch). */
+	constructor(dataDir: string, problem: (text: string) => void) {
 		this.#path = join(dataDir, "chat-mode.json");
-		this.#on = new Set(this.#read());
+		this.#on = new Set(this.#read(problem));
 	}
 
-	#read(): string[] {
+	#read(problem: (text: string) => void): string[] {
+		let text: string;
 		try {
-			const value: unknown = JSON.parse(readFileSync(this.#path, "utf8"));
-			const on = own(value, "on");
-			return Array.isArray(on) ? on.filter((s): s is string => typeof s === "string") : [];
-		} catch {
+			text = readFileSync(this.#path, "utf8");
+		} catch (error) {
+			if ((error as NodeJS.ErrnoException).code !== "ENOENT")
+				problem(`${this.#path} could not be read: ${errorText(error)}`);
 			return [];
 		}
+		try {
+			const on = own(JSON.parse(text) as unknown, "on");
+			if (Array.isArray(on)) return on.filter((s): s is string => typeof s === "string");
+		} catch {
+			// Said below.
+		}
+		problem(`${this.#path} is not chat mode's list of sessions; chat mode starts off everywhere`);
+		return [];
 	}
 
 	isOn(session: string): boolean {
@@ -124,7 +135,7 @@ class ChatMode {
 
 	constructor(ctx: ServerContext) {
 		this.#ctx = ctx;
-		this.#file = new ChatModeFile(ctx.dataDir);
+		this.#file = new ChatModeFile(ctx.dataDir, (text) => ctx.log.warn("server", text));
 		// A run started (its message is stored) or ended: what waits for @pi is counted again.
 		ctx.bus.on("chat.run", ({ session, conversation }) => {
 			if (conversation === MAIN_CONVERSATION) this.#refresh(session);

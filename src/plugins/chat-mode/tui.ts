@@ -7,7 +7,7 @@ import type { AutocompleteItem, AutocompleteSuggestions, Component } from "@eare
 import { truncateToWidth } from "@earendil-works/pi-tui";
 import type { Completion, CompletionSource } from "../../guest/completions.ts";
 import type { GuestContext, GuestPlugin } from "../../guest/plugin.ts";
-import type { Author } from "../../protocol/common.ts";
+import { type Author, MAIN_CONVERSATION } from "../../protocol/common.ts";
 import { errorText } from "../../protocol/errors.ts";
 import type { ObjectRef } from "../../protocol/object-client.ts";
 import { isOwnerRole, isParticipantRole } from "../../protocol/roles.ts";
@@ -115,7 +115,10 @@ class ChatModeUi {
 				conversation.onScroll(() => {
 					if (!conversation.scrolledAway()) ui.slots.setStatus(MENTION_STATUS, undefined);
 				}),
-				conversation.onNavigate(() => this.#watchChat()),
+				conversation.onNavigate(() => {
+					this.#reply = undefined;
+					this.#watchChat();
+				}),
 			);
 			this.#watchChat();
 		});
@@ -128,8 +131,10 @@ class ChatModeUi {
 		this.#ref?.close();
 	}
 
+	/** Chat mode's state while the session's main conversation is on the screen (a subagent's has none). */
 	get #state(): ChatModeState | undefined {
-		return this.#ref?.state;
+		const current = this.#ctx.services.get("conversation")?.current ?? MAIN_CONVERSATION;
+		return current === MAIN_CONVERSATION ? this.#ref?.state : undefined;
 	}
 
 	#reader(): Reader {
@@ -191,7 +196,11 @@ class ChatModeUi {
 			const reader = this.#reader();
 			for (const entry of entries) {
 				if (entry.seq <= this.#seenSeq) continue;
-				const message = readChatMessage(entry);
+				// A chat message, or a message to the agent, that names the reader.
+				const message =
+					entry.kind === "user"
+						? { seq: entry.seq, author: entry.author, text: entry.text, quote: null }
+						: readChatMessage(entry);
 				if (message && mentionsReader(message, reader) && this.#ctx.services.get("conversation")?.scrolledAway()) {
 					const line = `${personLabel(message.author)} mentioned you: ${firstLine(message.text, 60)} · scroll down to read`;
 					this.#ctx.ui.slots.setStatus(MENTION_STATUS, visibleText(line, false));

@@ -1,4 +1,6 @@
 import { afterEach, describe, expect, test } from "bun:test";
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { type ChatEntry, chatContract } from "../../../src/plugins/chat/contract.ts";
 import { chatModeContract, REPLY_FIELD } from "../../../src/plugins/chat-mode/contract.ts";
 import { sharingContract } from "../../../src/plugins/sharing/contract.ts";
@@ -15,7 +17,7 @@ afterEach(() => {
 	for (const g of guests.splice(0)) g.close();
 });
 
-async function join(access: "full" | "view", name: string, session: string, sharing: SharingRef) {
+async function joinAs(access: "full" | "view", name: string, session: string, sharing: SharingRef) {
 	const origin = ts!.server.origin;
 	const { path } = (await sharing.call("link", access === "full" ? { access, confirm: true } : { access })) as {
 		path: string;
@@ -42,7 +44,7 @@ async function setup() {
 	const sharing = await openSharing(owner, session);
 	const chat = await openChat(owner, session);
 	const mode = await owner.open(chatModeContract, { session });
-	const dee = await join("full", "dee", session, sharing);
+	const dee = await joinAs("full", "dee", session, sharing);
 	return { server: ts, owner, session, sharing, chat, mode, dee };
 }
 
@@ -163,7 +165,7 @@ describe("chat mode on the server", () => {
 		const { id: other } = await fixture.session(owner);
 		await expect(dee.client.open(chatModeContract, { session: other })).rejects.toMatchObject({ code: "forbidden" });
 		await mode.call("set", { on: true });
-		const viewer = await join("view", "vic", session, sharing);
+		const viewer = await joinAs("view", "vic", session, sharing);
 		expect(viewer.mode.state).toMatchObject({ on: true });
 		await expect(viewer.mode.call("set", { on: false })).rejects.toMatchObject({ code: "forbidden" });
 		await expect(send(viewer.chat, "hi all")).rejects.toMatchObject({ code: "forbidden" });
@@ -186,5 +188,23 @@ describe("chat mode on the server", () => {
 		);
 		expect(switches).toEqual([true, false]);
 		expect(mode.state?.on).toBe(false);
+	});
+
+	test("it stays on across a restart; a damaged file starts it off everywhere, said in the server's log", async () => {
+		const { server, session, mode } = await setup();
+		await mode.call("set", { on: true });
+		await server.restart();
+		const owner = await server.connect();
+		const again = await owner.open(chatModeContract, { session });
+		expect(again.state?.on).toBe(true);
+		const chat = await openChat(owner, session);
+		expect(await send(chat, "still chat")).toEqual({ status: "kept" });
+
+		writeFileSync(join(server.dataDir, "chat-mode.json"), "{ not json");
+		await server.restart();
+		const third = await (await server.connect()).open(chatModeContract, { session });
+		expect(third.state?.on).toBe(false);
+		const log = readFileSync(join(server.dataDir, "logs", "server.jsonl"), "utf8");
+		expect(log).toContain("chat-mode.json is not chat mode's list of sessions");
 	});
 });

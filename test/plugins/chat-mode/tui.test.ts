@@ -226,6 +226,13 @@ describe("chat mode's UI", () => {
 		expect(status()).toContain("owner mentioned you: @Ana see the test · scroll down to read");
 		ana.scroll(false);
 		expect(status()).toBe("");
+		// A message to the agent that names her counts too.
+		ana.scroll(true);
+		ana.setEntries([
+			chatMessage(4, OWNER, "@Ana see the test"),
+			{ seq: 5, at: 5, kind: "user", text: "@pi ask @Ana", author: author(OWNER), images: 0 },
+		]);
+		expect(status()).toContain("owner mentioned you: @pi ask @Ana");
 	});
 
 	test("only an owner has /chat-mode", async () => {
