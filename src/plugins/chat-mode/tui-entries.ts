@@ -3,12 +3,14 @@
  * mention of the person reading highlighted) and the line that says chat mode was switched. Everything here
  * came from the server and other people: it is read with own-key lookups and shown through `visibleText`.
  */
-import { Spacer, Text, truncateToWidth } from "@earendil-works/pi-tui";
+import { type Component, Spacer, Text, truncateToWidth } from "@earendil-works/pi-tui";
 import type { Author } from "../../protocol/common.ts";
 import { own } from "../../protocol/own-keys.ts";
 import { guestLabel } from "../../protocol/share-link.ts";
 import { visibleText } from "../../ui/text.ts";
+import type { ThemeRef } from "../../ui/theme/theme-ref.ts";
 import { ThemedItem } from "../../ui/transcript/themed.ts";
+import { UserMessage } from "../../ui/transcript/user-message.ts";
 import { MESSAGE_ENTRY, SWITCH_ENTRY } from "./contract.ts";
 import { mentions, mentionToken, replyLine } from "./display.ts";
 
@@ -104,6 +106,34 @@ export class ChatMessageItem extends ThemedItem<ChatMessageData> {
 		const marker = mentioned ? `${t.fg("warning", "▍")}` : "";
 		this.addChild(new Text(`${marker}${name} ${t.fg("muted", "·")} ${text}`, 1, 0));
 	}
+}
+
+/**
+ * A message to the agent that names the reader, drawn as the transcript draws others' messages with the mention
+ * in bold; undefined for any other (the transcript draws it itself).
+ */
+export function mentionedUserMessage(entry: unknown, reader: Reader, theme: ThemeRef): Component | undefined {
+	if (own(entry, "kind") !== "user") return undefined;
+	const text = own(entry, "text");
+	const seq = own(entry, "seq");
+	const lead = own(entry, "lead");
+	if (typeof text !== "string" || typeof seq !== "number") return undefined;
+	const message = { seq, author: authorOf(own(entry, "author")), text, quote: null };
+	if (!reader.name || !mentionsReader(message, reader)) return undefined;
+	const drawn = new UserMessage(theme, {
+		text,
+		author: personLabel(message.author),
+		...(typeof lead === "string" && lead ? { lead } : {}),
+	});
+	const token = mentionToken(reader.name);
+	drawn.transform = (markdown) => boldMentions(markdown, token);
+	return drawn;
+}
+
+/** Each whole-word `token` in Markdown made bold. */
+export function boldMentions(markdown: string, token: string): string {
+	const pattern = new RegExp(`(^|[^\\w@*])(${token.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")})(?![\\w-])`, "giu");
+	return markdown.replace(pattern, (_all, before: string, found: string) => `${before}**${found}**`);
 }
 
 /** The transcript's line for a switch: "Chat mode on (owner) · …". */

@@ -24,6 +24,7 @@ import {
 import { firstLine, mentionToken, replyLine } from "./display.ts";
 import {
 	ChatMessageItem,
+	mentionedUserMessage,
 	mentionsReader,
 	personLabel,
 	type Reader,
@@ -151,6 +152,8 @@ class ChatModeUi {
 				const message = readChatMessage(entry);
 				return message ? new ChatMessageItem(theme, { message, reader }) : undefined;
 			}),
+			// A message to the agent that names the reader: their mention in bold (others' the transcript draws).
+			entryRenderers.register("user", (entry, theme) => mentionedUserMessage(entry, reader, theme)),
 			entryRenderers.register(SWITCH_ENTRY, (entry, theme) => {
 				const change = readSwitch(entry);
 				return change ? new StatusLine(theme, { text: switchText(change.on, change.author), tone: "note" }) : undefined;

@@ -151,6 +151,13 @@ describe("chat mode's UI", () => {
 				.join("\n"),
 		);
 		expect(switched).toContain("Chat mode on (owner)");
+		// A message to the agent that names her: her mention in bold, for her only (others' are the transcript's).
+		const asked: ChatEntry = { seq: 8, at: 8, kind: "user", text: "@pi ask @Ana", author: author(OWNER), images: 0 };
+		const bold = ana.draw(asked, "user").join("\n");
+		expect(stripAnsi(bold)).toContain("owner: @pi ask @Ana");
+		expect(bold).toMatch(/\x1b\[1m@Ana/);
+		expect(owner.draw(asked, "user")).toEqual([]);
+		expect(ana.draw({ ...asked, text: "@pi nothing for Ana" }, "user")).toEqual([]);
 	});
 
 	test("@ offers @pi first, then the people here and those who wrote, then the files", async () => {

@@ -41,7 +41,10 @@ export type DisplayItem =
 	| (ItemBase & { readonly kind: "marker"; readonly data: ResetMarkerData })
 	| (ItemBase & { readonly kind: "shell"; readonly data: ShellBlockData })
 	/** A plugin's renderer draws this entry (the screen decides, from its entry renderers). */
-	| (ItemBase & { readonly kind: "custom"; readonly data: { readonly entry: ChatEntry; readonly version: number } });
+	| (ItemBase & {
+			readonly kind: "custom";
+			readonly data: { readonly entry: ChatEntry; readonly version: number; readonly fallback?: DisplayItem };
+	  });
 
 export interface ViewOptions {
 	readonly viewerId: string | undefined;

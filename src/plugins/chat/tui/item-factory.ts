@@ -83,8 +83,11 @@ export function createItem(item: DisplayItem, options: ItemFactoryOptions): Item
 		case "custom":
 			return view(
 				"custom",
-				new CustomEntry(theme, item.data, (entry: ChatEntry) =>
-					options.entryRenderers.resolve(entry, theme, entryKind(entry)),
+				new CustomEntry(
+					theme,
+					item.data,
+					(entry: ChatEntry) => options.entryRenderers.resolve(entry, theme, entryKind(entry)),
+					(fallback) => createItem(fallback, options).component,
 				),
 			);
 	}

@@ -140,7 +140,14 @@ export class Transcript {
 			flush(item.seq ?? Number.POSITIVE_INFINITY);
 			const entry = item.source?.entry;
 			if (entry && (entry.kind === "plugin" || renderers.has(entry.kind))) {
-				merged.push({ key: item.key, kind: "custom", data: { entry, version: renderers.version }, seq: item.seq });
+				// The transcript's own drawing stays, for when the plugins' renderers decline this entry.
+				const fallback = item.kind === "custom" ? undefined : item;
+				merged.push({
+					key: item.key,
+					kind: "custom",
+					data: { entry, version: renderers.version, ...(fallback ? { fallback } : {}) },
+					seq: item.seq,
+				});
 			} else merged.push(item);
 		}
 		for (const notice of this.#notices.slice(noticeAt)) merged.push(notice.item);
