@@ -30,6 +30,8 @@ import { chatContext, firstLine, mentionsAgent, replyLine } from "./display.ts";
 
 /** How far back the chat since the agent's last run is looked for (and at most how much of it the model reads). */
 const LOOK_BACK = 200;
+/** Read back this many entries at a time (most mentions come a few lines after the last run). */
+const PAGE = 16;
 
 /** The sessions chat mode is on for, in one small file beside the server's data. */
 class ChatModeFile {
@@ -142,26 +144,30 @@ class ChatMode {
 		});
 	}
 
-	/** The main conversation's latest entries, oldest first. */
-	#latest(session: string): StoredEntry[] {
+	/**
+	 * The chat messages since the agent last ran (since the last message that ran it, a compaction or a fresh
+	 * context), oldest first: read back a page at a time, at most LOOK_BACK entries.
+	 */
+	#sinceLastRun(session: string): StoredEntry[] {
 		const held = this.#ctx.stores.hold(session);
+		const out: StoredEntry[] = [];
 		try {
-			return held.store.window(MAIN_CONVERSATION, LOOK_BACK);
+			let beforeSeq: number | undefined;
+			for (let read = 0; read < LOOK_BACK; ) {
+				const page = held.store.page(MAIN_CONVERSATION, { ...(beforeSeq ? { beforeSeq } : {}), limit: PAGE });
+				for (let i = page.entries.length - 1; i >= 0; i--) {
+					const entry = page.entries[i]!;
+					if (entry.kind === "user" || entry.kind === "compaction" || entry.kind === "reset") return out;
+					if (entry.kind === MESSAGE_ENTRY) out.unshift(entry);
+				}
+				read += page.entries.length;
+				beforeSeq = page.entries[0]?.seq;
+				if (!page.more || beforeSeq === undefined) break;
+			}
+			return out;
 		} finally {
 			held.release();
 		}
-	}
-
-	/** The chat messages since the agent last ran (since the last message that ran it), oldest first. */
-	#sinceLastRun(session: string): StoredEntry[] {
-		const entries = this.#latest(session);
-		const out: StoredEntry[] = [];
-		for (let i = entries.length - 1; i >= 0; i--) {
-			const entry = entries[i]!;
-			if (entry.kind === "user" || entry.kind === "compaction" || entry.kind === "reset") break;
-			if (entry.kind === MESSAGE_ENTRY) out.unshift(entry);
-		}
-		return out;
 	}
 
 	#state(session: string, people: Map<string, { author: Author; count: number }>): ChatModeState {

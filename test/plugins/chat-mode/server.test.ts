@@ -122,6 +122,19 @@ describe("chat mode on the server", () => {
 		expect(String(firstAgain?.content)).toContain("[dee]: ok, I won't");
 	});
 
+	test("a long chat before a mention reaches the model whole, in order", async () => {
+		const { server, chat, mode } = await setup();
+		await mode.call("set", { on: true });
+		for (let i = 1; i <= 40; i++) await send(chat, `line ${i}`);
+		await waitForState(mode, (s) => s.waiting === 40);
+		server.fake.enqueue({ text: "read it" });
+		await send(chat, "@pi sum up");
+		await waitForState(chat, (s) => s.live === null && s.entries.some((e) => e.kind === "assistant"));
+		const asked = String((server.fake.requests[0] as FakeRequest).messages.at(-1)?.content);
+		const lines = asked.split("\n").filter((l) => l.startsWith("[owner]: line "));
+		expect(lines).toEqual(Array.from({ length: 40 }, (_, i) => `[owner]: line ${i + 1}`));
+	});
+
 	test("a reply quotes the message it answers: in a chat message's data, and above a mention as its lead", async () => {
 		const { server, chat, mode, dee } = await setup();
 		await mode.call("set", { on: true });
