@@ -143,11 +143,13 @@ export class Conversation {
 		}
 		const files = attachedFiles(this.#uploads, core.session, ids, principal.id);
 		const model = core.requireModel();
-		const { images, content } = withFiles(withContext(args.text, said.context), files, model);
+		const { text, images } = withFiles(args.text, files, model);
+		// The model reads what plugins added before the text (as history.ts rebuilds it); the entry keeps them apart.
+		const read = withContext(text, said.context);
+		const content: UserMessage["content"] = images.length ? [{ type: "text", text: read }, ...images] : read;
 		const engine = this.#runs.agent(model);
 		const at = Date.now();
-		const shown = withFiles(args.text, files, model).text;
-		const data = { kind: "user", text: shown, ...(images.length ? { images } : {}), ...said } satisfies StoredData;
+		const data = { kind: "user", text, ...(images.length ? { images } : {}), ...said } satisfies StoredData;
 		try {
 			this.#runs.start(
 				engine,
