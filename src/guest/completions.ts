@@ -38,24 +38,45 @@ export interface CompletionSource {
 	): Completion;
 }
 
-/** Plugins' completion sources, asked in the order added. */
+export interface CompletionOptions {
+	/**
+	 * Its items go first, before those of the source that answers (chat mode's `@pi` before the files); it never
+	 * claims what is typed from the others.
+	 */
+	readonly lead?: boolean;
+}
+
+/** Plugins' completion sources, asked in the order added (leading ones first). */
 export class Completions {
 	readonly #sources: CompletionSource[] = [];
+	readonly #leading = new Set<CompletionSource>();
 	readonly #listeners = new Set<() => void>();
 
-	add(source: CompletionSource): () => void {
+	add(source: CompletionSource, options: CompletionOptions = {}): () => void {
 		this.#sources.push(source);
+		if (options.lead) this.#leading.add(source);
 		this.#changed();
 		return () => {
 			const at = this.#sources.indexOf(source);
 			if (at < 0) return;
 			this.#sources.splice(at, 1);
+			this.#leading.delete(source);
 			this.#changed();
 		};
 	}
 
+	/** Every source; leading ones are also in `leading()`. */
 	all(): readonly CompletionSource[] {
 		return [...this.#sources];
+	}
+
+	leading(): readonly CompletionSource[] {
+		return this.#sources.filter((s) => this.#leading.has(s));
+	}
+
+	/** The sources that answer in turn (all but the leading ones). */
+	answering(): readonly CompletionSource[] {
+		return this.#sources.filter((s) => !this.#leading.has(s));
 	}
 
 	/** A source came or went (the editor takes the trigger characters again). */
@@ -67,6 +88,16 @@ export class Completions {
 	#changed(): void {
 		for (const listener of [...this.#listeners]) listener();
 	}
+}
+
+/** The leading items, then the answer's when it completes the same text. */
+function withLead(
+	lead: AutocompleteSuggestions | null,
+	answer: AutocompleteSuggestions | null,
+): AutocompleteSuggestions | null {
+	if (!lead) return answer;
+	if (!answer || answer.prefix !== lead.prefix) return lead;
+	return { prefix: lead.prefix, items: [...lead.items, ...answer.items] };
 }
 
 export class EditorCompletion implements AutocompleteProvider {
@@ -99,14 +130,33 @@ export class EditorCompletion implements AutocompleteProvider {
 		if (cursorLine === 0 && line.startsWith("/") && this.#slash.tabOnly(line.slice(0, cursorCol))) {
 			return this.#slash.getSuggestions(lines, cursorLine, cursorCol, options);
 		}
-		for (const source of this.#sources.all()) {
+		const lead = await this.#lead(lines, cursorLine, cursorCol, options);
+		for (const source of this.#sources.answering()) {
 			const answer = source.getSuggestions(lines, cursorLine, cursorCol, options);
 			if (answer === undefined) continue;
 			const suggestions = await answer;
 			for (const item of suggestions?.items ?? []) this.#from.set(item, source);
-			return suggestions;
+			return withLead(lead, suggestions);
 		}
+		if (lead) return lead;
 		return cursorLine === 0 ? this.#slash.getSuggestions(lines, cursorLine, cursorCol) : null;
+	}
+
+	/** The leading sources' items for what is typed, in order, or null when none has any. */
+	async #lead(
+		lines: string[],
+		cursorLine: number,
+		cursorCol: number,
+		options: CompletionRequest,
+	): Promise<AutocompleteSuggestions | null> {
+		let lead = null as AutocompleteSuggestions | null;
+		for (const source of this.#sources.leading()) {
+			const suggestions = await source.getSuggestions(lines, cursorLine, cursorCol, options);
+			if (!suggestions?.items.length || (lead && lead.prefix !== suggestions.prefix)) continue;
+			for (const item of suggestions.items) this.#from.set(item, source);
+			lead = { prefix: suggestions.prefix, items: [...(lead?.items ?? []), ...suggestions.items] };
+		}
+		return lead;
 	}
 
 	applyCompletion(

@@ -5,6 +5,7 @@
 import { accessPlugin } from "../plugins/access/tui.ts";
 import { artifactsPlugin } from "../plugins/artifacts/tui.ts";
 import { chatPlugin } from "../plugins/chat/tui.ts";
+import { chatModePlugin } from "../plugins/chat-mode/tui.ts";
 import { devReloadPlugin } from "../plugins/dev-reload/tui.ts";
 import { devicesPlugin } from "../plugins/devices/tui.ts";
 import { envsPlugin } from "../plugins/envs/tui.ts";
@@ -48,5 +49,6 @@ export function guestPlugins(): GuestPlugin[] {
 		devReloadPlugin,
 		portsPlugin,
 		envsPlugin,
+		chatModePlugin,
 	];
 }

@@ -76,9 +76,11 @@ export class EntryRenderers {
 		return (this.#byKind.get(kind)?.length ?? 0) > 0;
 	}
 
-	/** The first renderer's component; a renderer that throws is skipped, so one plugin cannot break the transcript. */
-	resolve(entry: TranscriptEntry, theme: ThemeRef): Component | undefined {
-		for (const renderer of this.#byKind.get(entry.kind) ?? []) {
+	/**
+	 * The first renderer's component (`kind`: the kind to look up, when the entry says it elsewhere: a plugin's
+	 * entry's `type`); a renderer that throws is skipped, so one plugin cannot break the transcript. */
+	resolve(entry: TranscriptEntry, theme: ThemeRef, kind: string = entry.kind): Component | undefined {
+		for (const renderer of this.#byKind.get(kind) ?? []) {
 			try {
 				const component = renderer(entry, theme);
 				if (component) return component;

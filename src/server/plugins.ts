@@ -5,6 +5,7 @@
 import { accessPlugin } from "../plugins/access/server.ts";
 import { artifactsPlugin } from "../plugins/artifacts/server.ts";
 import { chatPlugin } from "../plugins/chat/server.ts";
+import { chatModePlugin } from "../plugins/chat-mode/server.ts";
 import { devReloadPlugin } from "../plugins/dev-reload/server.ts";
 import { devicesPlugin } from "../plugins/devices/server.ts";
 import { envsPlugin } from "../plugins/envs/server.ts";
@@ -48,5 +49,6 @@ export function defaultPlugins(): ServerPlugin[] {
 		devReloadPlugin,
 		portsPlugin,
 		envsPlugin(),
+		chatModePlugin(),
 	];
 }

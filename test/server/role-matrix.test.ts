@@ -184,6 +184,12 @@ const MATRIX: Row[] = [
 			listDirectory: { may: OWNER, args: () => ({ env: "local", path: "/" }) },
 		},
 	},
+	{
+		object: "chat-mode",
+		input: (s) => ({ session: s }),
+		open: EVERYONE,
+		calls: { set: { may: OWNER, args: () => ({ on: false }) } },
+	},
 ];
 
 let ts: TestServer;

@@ -38,6 +38,8 @@ export const ChatEntry = lazy(() =>
 		text: "string",
 		author: Author,
 		images: "number.integer >= 0",
+		/** One line a plugin put above the message (chat mode's reply quote). */
+		"lead?": "string <= 1024",
 	})
 		.or({
 			...EntryBase,
@@ -85,7 +87,15 @@ export const ChatEntry = lazy(() =>
 		})
 		/** A fresh context (/new-context): the model sees nothing before it but the handoff note, if any. */
 		.or({ ...EntryBase, kind: "'reset'", handoff: "string | null" })
-		.or({ ...EntryBase, kind: "'interrupted'", message: "string" }),
+		.or({ ...EntryBase, kind: "'interrupted'", message: "string" })
+		/** A plugin's entry (`type` is `<plugin>.<name>`, e.g. a chat-mode message): its renderer draws `data`. */
+		.or({
+			...EntryBase,
+			kind: "'plugin'",
+			type: "/^[a-z][a-z0-9-]*\\.[a-z][a-z0-9-]*$/",
+			author: Author.or("null"),
+			data: "Record<string, unknown>",
+		}),
 );
 export type ChatEntry = typeof ChatEntry.infer;
 
@@ -200,9 +210,12 @@ export const SendArgs = lazy(() =>
 		mode: QueueMode,
 		/** Chosen by the client; a retried send with the same id runs once. */
 		requestId: RequestId,
+		/** Fields for the server plugins' say in the message (chat mode's `replyTo`); each plugin checks its own. */
+		"extra?": "Record<string, string | number | boolean | null>",
 	}),
 );
-export const SendResult = lazy(() => type({ status: "'started' | 'queued' | 'duplicate'" }));
+/** `kept`: a plugin kept the message as its own entry (a chat-mode message), and the agent does not run. */
+export const SendResult = lazy(() => type({ status: "'started' | 'queued' | 'duplicate' | 'kept'" }));
 
 export const StopResult = lazy(() => type({ stopped: "boolean", texts: "string[]" }));
 export const DequeueArgs = lazy(() => type({ id: "string" }));

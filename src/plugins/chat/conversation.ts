@@ -1,29 +1,33 @@
 import type { UserMessage } from "@earendil-works/pi-ai";
 import { ProtocolError } from "../../protocol/codes.ts";
+import type { Author } from "../../protocol/common.ts";
+import type { PluginEntry } from "../../server/agent/extensions.ts";
 import type { LiveState } from "../../server/objects/live-state.ts";
 import type { Principal } from "../../server/objects/principal.ts";
 import { isOwner } from "../../server/objects/principal.ts";
 import type { ServerContext } from "../../server/plugin.ts";
 import { DuplicateRequestError } from "../../server/store/errors.ts";
-import type { QueuedRow, SessionStore } from "../../server/store/session-store.ts";
+import type { QueuedRow, SessionStore, StoredEntry } from "../../server/store/session-store.ts";
 import { attachedFiles, withFiles } from "./attachments.ts";
 import { Compactor } from "./compactor.ts";
 import type { ChatEntry, ChatState, ConfigureArgs, ModelState, QueueMode } from "./contract.ts";
-import { authorOf, ConversationCore } from "./conversation-core.ts";
+import { afterStored, authorOf, ConversationCore } from "./conversation-core.ts";
+import { withContext } from "./history.ts";
 import { InputQueue } from "./input-queue.ts";
 import { chooseModel, modelState, resolveThinking } from "./model-choice.ts";
-import { authorIdOf } from "./pending-inputs.ts";
+import { authorIdOf, type Said } from "./pending-inputs.ts";
 import { Runs } from "./runs.ts";
 import { runShell } from "./shell.ts";
 import { AGENT_AUTHOR, activityLine, type TaskResult, taskResult } from "./tasks.ts";
 import type { Uploads } from "./uploads.ts";
-import { type StoredData, toView } from "./view.ts";
+import { type PluginData, type StoredData, toView } from "./view.ts";
 
 export interface SendArgs {
 	readonly text: string;
 	readonly mode: QueueMode;
 	readonly requestId: string;
 	readonly attachments?: readonly string[];
+	readonly extra?: Readonly<Record<string, unknown>>;
 }
 
 /**
@@ -64,7 +68,7 @@ export class Conversation {
 		return this.#runs.idle();
 	}
 
-	send(args: SendArgs, principal: Principal): "started" | "queued" | "duplicate" {
+	send(args: SendArgs, principal: Principal): "started" | "queued" | "duplicate" | "kept" {
 		const core = this.#core;
 		// A retried request: stored as an entry, or queued (perhaps handed back after a restart) under this id.
 		if (core.store.byRequestId(core.id, args.requestId) || core.store.queuedByRequestId(core.id, args.requestId)) {
@@ -73,6 +77,18 @@ export class Conversation {
 		const author = authorOf(principal);
 		const ids = args.attachments ?? [];
 		if (!args.text.trim() && !ids.length) throw new ProtocolError("bad_args", "a message needs text or a file");
+		// The plugins' say first (chat mode keeps a chat message as its own entry): approval holds only what runs.
+		const outcome = core.ctx.agent.input(
+			{ session: core.session, conversation: core.id },
+			{ text: args.text, author, files: ids.length, extra: args.extra },
+		);
+		if ("refuse" in outcome) throw new ProtocolError("conflict", outcome.refuse);
+		if ("keep" in outcome) return this.#keep(outcome.keep, author, args.requestId);
+		const said: Said = {
+			...(outcome.context ? { context: outcome.context } : {}),
+			...(outcome.lead ? { lead: outcome.lead } : {}),
+		};
+		const content = withContext(args.text, said.context);
 		const doing = core.activity.kind;
 		if (doing === "compaction") {
 			throw new ProtocolError("conflict", "Wait for the compaction to finish (Escape cancels it).");
@@ -83,7 +99,7 @@ export class Conversation {
 		if (hold && ids.length) {
 			throw new ProtocolError("conflict", "the owner approves guests' messages here; send the text without files");
 		}
-		if (ids.length) return this.#sendWithFiles(args, ids, principal);
+		if (ids.length) return this.#sendWithFiles(args, ids, principal, said);
 		if (doing === "run" || hold) {
 			let row: QueuedRow;
 			try {
@@ -98,17 +114,17 @@ export class Conversation {
 				if (error instanceof DuplicateRequestError) return "duplicate";
 				throw error;
 			}
-			const message: UserMessage = { role: "user", content: args.text, timestamp: row.at };
-			this.#queue.add(row, message, hold);
+			const message: UserMessage = { role: "user", content, timestamp: row.at };
+			this.#queue.add(row, message, hold, said);
 			return "queued";
 		}
 		const engine = this.#runs.agent(core.requireModel());
 		const at = Date.now();
-		const data = { kind: "user", text: args.text } satisfies StoredData;
+		const data = { kind: "user", text: args.text, ...said } satisfies StoredData;
 		try {
 			this.#runs.start(
 				engine,
-				{ role: "user", content: args.text, timestamp: at },
+				{ role: "user", content, timestamp: at },
 				{ entry: { kind: "user", data, author, requestId: args.requestId, at } },
 			);
 		} catch (error) {
@@ -120,17 +136,20 @@ export class Conversation {
 	}
 
 	/** A message with files (see attachments.ts); only while no run is going, as a queued input is text. */
-	#sendWithFiles(args: SendArgs, ids: readonly string[], principal: Principal): "started" | "duplicate" {
+	#sendWithFiles(args: SendArgs, ids: readonly string[], principal: Principal, said: Said): "started" | "duplicate" {
 		const core = this.#core;
 		if (core.activity.kind === "run") {
 			throw new ProtocolError("conflict", "files are sent when the agent is not working; stop it or wait");
 		}
 		const files = attachedFiles(this.#uploads, core.session, ids, principal.id);
 		const model = core.requireModel();
-		const { text, images, content } = withFiles(args.text, files, model);
+		const { text, images } = withFiles(args.text, files, model);
+		// The model reads what plugins added before the text (as history.ts rebuilds it); the entry keeps them apart.
+		const read = withContext(text, said.context);
+		const content: UserMessage["content"] = images.length ? [{ type: "text", text: read }, ...images] : read;
 		const engine = this.#runs.agent(model);
 		const at = Date.now();
-		const data = { kind: "user", text, ...(images.length ? { images } : {}) } satisfies StoredData;
+		const data = { kind: "user", text, ...(images.length ? { images } : {}), ...said } satisfies StoredData;
 		try {
 			this.#runs.start(
 				engine,
@@ -143,6 +162,32 @@ export class Conversation {
 		}
 		if (args.text.trim()) core.nameSessionAfter(args.text);
 		return "started";
+	}
+
+	/** A plugin's entry of its own (chat mode switched on): stored, then shown to everyone watching. */
+	note(entry: PluginEntry, author: Author | null): void {
+		this.#keep(entry, author, undefined);
+	}
+
+	/** A plugin kept the message as its own entry: stored with its author, shown to everyone; no run starts. */
+	#keep(entry: PluginEntry, author: Author | null, requestId: string | undefined): "kept" | "duplicate" {
+		const core = this.#core;
+		const kind = entry.type as PluginData["kind"];
+		let stored: StoredEntry;
+		try {
+			stored = core.store.append(core.id, {
+				kind,
+				data: { kind, data: entry.data } satisfies StoredData,
+				author,
+				...(requestId ? { requestId } : {}),
+			});
+		} catch (error) {
+			if (error instanceof DuplicateRequestError) return "duplicate";
+			throw error;
+		}
+		core.show(stored);
+		afterStored("sorting the session first", () => core.ctx.catalog.touch(core.session));
+		return "kept";
 	}
 
 	/**

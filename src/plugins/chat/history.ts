@@ -41,6 +41,11 @@ export function handoffText(handoff: string): string {
 	return `This is a fresh context. A note carried over from the earlier conversation:\n\n${handoff}`;
 }
 
+/** What the model reads of a person's message: what plugins added before it (chat mode's chat), then the text. */
+export function withContext(text: string, context: string | undefined): string {
+	return context ? `${context}\n\n${text}` : text;
+}
+
 /** A row whose data was checked against its kind. */
 export interface ReadableRow extends StoredRow {
 	readonly data: StoredData;
@@ -98,14 +103,16 @@ export function toAgentHistory(all: readonly StoredRow[]): AgentMessage[] {
 	for (const row of rows) {
 		const data = row.data;
 		switch (data.kind) {
-			case "user":
+			case "user": {
 				closeOpen();
+				const text = withContext(data.text, data.context);
 				messages.push({
 					role: "user",
-					content: data.images?.length ? [{ type: "text", text: data.text }, ...data.images] : data.text,
+					content: data.images?.length ? [{ type: "text", text }, ...data.images] : text,
 					timestamp: row.at,
 				});
 				break;
+			}
 			case "assistant": {
 				if (data.retried === true) break;
 				closeOpen();

@@ -6,7 +6,7 @@ import type { UserMessage } from "@earendil-works/pi-ai";
 import type { PatchOp } from "../../protocol/patch.ts";
 import type { QueuedRow } from "../../server/store/session-store.ts";
 import type { ConversationCore } from "./conversation-core.ts";
-import { asQueuedInput, authorIdOf, PendingInputs, type Queued } from "./pending-inputs.ts";
+import { asQueuedInput, authorIdOf, PendingInputs, type Queued, type Said } from "./pending-inputs.ts";
 
 export class InputQueue {
 	readonly #core: ConversationCore;
@@ -57,8 +57,8 @@ export class InputQueue {
 	}
 
 	/** A stored input, shown in the queue; the agent gets it at once unless it waits for the owner's approval. */
-	add(row: QueuedRow, message: UserMessage, waiting: boolean): void {
-		const queued = this.#pending.add(row, message, waiting);
+	add(row: QueuedRow, message: UserMessage, waiting: boolean, said?: Said): void {
+		const queued = this.#pending.add(row, message, waiting, said);
 		if (!waiting) {
 			if (row.mode === "steer") this.#core.agent?.steer(message);
 			else this.#core.agent?.followUp(message);

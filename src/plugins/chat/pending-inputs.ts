@@ -9,6 +9,14 @@ export interface Queued {
 	readonly message: UserMessage;
 	/** Held for the owner's approval: not given to the agent until accepted. */
 	waiting: boolean;
+	/** What plugins said of it (see `Said`), stored with it when it reaches the agent. */
+	readonly said?: Said;
+}
+
+/** What the plugins' say in a message adds to its stored entry: the model's context and the transcript's lead. */
+export interface Said {
+	readonly context?: string;
+	readonly lead?: string;
 }
 
 export const authorIdOf = (q: Queued) => (q.row.author as Author).id;
@@ -26,8 +34,8 @@ export class PendingInputs {
 	readonly #byId = new Map<string, Queued>();
 	readonly #byMessage = new Map<UserMessage, string>();
 
-	add(row: QueuedRow, message: UserMessage, waiting: boolean): Queued {
-		const queued: Queued = { row, message, waiting };
+	add(row: QueuedRow, message: UserMessage, waiting: boolean, said?: Said): Queued {
+		const queued: Queued = { row, message, waiting, ...(said ? { said } : {}) };
 		this.#byId.set(row.id, queued);
 		this.#byMessage.set(message, row.id);
 		return queued;

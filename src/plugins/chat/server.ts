@@ -1,5 +1,6 @@
 import { ProtocolError } from "../../protocol/codes.ts";
-import type { UsageTotals } from "../../protocol/common.ts";
+import type { Author, UsageTotals } from "../../protocol/common.ts";
+import { PLUGIN_ENTRY_TYPE, type PluginEntry } from "../../server/agent/extensions.ts";
 import { maySeeSession } from "../../server/objects/principal.ts";
 import type { ServerContext, ServerPlugin } from "../../server/plugin.ts";
 import { checkDirectory } from "../../server/session-directory.ts";
@@ -53,6 +54,10 @@ export interface ChatTasks {
 declare module "../../server/services.ts" {
 	interface ServerServices {
 		chatTasks: ChatTasks;
+		/** Adds a plugin's entry to a conversation: stored, then shown to everyone watching it. */
+		conversationEntries: {
+			append(session: string, conversation: string, entry: PluginEntry, author: Author | null): void;
+		};
 	}
 }
 
@@ -245,6 +250,17 @@ export function chatPlugin(): ServerPlugin {
 			const conversations = new Conversations(ctx, uploads);
 			live = conversations;
 			ctx.services.provide("chatTasks", { run: (task) => conversations.task(task) });
+			ctx.services.provide("conversationEntries", {
+				append(session, conversation, entry, author) {
+					if (!PLUGIN_ENTRY_TYPE.test(entry.type)) throw new Error(`bad entry type ${entry.type}`);
+					const slot = conversations.acquire({ session, conversation });
+					try {
+						slot.conversation.note(entry, author);
+					} finally {
+						conversations.releaseOne({ session, conversation }, slot);
+					}
+				},
+			});
 			ctx.host.serve(chatContract, {
 				open(input, { principal }) {
 					if (!maySeeSession(principal, input.session))

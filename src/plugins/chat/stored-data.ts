@@ -13,7 +13,7 @@ const AssistantBlock = TextBlock.or({ type: "'thinking'", thinking: "string" }).
 
 /** What each kind must look like before the model or a client is given it; extra fields are allowed. */
 const SHAPES = {
-	user: type({ kind: "'user'", text: "string", "images?": Image.array() }),
+	user: type({ kind: "'user'", text: "string", "images?": Image.array(), "context?": "string", "lead?": "string" }),
 	assistant: type({
 		kind: "'assistant'",
 		message: {
@@ -53,8 +53,15 @@ const SHAPES = {
  * match its data, a missing or mistyped field) or of a kind the chat does not know. `interrupted` rows carry
  * whatever recovery wrote, so only their kind is trusted.
  */
+const PLUGIN_KIND = /^[a-z][a-z0-9-]*\.[a-z][a-z0-9-]*$/;
+const PluginShape = type({ kind: "string", data: "Record<string, unknown>" });
+
 export function readStored(row: StoredRow): StoredData | null {
 	if (row.kind === "interrupted") return { kind: "interrupted" };
+	if (PLUGIN_KIND.test(row.kind)) {
+		const checked = PluginShape(row.data);
+		return checked instanceof type.errors || checked.kind !== row.kind ? null : (row.data as StoredData);
+	}
 	if (!Object.hasOwn(SHAPES, row.kind)) return null;
 	const checked = SHAPES[row.kind as keyof typeof SHAPES](row.data);
 	return checked instanceof type.errors ? null : (row.data as StoredData);

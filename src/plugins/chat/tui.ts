@@ -47,7 +47,7 @@ export const chatPlugin: GuestPlugin = {
 			home: start.local?.home,
 			draft: ctx.snapshot.restored?.draft ?? start.args.draft,
 			verbose: start.args.verbose,
-			send: (text, mode, attachments) => actions.send(text, mode, attachments),
+			send: (text, mode, attachments) => actions.send(text, mode, attachments, open.sendExtra()),
 			shell: (command, includeInContext) => actions.shell(command, includeInContext),
 			loadOlder: async (beforeSeq) => {
 				const ref = open.ref;

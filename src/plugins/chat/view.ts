@@ -4,7 +4,10 @@ import { damagedText, readStored } from "./stored-data.ts";
 
 /** What the chat plugin stores per entry kind (the `data` column); assistant entries keep pi-ai's full message. */
 export type StoredData =
-	| { kind: "user"; text: string; images?: ImageContent[] }
+	/** `context`: what plugins had the model read before the text; `lead`: their line above it in the transcript. */
+	| { kind: "user"; text: string; images?: ImageContent[]; context?: string; lead?: string }
+	/** A plugin's entry (its kind is `<plugin>.<name>`): shown by its renderer, never read by the model. */
+	| { kind: `${string}.${string}`; data: Record<string, unknown> }
 	/** `retried`: a failed attempt that was retried; shown, but never part of what the model reads. */
 	| { kind: "assistant"; message: AssistantMessage; retried?: boolean }
 	| {
@@ -87,6 +90,12 @@ function plainDetails(details: unknown): Record<string, unknown> | null {
 	return details as Record<string, unknown>;
 }
 
+export type PluginData = Extract<StoredData, { data: Record<string, unknown> }>;
+
+export function isPluginData(data: StoredData): data is PluginData {
+	return data.kind.includes(".");
+}
+
 const UNKNOWN_AUTHOR: Author = { id: "unknown", name: "unknown", role: "view" };
 
 /** Turns a stored row into what clients see. Unknown or damaged rows become an error entry, never a crash. */
@@ -95,6 +104,15 @@ export function toView(row: StoredRow): ChatEntry {
 	const data = readStored(row);
 	if (!data) return { ...base, kind: "error", message: damagedText(row.seq) };
 	try {
+		if (isPluginData(data)) {
+			return {
+				...base,
+				kind: "plugin",
+				type: data.kind,
+				author: (row.author as Author | null) ?? null,
+				data: data.data,
+			};
+		}
 		switch (data.kind) {
 			case "user":
 				return {
@@ -103,6 +121,7 @@ export function toView(row: StoredRow): ChatEntry {
 					text: data.text,
 					author: (row.author as Author | null) ?? UNKNOWN_AUTHOR,
 					images: data.images?.length ?? 0,
+					...(typeof data.lead === "string" ? { lead: data.lead.slice(0, 1024) } : {}),
 				};
 			case "assistant": {
 				const m = data.message;

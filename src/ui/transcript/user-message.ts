@@ -1,4 +1,4 @@
-import { Box, Markdown, Spacer } from "@earendil-works/pi-tui";
+import { Box, Markdown, Spacer, truncateToWidth } from "@earendil-works/pi-tui";
 import { visibleText } from "../text.ts";
 import { parseSkillBlock, skillBox } from "./skill-block.ts";
 import { ThemedItem } from "./themed.ts";
@@ -9,6 +9,8 @@ export interface UserMessageData {
 	readonly author?: string;
 	/** A message that invoked a skill: its block is shown expanded (Ctrl+O), with the key that does it. */
 	readonly skill?: { readonly expanded: boolean; readonly expandKey: string };
+	/** One dim line a plugin put above the message (chat mode's "↪ Replying to …"). */
+	readonly lead?: string;
 }
 
 /**
@@ -35,6 +37,10 @@ export class UserMessage extends ThemedItem<UserMessageData> {
 	protected build(): void {
 		const t = () => this.theme.current;
 		this.addChild(new Spacer(1));
+		if (this.data.lead) {
+			const lead = visibleText(this.data.lead, false);
+			this.addChild({ invalidate() {}, render: (width) => [truncateToWidth(` ${t().fg("dim", lead)}`, width)] });
+		}
 		// pi: a skill's block collapsed to one line, then what was asked with it as a message of its own.
 		const skill = this.data.skill ? parseSkillBlock(this.data.text) : null;
 		if (skill) {

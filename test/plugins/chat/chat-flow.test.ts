@@ -31,6 +31,7 @@ const texts = (entries: readonly ChatEntry[]) =>
 		if (e.kind === "compaction") return `compaction:${e.summary}`;
 		if (e.kind === "reset") return `reset:${e.handoff ?? ""}`;
 		if (e.kind === "shell") return `shell:${e.command}`;
+		if (e.kind === "plugin") return `plugin:${e.type}`;
 		return `${e.kind}:${e.message}`;
 	});
 

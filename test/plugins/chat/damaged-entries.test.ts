@@ -3,6 +3,7 @@ import { expect, test } from "bun:test";
 import { join } from "node:path";
 import { type ChatEntry, chatContract } from "../../../src/plugins/chat/contract.ts";
 import { toAgentHistory } from "../../../src/plugins/chat/history.ts";
+import { toView } from "../../../src/plugins/chat/view.ts";
 import { CORRUPT_KIND } from "../../../src/server/store/session-store.ts";
 import { chatFixture, requestId } from "../../support/chat-fixture.ts";
 import { waitForState } from "../../support/p2-server.ts";
@@ -58,4 +59,29 @@ test("a corrupt row never reaches the model, whatever kind its damaged data clai
 		{ seq: 5, at: 5, kind: "user", data: { kind: "user", text: "again" }, author: null },
 	];
 	expect(toAgentHistory(rows).map((m) => (m.role === "user" ? m.content : m.role))).toEqual(["hello", "again"]);
+});
+
+test("a plugin's entry is shown as the plugin's, never read by the model; one whose data is damaged is a notice", () => {
+	const rows = [
+		{ seq: 1, at: 1, kind: "user", data: { kind: "user", text: "hello", context: "before it" }, author: null },
+		{
+			seq: 2,
+			at: 2,
+			kind: "chat-mode.message",
+			data: { kind: "chat-mode.message", data: { text: "chat" } },
+			author: null,
+		},
+		{
+			seq: 3,
+			at: 3,
+			kind: "chat-mode.message",
+			data: { kind: "chat-mode.message", data: "not a record" },
+			author: null,
+		},
+		{ seq: 4, at: 4, kind: "chat-mode.message", data: { kind: "other.kind", data: {} }, author: null },
+	];
+	expect(toAgentHistory(rows).map((m) => (m.role === "user" ? m.content : m.role))).toEqual(["before it\n\nhello"]);
+	expect(
+		rows.map((r) => toView(r)).map((e) => (e.kind === "plugin" ? `${e.type}:${JSON.stringify(e.data)}` : e.kind)),
+	).toEqual(["user", 'chat-mode.message:{"text":"chat"}', "error", "error"]);
 });

@@ -119,6 +119,21 @@ describe("entry renderers on the screen", () => {
 		expect(lines).toContain("message 1");
 		expect(lines).not.toContain("new context:");
 	});
+
+	test("an entry every renderer declines keeps the transcript's own drawing; a plugin's entry without one is named", async () => {
+		const { chat, tui, frame, registries } = screen();
+		registries.entryRenderers.register("user", () => undefined);
+		const s = state(1);
+		chat.setChat({
+			...s,
+			entries: [...s.entries, { seq: 2, at: 2, kind: "plugin", type: "other.note", author: null, data: { text: "x" } }],
+		});
+		await frame();
+		const lines = tui.getScreenLines().join("\n");
+		expect(lines).toContain("message 1");
+		expect(lines).not.toContain("[user]");
+		expect(lines).toContain("[other.note]");
+	});
 });
 
 describe("status lines", () => {

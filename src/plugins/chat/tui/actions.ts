@@ -10,6 +10,9 @@ import { ConnectionLost, type ObjectRef } from "../../../protocol/object-client.
 import { isOwnerRole, isParticipantRole } from "../../../protocol/roles.ts";
 import type { ChatState, chatContract, QueueMode } from "../contract.ts";
 
+/** Fields plugins add to a message for their server parts (chat mode's `replyTo`). */
+export type SendExtra = Record<string, string | number | boolean | null>;
+
 export interface ChatActionsContext {
 	readonly ui: Pick<GuestUi, "notice" | "editorText" | "setEditorText">;
 	/** Who this is (the role decides what they may do; their id marks their own messages). */
@@ -39,13 +42,19 @@ export class ChatActions {
 	}
 
 	/** The same request id across reconnects: the server runs it once. A refusal goes back to the person. */
-	async send(text: string, mode: QueueMode, attachments: string[]): Promise<void> {
+	async send(text: string, mode: QueueMode, attachments: string[], extra?: SendExtra): Promise<void> {
 		const chat = this.#open();
 		const requestId = newRequestId();
 		for (;;) {
 			try {
 				await chat.ready;
-				await chat.call("send", { text, mode, requestId, ...(attachments.length ? { attachments } : {}) });
+				await chat.call("send", {
+					text,
+					mode,
+					requestId,
+					...(attachments.length ? { attachments } : {}),
+					...(extra && Object.keys(extra).length ? { extra } : {}),
+				});
 				return;
 			} catch (error) {
 				if (!(error instanceof ConnectionLost)) throw error;

@@ -10,7 +10,7 @@ import type { ReadingAnchor, ReloadSnapshot } from "../../../guest/snapshot.ts";
 import { MAIN_CONVERSATION } from "../../../protocol/common.ts";
 import type { ObjectRef } from "../../../protocol/object-client.ts";
 import { type ChatEntry, chatContract } from "../contract.ts";
-import type { ChatActions } from "./actions.ts";
+import type { ChatActions, SendExtra } from "./actions.ts";
 import { GoneDirectoryNotice, goneDirectoryOf } from "./gone-directory.ts";
 import type { ChatScreen } from "./screen.ts";
 
@@ -33,6 +33,15 @@ export interface Conversation {
 	navigate(conversation: string, label?: string): void;
 	/** Another conversation is on the screen (the session's main one when a session opens). */
 	onNavigate(listener: (conversation: string) => void): () => void;
+	/**
+	 * Adds fields to each message sent from the editor, for the plugin's server part (chat mode's reply). The
+	 * provider is asked once per message, as it is sent; undefined adds nothing.
+	 */
+	addSendExtra(provider: () => SendExtra | undefined): () => void;
+	/** The transcript is scrolled up, away from its newest lines. */
+	scrolledAway(): boolean;
+	/** The transcript came back to its newest lines, or left them. */
+	onScroll(listener: () => void): () => void;
 }
 
 declare module "../../../guest/services.ts" {
@@ -55,6 +64,17 @@ export class OpenConversation {
 	readonly #navigated = new Set<(conversation: string) => void>();
 	#ref: ObjectRef<typeof chatContract> | undefined;
 	#conversation: string = MAIN_CONVERSATION;
+	readonly #extras = new Set<() => SendExtra | undefined>();
+
+	/** What plugins add to the message being sent now. */
+	sendExtra(): SendExtra | undefined {
+		let extra: SendExtra | undefined;
+		for (const provider of this.#extras) {
+			const more = provider();
+			if (more) extra = { ...extra, ...more };
+		}
+		return extra;
+	}
 
 	/** `changed`: the conversation's state changed (the terminal's progress follows it). */
 	constructor(ctx: GuestContext, screen: ChatScreen, actions: ChatActions, changed: () => void) {
@@ -95,6 +115,12 @@ export class OpenConversation {
 				this.#navigated.add(listener);
 				return () => this.#navigated.delete(listener);
 			},
+			addSendExtra: (provider) => {
+				this.#extras.add(provider);
+				return () => this.#extras.delete(provider);
+			},
+			scrolledAway: () => this.#screen.scrolledAway(),
+			onScroll: (listener) => this.#screen.onScroll(listener),
 		};
 	}
 

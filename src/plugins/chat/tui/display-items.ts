@@ -41,7 +41,10 @@ export type DisplayItem =
 	| (ItemBase & { readonly kind: "marker"; readonly data: ResetMarkerData })
 	| (ItemBase & { readonly kind: "shell"; readonly data: ShellBlockData })
 	/** A plugin's renderer draws this entry (the screen decides, from its entry renderers). */
-	| (ItemBase & { readonly kind: "custom"; readonly data: { readonly entry: ChatEntry; readonly version: number } });
+	| (ItemBase & {
+			readonly kind: "custom";
+			readonly data: { readonly entry: ChatEntry; readonly version: number; readonly fallback?: DisplayItem };
+	  });
 
 export interface ViewOptions {
 	readonly viewerId: string | undefined;
@@ -133,6 +136,7 @@ function entryItem(entry: ChatEntry, view: ViewOptions): DisplayItem {
 				data: {
 					text: entry.text,
 					...(entry.author.id === view.viewerId || !view.viewerId ? {} : { author: authorLabel(entry.author) }),
+					...(entry.lead ? { lead: entry.lead } : {}),
 					// A `/skill:` message: its block follows the tool output's Ctrl+O (pi).
 					...(entry.text.startsWith("<skill ")
 						? { skill: { expanded: view.toolsExpanded, expandKey: view.expandKey ?? "" } }
@@ -174,6 +178,9 @@ function entryItem(entry: ChatEntry, view: ViewOptions): DisplayItem {
 			};
 		case "reset":
 			return { key, kind: "marker", data: { handoff: entry.handoff } };
+		case "plugin":
+			// A plugin's renderer draws it (or a dim line names it).
+			return { key, kind: "custom", data: { entry, version: 0 } };
 		case "shell":
 			// Keyed by the command, so the running block and the finished one are the same component.
 			return {

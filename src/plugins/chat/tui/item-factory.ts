@@ -13,7 +13,7 @@ import { StatusLine } from "../../../ui/transcript/status-line.ts";
 import type { ThemedItem } from "../../../ui/transcript/themed.ts";
 import { UserMessage } from "../../../ui/transcript/user-message.ts";
 import type { ChatEntry } from "../contract.ts";
-import { CustomEntry } from "./custom-entry.ts";
+import { CustomEntry, entryKind } from "./custom-entry.ts";
 import type { DisplayItem } from "./display-items.ts";
 
 type Kind = DisplayItem["kind"];
@@ -83,7 +83,12 @@ export function createItem(item: DisplayItem, options: ItemFactoryOptions): Item
 		case "custom":
 			return view(
 				"custom",
-				new CustomEntry(theme, item.data, (entry: ChatEntry) => options.entryRenderers.resolve(entry, theme)),
+				new CustomEntry(
+					theme,
+					item.data,
+					(entry: ChatEntry) => options.entryRenderers.resolve(entry, theme, entryKind(entry)),
+					(fallback) => createItem(fallback, options).component,
+				),
 			);
 	}
 }

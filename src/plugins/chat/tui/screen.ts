@@ -92,6 +92,8 @@ export class ChatScreen implements GuestScreen {
 	readonly #readOnlyBar = new Text("", 1, 0);
 	/** pi's blank row above the editor (its widget area keeps one when empty). */
 	readonly #aboveEditor = new Spacer(1);
+	readonly #scrollListeners = new Set<() => void>();
+	#wasAway = false;
 	readonly #listening: (() => void)[];
 	#place: string;
 	#chat: ChatState | undefined;
@@ -179,8 +181,23 @@ export class ChatScreen implements GuestScreen {
 			{ component: ui.slots.container("widgets:below"), shrink: 1, minSize: 0 },
 			{ component: this.#footer, shrink: 1, minSize: 0 },
 		]);
+		// Draws nothing: tells listeners when the transcript leaves its newest lines or comes back to them.
+		const scrollWatch: Component = {
+			invalidate() {},
+			render: () => {
+				const away = this.scrolledAway();
+				if (away !== this.#wasAway) {
+					this.#wasAway = away;
+					queueMicrotask(() => {
+						for (const listener of [...this.#scrollListeners]) listener();
+					});
+				}
+				return [];
+			},
+		};
 		this.root = new VStack([
 			{ component: this.#transcript.view, basis: 0, grow: 1, shrink: 1, minSize: 1 },
+			{ component: scrollWatch, basis: 0, grow: 0, shrink: 0, minSize: 0 },
 			{ component: dock, basis: "auto", grow: 0, shrink: 1, minSize: 1 },
 		]);
 		this.#listening = [
@@ -194,6 +211,16 @@ export class ChatScreen implements GuestScreen {
 	}
 
 	/** The agent is working or compacting: Escape stops it. */
+	/** The transcript is scrolled up, away from its newest lines. */
+	scrolledAway(): boolean {
+		return !this.#transcript.view.isFollowingEnd;
+	}
+
+	onScroll(listener: () => void): () => void {
+		this.#scrollListeners.add(listener);
+		return () => this.#scrollListeners.delete(listener);
+	}
+
 	get busy(): boolean {
 		return Boolean(this.#chat?.live || this.#chat?.compacting || this.#chat?.shell);
 	}

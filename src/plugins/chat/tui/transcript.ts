@@ -139,8 +139,15 @@ export class Transcript {
 		for (const item of items) {
 			flush(item.seq ?? Number.POSITIVE_INFINITY);
 			const entry = item.source?.entry;
-			if (entry && renderers.has(entry.kind)) {
-				merged.push({ key: item.key, kind: "custom", data: { entry, version: renderers.version }, seq: item.seq });
+			if (entry && (entry.kind === "plugin" || renderers.has(entry.kind))) {
+				// The transcript's own drawing stays, for when the plugins' renderers decline this entry.
+				const fallback = item.kind === "custom" ? undefined : item;
+				merged.push({
+					key: item.key,
+					kind: "custom",
+					data: { entry, version: renderers.version, ...(fallback ? { fallback } : {}) },
+					seq: item.seq,
+				});
 			} else merged.push(item);
 		}
 		for (const notice of this.#notices.slice(noticeAt)) merged.push(notice.item);

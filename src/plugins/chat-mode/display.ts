@@ -1,0 +1,48 @@
+/**
+ * Chat mode's words, shared by its server part and its TUI part: what counts as a mention, the reply quote's
+ * line, and how the model reads the chat that came before a mention.
+ */
+import { AGENT_MENTION } from "./contract.ts";
+
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+
+/** How a person is mentioned: `@` and their name, spaces as `_` so the mention stays one token. */
+export function mentionToken(name: string): string {
+	return `@${name.trim().replace(/\s+/g, "_")}`;
+}
+
+/** Whether `text` mentions `name` (its mention token as a whole word, any case). */
+export function mentions(text: string, name: string): boolean {
+	const token = mentionToken(name);
+	if (token === "@") return false;
+	return new RegExp(`(^|[^\\w@])${escapeRegExp(token)}(?![\\w-])`, "iu").test(text);
+}
+
+/** Whether a message asks the agent: it mentions @pi. */
+export function mentionsAgent(text: string): boolean {
+	return mentions(text, AGENT_MENTION.slice(1));
+}
+
+/** A message's first line, made short for a quote. */
+export function firstLine(text: string, max = 80): string {
+	const line = (text.split("\n").find((l) => l.trim() !== "") ?? "").trim();
+	return line.length > max ? `${line.slice(0, max - 1)}…` : line;
+}
+
+/** The quote above a reply, in the pending area and in the transcript. */
+export function replyLine(author: string, line: string): string {
+	return `↪ Replying to ${author}: ${line}`;
+}
+
+/** How the model reads the chat since its last run, before the message that mentions it. */
+export function chatContext(messages: readonly { author: string; text: string }[], asker: string): string {
+	const chat = messages.length
+		? [
+				"<chat>",
+				"People in this shared session talked to each other since your last answer (you were not asked to act on these):",
+				...messages.map((m) => `[${m.author}]: ${m.text}`),
+				"</chat>",
+			]
+		: [];
+	return [...chat, `The message below is from ${asker}, who mentioned you with ${AGENT_MENTION}.`].join("\n");
+}

@@ -1,0 +1,145 @@
+/**
+ * How chat mode's entries look in the transcript: a chat message (its author, the quote it replies to, a
+ * mention of the person reading highlighted) and the line that says chat mode was switched. Everything here
+ * came from the server and other people: it is read with own-key lookups and shown through `visibleText`.
+ */
+import { type Component, Spacer, Text, truncateToWidth } from "@earendil-works/pi-tui";
+import type { Author } from "../../protocol/common.ts";
+import { own } from "../../protocol/own-keys.ts";
+import { guestLabel } from "../../protocol/share-link.ts";
+import { visibleText } from "../../ui/text.ts";
+import type { ThemeRef } from "../../ui/theme/theme-ref.ts";
+import { ThemedItem } from "../../ui/transcript/themed.ts";
+import { UserMessage } from "../../ui/transcript/user-message.ts";
+import { MESSAGE_ENTRY, SWITCH_ENTRY } from "./contract.ts";
+import { mentions, mentionToken, replyLine } from "./display.ts";
+
+/** A person as others see them: a guest's own (unverified) name, or the owner. */
+export function personLabel(author: Pick<Author, "name" | "role"> | null | undefined): string {
+	if (!author) return "someone";
+	if (author.role === "full" || author.role === "view") return guestLabel(author.name);
+	return "owner";
+}
+
+/** What a chat message entry says, or null when it is not one (or not readable). */
+export interface ChatMessageView {
+	readonly seq: number;
+	readonly author: Author | null;
+	readonly text: string;
+	readonly quote: { readonly author: string; readonly line: string } | null;
+}
+
+function authorOf(value: unknown): Author | null {
+	const id = own(value, "id");
+	const name = own(value, "name");
+	const role = own(value, "role");
+	if (typeof id !== "string" || typeof name !== "string" || typeof role !== "string") return null;
+	return { id, name, role: role as Author["role"] };
+}
+
+export function readChatMessage(entry: unknown): ChatMessageView | null {
+	if (own(entry, "kind") !== "plugin" || own(entry, "type") !== MESSAGE_ENTRY) return null;
+	const data = own(entry, "data");
+	const text = own(data, "text");
+	const seq = own(entry, "seq");
+	if (typeof text !== "string" || typeof seq !== "number") return null;
+	const quote = own(data, "quote");
+	const quoteAuthor = own(quote, "author");
+	const quoteLine = own(quote, "line");
+	return {
+		seq,
+		author: authorOf(own(entry, "author")),
+		text,
+		quote:
+			typeof quoteAuthor === "string" && typeof quoteLine === "string"
+				? { author: quoteAuthor, line: quoteLine }
+				: null,
+	};
+}
+
+export function readSwitch(entry: unknown): { on: boolean; author: Author | null } | null {
+	if (own(entry, "kind") !== "plugin" || own(entry, "type") !== SWITCH_ENTRY) return null;
+	const on = own(own(entry, "data"), "on");
+	return typeof on === "boolean" ? { on, author: authorOf(own(entry, "author")) } : null;
+}
+
+/** Who is reading: their id (their own messages need no name) and the name others mention them by. */
+export interface Reader {
+	readonly id: string | undefined;
+	readonly name: string | undefined;
+}
+
+export interface ChatMessageData {
+	readonly message: ChatMessageView;
+	readonly reader: Reader;
+}
+
+/** Whether a chat message mentions the person reading it (never their own). */
+export function mentionsReader(message: ChatMessageView, reader: Reader): boolean {
+	if (!reader.name || message.author?.id === reader.id) return false;
+	return mentions(message.text, reader.name);
+}
+
+/** A chat message: a blank line, the quote it replies to, then `author: text`; a mention of the reader stands out. */
+export class ChatMessageItem extends ThemedItem<ChatMessageData> {
+	protected build(): void {
+		const t = this.theme.current;
+		const { message, reader } = this.data;
+		this.addChild(new Spacer(1));
+		if (message.quote) {
+			const line = visibleText(replyLine(message.quote.author, message.quote.line), false);
+			this.addChild({ invalidate() {}, render: (width) => [truncateToWidth(` ${t.fg("dim", line)}`, width)] });
+		}
+		const mine = message.author !== null && message.author.id === reader.id;
+		const who = mine ? "you" : personLabel(message.author);
+		const mentioned = mentionsReader(message, reader);
+		let text = visibleText(message.text);
+		if (mentioned && reader.name) {
+			const token = mentionToken(reader.name);
+			const at = text.toLowerCase().indexOf(token.toLowerCase());
+			if (at >= 0) {
+				const found = text.slice(at, at + token.length);
+				text = `${text.slice(0, at)}${t.bold(t.fg("warning", found))}${text.slice(at + token.length)}`;
+			}
+		}
+		const name = t.bold(t.fg(mentioned ? "warning" : "accent", visibleText(who, false)));
+		const marker = mentioned ? `${t.fg("warning", "▍")}` : "";
+		this.addChild(new Text(`${marker}${name} ${t.fg("muted", "·")} ${text}`, 1, 0));
+	}
+}
+
+/**
+ * A message to the agent that names the reader, drawn as the transcript draws others' messages with the mention
+ * in bold; undefined for any other (the transcript draws it itself).
+ */
+export function mentionedUserMessage(entry: unknown, reader: Reader, theme: ThemeRef): Component | undefined {
+	if (own(entry, "kind") !== "user") return undefined;
+	const text = own(entry, "text");
+	const seq = own(entry, "seq");
+	const lead = own(entry, "lead");
+	if (typeof text !== "string" || typeof seq !== "number") return undefined;
+	const message = { seq, author: authorOf(own(entry, "author")), text, quote: null };
+	if (!reader.name || !mentionsReader(message, reader)) return undefined;
+	const drawn = new UserMessage(theme, {
+		text,
+		author: personLabel(message.author),
+		...(typeof lead === "string" && lead ? { lead } : {}),
+	});
+	const token = mentionToken(reader.name);
+	drawn.transform = (markdown) => boldMentions(markdown, token);
+	return drawn;
+}
+
+/** Each whole-word `token` in Markdown made bold. */
+export function boldMentions(markdown: string, token: string): string {
+	const pattern = new RegExp(`(^|[^\\w@*])(${token.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")})(?![\\w-])`, "giu");
+	return markdown.replace(pattern, (_all, before: string, found: string) => `${before}**${found}**`);
+}
+
+/** The transcript's line for a switch: "Chat mode on (owner) · …". */
+export function switchText(on: boolean, author: Author | null): string {
+	const who = personLabel(author);
+	return on
+		? `Chat mode on (${who}): messages are chat; mention @pi to ask the agent`
+		: `Chat mode off (${who}): every message goes to the agent`;
+}
