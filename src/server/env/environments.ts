@@ -34,6 +34,8 @@ export interface EnvironmentsOptions {
 	readonly home?: string | undefined;
 	/** How long an idle SSH connection stays open, in seconds. */
 	readonly persistSeconds?: number;
+	/** A machine could not be reached (why), or was reached again by a test (null). */
+	readonly onConnection?: (name: string, trouble: EnvConnectionError | null) => void;
 }
 
 function sameConfig(a: SshEnvConfig, b: SshEnvConfig): boolean {
@@ -46,6 +48,7 @@ export class Environments {
 	readonly #dataDir: string;
 	readonly #home: string;
 	readonly #persistSeconds: number | undefined;
+	readonly #onConnection: EnvironmentsOptions["onConnection"];
 	#config: EnvsConfig;
 	readonly #ssh = new Map<string, SshEnvironment>();
 	/** The keys the last test offered, by environment: only exactly those can be accepted. */
@@ -57,6 +60,7 @@ export class Environments {
 		this.#dataDir = options.dataDir;
 		this.#home = options.home ?? homedir();
 		this.#persistSeconds = options.persistSeconds;
+		this.#onConnection = options.onConnection;
 		this.local = new LocalEnvironment(this.#home);
 		this.knownHostsFile = join(options.dataDir, KNOWN_HOSTS_FILE);
 		this.#config = readEnvsConfig(options.dataDir);
@@ -111,6 +115,7 @@ export class Environments {
 				controlDir: this.#control(),
 				localHome: this.#home,
 				...(this.#persistSeconds === undefined ? {} : { persistSeconds: this.#persistSeconds }),
+				onConnection: (trouble) => this.#onConnection?.(name, trouble),
 			});
 			this.#ssh.set(name, env);
 		}

@@ -27,6 +27,8 @@ export interface SshPlaces {
 	readonly localHome: string;
 	/** How long an idle master connection stays open, in seconds. */
 	readonly persistSeconds?: number;
+	/** Told when ssh could not connect (why), and when a connection test worked again (null). */
+	readonly onConnection?: (trouble: EnvConnectionError | null) => void;
 }
 
 /** A word for the remote shell: single-quoted. */
@@ -218,6 +220,12 @@ export class SshEnvironment implements Environment {
 
 	/** The error for ssh's own failure (exit 255): unreachable, refused, or a host key to accept first. */
 	connectionError(stderr: string): EnvConnectionError {
+		const trouble = this.#trouble(stderr);
+		this.#places.onConnection?.(trouble);
+		return trouble;
+	}
+
+	#trouble(stderr: string): EnvConnectionError {
 		const where = `${this.name} (${this.address})`;
 		if (/REMOTE HOST IDENTIFICATION HAS CHANGED/.test(stderr)) {
 			return new EnvConnectionError(
@@ -265,6 +273,7 @@ export class SshEnvironment implements Environment {
 		if (!home.startsWith("/"))
 			throw new Error(`${this.name}: the home directory is unknown (HOME is ${JSON.stringify(home)})`);
 		this.#home = home;
+		this.#places.onConnection?.(null);
 		return home;
 	}
 
