@@ -25,6 +25,9 @@ printf 'C%s\\0' "$cwd"
 [ -n "$root" ] && printf 'R%s\\0' "$root"
 emit() { find "$1" -maxdepth $2 \\( -name '.git' -o -name 'node_modules' \\) -prune -o -type f \\( -name '*.md' -o -name '.gitignore' -o -name '.ignore' -o -name '.fdignore' \\) -print 2>/dev/null | head -n ${MAX_FILES} | while IFS= read -r f; do printf 'F%s\\0' "$f"; head -c ${MAX_FILE_BYTES} -- "$f" | tr -d '\\000'; printf '\\0'; done; }
 [ -d "$HOME/.pi/p2/prompts" ] && emit "$HOME/.pi/p2/prompts" 1
+[ -d "$HOME/.pi/agent/prompts" ] && emit "$HOME/.pi/agent/prompts" 1
+[ -d "$HOME/.pi/agent/skills" ] && emit "$HOME/.pi/agent/skills" 6
+[ -d "$HOME/.agents/skills" ] && emit "$HOME/.agents/skills" 6
 [ -d "$cwd/.pi/prompts" ] && emit "$cwd/.pi/prompts" 1
 [ -d "$cwd/.pi/skills" ] && emit "$cwd/.pi/skills" 6
 d=$cwd
@@ -101,7 +104,9 @@ export async function fetchRemoteResources(env: Environment, cwd: string, mirror
 		if (d === root || d === "/") break;
 	}
 	const roots = [
-		...(home ? [`${home}/.pi/p2/prompts`] : []),
+		...(home
+			? [`${home}/.pi/p2/prompts`, `${home}/.pi/agent/prompts`, `${home}/.pi/agent/skills`, `${home}/.agents/skills`]
+			: []),
 		`${real}/.pi/prompts`,
 		`${real}/.pi/skills`,
 		...ancestors,

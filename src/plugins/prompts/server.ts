@@ -132,14 +132,14 @@ export class PromptResources {
 	}
 
 	/**
-	 * A remote session's directories as mirrored here: its project's and its machine's `~/.pi/p2/prompts`; this
-	 * server's own and its user's are not the machine's.
+	 * A remote session's directories as mirrored here: its project's, and its machine user's (`~/.pi/agent`,
+	 * `~/.agents/skills`, `~/.pi/p2/prompts`); this server's own and its user's are not the machine's.
 	 */
 	#remoteLocations(mirror: string, cwd: string, home: string): Locations {
 		return {
 			cwd: `${mirror}${cwd}`,
-			agentDir: undefined,
-			home: undefined,
+			agentDir: home ? `${mirror}${home}/.pi/agent` : undefined,
+			home: home ? `${mirror}${home}` : undefined,
 			dataDir: this.#ctx.dataDir,
 			serverPrompts: `${mirror}${home || "/nonexistent"}/.pi/p2/prompts`,
 		};

@@ -144,18 +144,27 @@ describe.skipIf(!sshdPath)("sessions on an SSH machine", () => {
 			join(project, ".pi", "skills", "deploy", "SKILL.md"),
 			"---\nname: deploy\ndescription: Deploys the thing\n---\nRun the deploy script.\n",
 		);
-		// Only the machine's HOME (sshd's) has this one: this server has no HOME at all.
+		// Only the machine's HOME (sshd's) has these: this server has no HOME at all.
 		writeFileSync(join(sshd.home, ".pi", "p2", "prompts", "from-home.md"), "Hello from the machine's home.\n");
+		mkdirSync(join(sshd.home, ".pi", "agent", "prompts"), { recursive: true });
+		writeFileSync(join(sshd.home, ".pi", "agent", "prompts", "pi-user.md"), "The machine's pi user template.\n");
+		mkdirSync(join(sshd.home, ".agents", "skills", "helper"), { recursive: true });
+		writeFileSync(
+			join(sshd.home, ".agents", "skills", "helper", "SKILL.md"),
+			"---\nname: helper\ndescription: Helps on the machine\n---\nHelp.\n",
+		);
 		const sessions = await owner.open(sessionsContract, {});
 		const remote = await sessions.call("create", { cwd: project, env: "box" });
 		const prompts = await owner.open(promptsContract, { session: remote.id });
-		const state = await waitForState(prompts, (s) => s.templates.length === 2 && s.skills.length === 1);
+		const state = await waitForState(prompts, (s) => s.templates.length === 3 && s.skills.length === 2);
 		expect(state.templates.map((t) => [t.name, t.path]).sort()).toEqual([
 			["from-home", join(sshd.home, ".pi", "p2", "prompts", "from-home.md")],
+			["pi-user", join(sshd.home, ".pi", "agent", "prompts", "pi-user.md")],
 			["review", join(project, ".pi", "prompts", "review.md")],
 		]);
-		expect(state.skills.map((k) => [k.name, k.path])).toEqual([
+		expect(state.skills.map((k) => [k.name, k.path]).sort()).toEqual([
 			["deploy", join(project, ".pi", "skills", "deploy", "SKILL.md")],
+			["helper", join(sshd.home, ".agents", "skills", "helper", "SKILL.md")],
 		]);
 		const skill = await prompts.call("expand", { text: "/skill:deploy now" });
 		expect(skill.text).toContain(`location="${join(project, ".pi", "skills", "deploy", "SKILL.md")}"`);
