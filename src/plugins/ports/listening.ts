@@ -79,11 +79,17 @@ function socketOwners(proc: string): Map<string, { pid: number; name: string | n
 /** The listening TCP ports, by port; throws where /proc is not there (not Linux). */
 export function listeningPorts(proc = "/proc"): ListeningPort[] {
 	if (!existsSync(`${proc}/net/tcp`)) throw new Error("listing ports needs Linux's /proc on the server");
-	const sockets = [
-		...parseProcNetTcp(readFileSync(`${proc}/net/tcp`, "utf8"), false),
-		...(existsSync(`${proc}/net/tcp6`) ? parseProcNetTcp(readFileSync(`${proc}/net/tcp6`, "utf8"), true) : []),
-	];
-	const owners = socketOwners(proc);
+	const tcp6 = existsSync(`${proc}/net/tcp6`) ? readFileSync(`${proc}/net/tcp6`, "utf8") : "";
+	return portsFrom(readFileSync(`${proc}/net/tcp`, "utf8"), tcp6, socketOwners(proc));
+}
+
+/** The listening ports of /proc's two tables, each with the process holding its socket where it is known. */
+export function portsFrom(
+	tcp: string,
+	tcp6: string,
+	owners: ReadonlyMap<string, { pid: number; name: string | null }>,
+): ListeningPort[] {
+	const sockets = [...parseProcNetTcp(tcp, false), ...parseProcNetTcp(tcp6, true)];
 	const seen = new Set<string>();
 	const out: ListeningPort[] = [];
 	for (const s of sockets) {

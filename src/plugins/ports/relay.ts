@@ -1,11 +1,12 @@
 /**
  * A port of the server's machine, relayed to the visitor's (their launcher listens on a loopback port and opens
  * one relay per connection): bytes both ways between the launcher's WebSocket and a TCP connection to the port
- * on this machine's loopback. Owners (and full guests of the session while the owner allows it), to a port that
- * is listening now, of a session's local environment.
+ * on this machine's loopback (a port listening now), or to a port on the loopback of the session's SSH machine
+ * through ssh's stdio forwarding. Owners, and full guests of the session while the owner allows it.
  */
 import type { Socket } from "bun";
 import { isOwnerRole } from "../../protocol/roles.ts";
+import { SshEnvironment } from "../../server/env/ssh.ts";
 import type { Principal } from "../../server/objects/principal.ts";
 import type { ServerContext } from "../../server/plugin.ts";
 import type { Relay, RelayAccept, RelayPeer } from "../../server/relays.ts";
@@ -42,8 +43,31 @@ export function relayAccept(ctx: ServerContext, guests: GuestRelays): RelayAccep
 		const port = Number(url.searchParams.get("port"));
 		const record = ctx.catalog.get(session);
 		if (!record) return { refuse: 404, why: "no such session" };
-		if ((record.env ?? "local") !== "local") return { refuse: 409, why: "only the server's own machine's ports" };
 		if (!Number.isInteger(port) || port < 1 || port > 65535) return { refuse: 400, why: "expected a port" };
+		const who = isOwnerRole(principal.role) ? "an owner's" : "a guest's";
+		const track = (make: (onClosed: () => void) => Relay): Relay => {
+			if (isOwnerRole(principal.role)) return make(() => {});
+			const open = guests.get(session) ?? new Set<Relay>();
+			guests.set(session, open);
+			const relay = make(() => {
+				open.delete(relay);
+				if (!open.size && guests.get(session) === open) guests.delete(session);
+			});
+			open.add(relay);
+			return relay;
+		};
+		const envName = record.env ?? "local";
+		if (envName !== "local") {
+			// A session's SSH machine: through its shared connection to the machine's loopback (a port nothing
+			// listens on there ends the relay at once).
+			const env = ctx.environments.has(envName) ? ctx.environments.get(envName) : undefined;
+			if (!(env instanceof SshEnvironment)) return { refuse: 404, why: `no environment ${envName}` };
+			ctx.log.info(
+				`session:${session}`,
+				`port ${port} of ${envName} forwarded to ${who} machine (a connection opened)`,
+			);
+			return track((onClosed) => sshRelay(env, port, onClosed));
+		}
 		let host: string | null = null;
 		try {
 			for (const p of listeningPorts()) if (p.port === port) host ??= loopbackFor(p.address);
@@ -51,17 +75,39 @@ export function relayAccept(ctx: ServerContext, guests: GuestRelays): RelayAccep
 			return { refuse: 501, why: "ports cannot be listed on this server" };
 		}
 		if (!host) return { refuse: 404, why: `nothing listens on port ${port} here` };
-		const who = isOwnerRole(principal.role) ? "an owner's" : "a guest's";
+		const loopback = host;
 		ctx.log.info(`session:${session}`, `port ${port} forwarded to ${who} machine (a connection opened)`);
-		if (isOwnerRole(principal.role)) return tcpRelay(host, port);
-		const open = guests.get(session) ?? new Set<Relay>();
-		guests.set(session, open);
-		const relay: Relay = tcpRelay(host, port, () => {
-			open.delete(relay);
-			if (!open.size && guests.get(session) === open) guests.delete(session);
-		});
-		open.add(relay);
-		return relay;
+		return track((onClosed) => tcpRelay(loopback, port, onClosed));
+	};
+}
+
+/** Bytes both ways between the launcher's WebSocket and ssh's stdio forwarding to the machine's port. */
+function sshRelay(env: SshEnvironment, port: number, onClosed: () => void): Relay {
+	let peer: RelayPeer | undefined;
+	let closed = false;
+	const child = env.tcpTunnel(port);
+	const close = () => {
+		if (closed) return;
+		closed = true;
+		onClosed();
+		child.kill();
+		peer?.close();
+	};
+	child.on("close", close);
+	child.on("error", close);
+	child.stdin?.on("error", close);
+	return {
+		open(to) {
+			peer = to;
+			child.stdout?.on("data", (bytes: Buffer) => peer?.send(new Uint8Array(bytes)));
+		},
+		data(bytes) {
+			if (closed || !child.stdin) return;
+			// What the machine has not taken yet is bounded as for this device's ports.
+			if (child.stdin.writableLength > MAX_PENDING) return close();
+			child.stdin.write(bytes);
+		},
+		close,
 	};
 }
 

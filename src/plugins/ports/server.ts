@@ -1,6 +1,6 @@
 /**
  * `/ports` (seed section 9, P11f): the TCP ports listening in the session's environment, with the process
- * that holds each where it can be known (the server's own machine, `local`, for now), and the relay that
+ * that holds each where it can be known (the server's own machine, or a session's SSH machine), and the relay that
  * carries one to an owner's machine ("Open on this computer", through their launcher).
  */
 import { ProtocolError } from "../../protocol/codes.ts";
@@ -10,15 +10,15 @@ import type { ServerContext, ServerPlugin } from "../../server/plugin.ts";
 import { type PortsState, portsContract } from "./contract.ts";
 import { listeningPorts } from "./listening.ts";
 import { type GuestRelays, mayForward, RELAY_PATH, relayAccept } from "./relay.ts";
+import { remoteListeningPorts } from "./remote.ts";
 
-function list(ctx: ServerContext, session: string): PortsState {
+async function list(ctx: ServerContext, session: string): Promise<PortsState> {
 	const env = ctx.catalog.get(session)?.env ?? "local";
-	const at = Date.now();
-	if (env !== "local") return { env, ports: [], error: `ports in the environment ${env} cannot be listed yet`, at };
 	try {
-		return { env, ports: listeningPorts(), error: null, at };
+		const ports = env === "local" ? listeningPorts() : await remoteListeningPorts(ctx.environments.get(env));
+		return { env, ports, error: null, at: Date.now() };
 	} catch (error) {
-		return { env, ports: [], error: errorText(error).slice(0, 500), at };
+		return { env, ports: [], error: errorText(error).slice(0, 500), at: Date.now() };
 	}
 }
 
@@ -33,16 +33,16 @@ export const portsPlugin: ServerPlugin = {
 			for (const relay of guests.get(session) ?? []) relay.close();
 		});
 		ctx.host.serve(portsContract, {
-			open({ session }, { principal }) {
+			async open({ session }, { principal }) {
 				if (!mayForward(ctx, principal, session))
 					throw new ProtocolError("forbidden", "the owner has not let guests open this session's ports (/share)");
 				if (!ctx.catalog.get(session)) throw new ProtocolError("not_found", `no session ${session}`);
-				const live = new LiveState<PortsState>(list(ctx, session));
+				const live = new LiveState<PortsState>(await list(ctx, session));
 				return {
 					state: live,
 					methods: {
-						refresh() {
-							live.update([{ op: "set", path: [], value: list(ctx, session) }]);
+						async refresh() {
+							live.update([{ op: "set", path: [], value: await list(ctx, session) }]);
 							return null;
 						},
 					},

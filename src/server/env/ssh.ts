@@ -160,6 +160,16 @@ export class SshEnvironment implements Environment {
 		return args;
 	}
 
+	/**
+	 * A TCP connection to `port` on the machine's loopback, carried by the shared connection (ssh's stdio
+	 * forwarding, `-W`): its stdin and stdout are the connection's bytes.
+	 */
+	tcpTunnel(port: number): ReturnType<typeof spawn> {
+		const args = this.args();
+		const destination = args.splice(-2);
+		return spawn("ssh", [...args, "-W", `127.0.0.1:${port}`, ...destination], { stdio: ["pipe", "pipe", "ignore"] });
+	}
+
 	/** One ssh command; `script` runs in `sh` with `words` as its arguments. */
 	#ssh(
 		script: string,
