@@ -116,7 +116,9 @@ describe("running the server from the terminal, end to end", () => {
 				run.type(String(web.port));
 				await run.waitFor((s) => s.includes(`→ ${web.port} on 127.0.0.1`), "the web server's port");
 				run.type("\r");
-				await run.waitFor((s) => s.includes("Open a port of the server's machine on this computer"), "the question");
+				await run.waitFor((s) => s.includes("Open a port of the session's machine on this computer"), "the question");
+				// The question names the server the port comes from.
+				expect(run.screen().join(" ").replace(/\s+/g, " ")).toMatch(/the server at http:\/\/127\.0\.0\.1:\d+/);
 				const address = /To: (127\.0\.0\.1:\d+) on this computer/.exec(run.screen().join("\n"))?.[1];
 				expect(address).toBeDefined();
 				// The launcher takes a yes only once no key has arrived for a moment: it says when.

@@ -128,9 +128,9 @@ export async function forwardRequest<W>(
 	const address = `127.0.0.1:${listener.port}`;
 	const decision = await ctx.ask(
 		{
-			action: "Open a port of the server's machine on this computer (the UI asked)",
+			action: "Open a port of the session's machine on this computer (the UI asked)",
 			facts: [
-				`From: port ${port} of the machine the server runs on (the open session's)`,
+				`From: port ${port} where the open session's tools run (the machine of the server at ${host.origin()}, or one it reaches over SSH)`,
 				`To: ${address} on this computer (loopback: nothing else can reach it)`,
 				"Closed when p2 exits or you close it in /ports.",
 			],
