@@ -131,6 +131,8 @@ export class EditorCompletion implements AutocompleteProvider {
 			return this.#slash.getSuggestions(lines, cursorLine, cursorCol, options);
 		}
 		const lead = await this.#lead(lines, cursorLine, cursorCol, options);
+		// The token typed whole is a leading item (a mention): nothing else is offered for it.
+		if (lead?.items.some((item) => item.value === lead.prefix)) return lead;
 		for (const source of this.#sources.answering()) {
 			const answer = source.getSuggestions(lines, cursorLine, cursorCol, options);
 			if (answer === undefined) continue;

@@ -164,10 +164,10 @@ describe("chat mode's UI", () => {
 		const ana = setup(ANA);
 		ana.ctx.registries.completions.add({
 			triggerCharacters: ["@"],
-			getSuggestions: (lines, line, col) =>
-				/@\S*$/.test((lines[line] ?? "").slice(0, col))
-					? Promise.resolve({ items: [{ value: "@plan.md", label: "plan.md" }], prefix: "@" })
-					: undefined,
+			getSuggestions: (lines, line, col) => {
+				const token = /@\S*$/.exec((lines[line] ?? "").slice(0, col))?.[0];
+				return token ? Promise.resolve({ items: [{ value: "@plan.md", label: "plan.md" }], prefix: token }) : undefined;
+			},
 			applyCompletion: (lines, cursorLine, cursorCol) => ({ lines, cursorLine, cursorCol }),
 		});
 		const editor = new EditorCompletion(new SlashAutocomplete(new CommandRegistry()), ana.ctx.registries.completions);
@@ -180,6 +180,8 @@ describe("chat mode's UI", () => {
 		expect(all?.items.map((i) => i.value)).toEqual(["@pi", "@owner", "@Dee_Lee", "@Bo", "@plan.md"]);
 		const applied = editor.applyCompletion(["ask @"], 0, 5, all!.items[0]!, "@");
 		expect(applied.lines[0]).toBe("ask @pi ");
+		// "@pi" typed whole is the mention: no file is offered for it.
+		expect((await editor.getSuggestions(["@pi"], 0, 3, { signal }))?.items.map((i) => i.value)).toEqual(["@pi"]);
 	});
 
 	test("/reply picks a message; the pending area quotes it, the next send carries it, /reply again cancels", async () => {
