@@ -11,6 +11,7 @@ import { type Author, MAIN_CONVERSATION } from "../../protocol/common.ts";
 import { errorText } from "../../protocol/errors.ts";
 import type { ObjectRef } from "../../protocol/object-client.ts";
 import { isOwnerRole, isParticipantRole } from "../../protocol/roles.ts";
+import { MessageSelector } from "../../ui/message-selector.ts";
 import { visibleText } from "../../ui/text.ts";
 import { StatusLine } from "../../ui/transcript/status-line.ts";
 import {
@@ -32,7 +33,6 @@ import {
 	readSwitch,
 	switchText,
 } from "./tui-entries.ts";
-import { type ReplyCandidate, ReplySelector } from "./tui-reply.ts";
 
 /** The footer status key of the mention line. */
 const MENTION_STATUS = "chat-mode.mention";
@@ -241,16 +241,19 @@ class ChatModeUi {
 		if (!candidates.length) return ui.notice("No messages to reply to yet");
 		ui.showSelector(
 			"reply",
-			new ReplySelector(
-				ui.theme,
-				candidates,
-				(message) => {
+			new MessageSelector<ReplyCandidate>(ui.theme, {
+				title: "Reply to Message",
+				hint: "Select a message; your next message quotes it",
+				messages: candidates,
+				text: (message) => message.text,
+				byline: (message) => message.author,
+				choose: (message) => {
 					ui.closeSelector();
 					this.#reply = { seq: message.seq, author: message.author, line: firstLine(message.text) };
 					ui.requestRender();
 				},
-				() => ui.closeSelector(),
-			),
+				cancel: () => ui.closeSelector(),
+			}),
 		);
 	}
 
@@ -340,6 +343,13 @@ class ChatModeUi {
 			},
 		};
 	}
+}
+
+/** A message one can reply to (/reply): its seq, who wrote it (as shown) and its text. */
+interface ReplyCandidate {
+	readonly seq: number;
+	readonly author: string;
+	readonly text: string;
 }
 
 export const chatModePlugin: GuestPlugin = {
