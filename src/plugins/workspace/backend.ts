@@ -274,6 +274,26 @@ export function parseMatches(out: string, engine: "rg" | "git"): GrepMatch[] {
 	return matches;
 }
 
+/** git grep over the working tree and untracked files (ignored ones left out): literal, case-insensitive. */
+export function gitGrepArgv(text: string): string[] {
+	return [
+		...GIT,
+		"grep",
+		"--no-color",
+		"-z",
+		"-n",
+		"-I",
+		"-i",
+		"-F",
+		"--untracked",
+		"--exclude-standard",
+		"-e",
+		text,
+		"--",
+		".",
+	];
+}
+
 /**
  * A literal, case-insensitive search of the session's directory that respects .gitignore: ripgrep when the
  * server has it, else git grep (tracked and untracked files) in a repository, else p2's own walk. Bounded in
@@ -309,25 +329,7 @@ export async function grep(root: string, text: string, timeoutMs = GREP_TIMEOUT_
 		if (ran.code === null && (ran.full || ran.timedOut)) return finish(parseMatches(ran.out, "rg"), "rg", true);
 	}
 	if ((await repoPrefix(root)) !== null) {
-		const ran = await run(
-			[
-				...GIT,
-				"grep",
-				"--no-color",
-				"-z",
-				"-n",
-				"-I",
-				"-i",
-				"-F",
-				"--untracked",
-				"--exclude-standard",
-				"-e",
-				text,
-				"--",
-				".",
-			],
-			bound,
-		);
+		const ran = await run(gitGrepArgv(text), bound);
 		if (ran.code !== null && ran.code <= 1) return finish(parseMatches(ran.out, "git"), "git", false);
 		if (ran.code === null) return finish(parseMatches(ran.out, "git"), "git", true);
 	}

@@ -7,7 +7,7 @@ import { posix } from "node:path";
 import { ProtocolError } from "../../protocol/codes.ts";
 import { EnvConnectionError, type Environment } from "../../server/env/environment.ts";
 import { shellQuote } from "../../server/env/ssh.ts";
-import { gitDiff, gitStatus, looksBinary, markIgnored, parseMatches, type Runner } from "./backend.ts";
+import { gitDiff, gitGrepArgv, gitStatus, looksBinary, markIgnored, parseMatches, type Runner } from "./backend.ts";
 import {
 	type ChangeEntry,
 	type DiffResult,
@@ -215,25 +215,7 @@ head -c ${MAX_REMOTE_READ} -- "$1"`,
 			};
 			const inRepo = await this.#run([...GIT, "rev-parse", "--show-prefix"], { ...bound, maxBytes: 8192 });
 			if (inRepo.code === 0) {
-				const ran = await this.#run(
-					[
-						...GIT,
-						"grep",
-						"--no-color",
-						"-z",
-						"-n",
-						"-I",
-						"-i",
-						"-F",
-						"--untracked",
-						"--exclude-standard",
-						"-e",
-						text,
-						"--",
-						".",
-					],
-					bound,
-				);
+				const ran = await this.#run(gitGrepArgv(text), bound);
 				if (ran.code === null || ran.code <= 1) return finish(ran.out, "git", ran.code === null, "git");
 			}
 			// `.?*`, not `.*`: grep also skips a starting folder that matches, and `.` would.
