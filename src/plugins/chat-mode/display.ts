@@ -2,7 +2,18 @@
  * Chat mode's words, shared by its server part and its TUI part: what counts as a mention, the reply quote's
  * line, and how the model reads the chat that came before a mention.
  */
+import type { Author } from "../../protocol/common.ts";
+import { own } from "../../protocol/own-keys.ts";
 import { AGENT_MENTION } from "./contract.ts";
+
+/** A stored or sent author, read by its own keys into a fresh object; null when it is not one. */
+export function readAuthor(value: unknown): Author | null {
+	const id = own(value, "id");
+	const name = own(value, "name");
+	const role = own(value, "role");
+	if (typeof id !== "string" || typeof name !== "string" || typeof role !== "string") return null;
+	return { id, name, role: role as Author["role"] };
+}
 
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { ProtocolError } from "../../protocol/codes.ts";
 import { type Author, MAIN_CONVERSATION } from "../../protocol/common.ts";
 import { errorText } from "../../protocol/errors.ts";
-import { isRecord, own } from "../../protocol/own-keys.ts";
+import { own } from "../../protocol/own-keys.ts";
 import { guestLabel } from "../../protocol/share-link.ts";
 import type { InputDecision, PersonInput } from "../../server/agent/extensions.ts";
 import { LiveState } from "../../server/objects/live-state.ts";
@@ -26,7 +26,7 @@ import {
 	REPLY_FIELD,
 	SWITCH_ENTRY,
 } from "./contract.ts";
-import { chatContext, firstLine, mentionsAgent, replyLine } from "./display.ts";
+import { chatContext, firstLine, mentionsAgent, readAuthor, replyLine } from "./display.ts";
 
 /** How far back the chat since the agent's last run is looked for (and at most how much of it the model reads). */
 const LOOK_BACK = 200;
@@ -80,15 +80,6 @@ class ChatModeFile {
 	}
 }
 
-function authorOf(value: unknown): Author | null {
-	if (!isRecord(value)) return null;
-	const id = own(value, "id");
-	const name = own(value, "name");
-	const role = own(value, "role");
-	if (typeof id !== "string" || typeof name !== "string" || typeof role !== "string") return null;
-	return value as Author;
-}
-
 /** What an entry says, for a quote or for the model: a person's text, a chat message, an answer's text. */
 function entryText(entry: StoredEntry): string | null {
 	const data = entry.data;
@@ -113,13 +104,13 @@ function entryText(entry: StoredEntry): string | null {
 
 function authorName(entry: StoredEntry): string {
 	if (entry.kind === "assistant") return "pi";
-	return authorOf(entry.author)?.name ?? "someone";
+	return readAuthor(entry.author)?.name ?? "someone";
 }
 
 /** Who wrote an entry, as the transcript shows people: a guest's own name marked unverified, or the owner. */
 function authorLabel(entry: StoredEntry): string {
 	if (entry.kind === "assistant") return "pi";
-	const author = authorOf(entry.author);
+	const author = readAuthor(entry.author);
 	if (!author) return "someone";
 	return author.role === "full" || author.role === "view" ? guestLabel(author.name) : "owner";
 }

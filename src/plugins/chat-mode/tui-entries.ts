@@ -12,7 +12,7 @@ import type { ThemeRef } from "../../ui/theme/theme-ref.ts";
 import { ThemedItem } from "../../ui/transcript/themed.ts";
 import { UserMessage } from "../../ui/transcript/user-message.ts";
 import { MESSAGE_ENTRY, SWITCH_ENTRY } from "./contract.ts";
-import { mentions, mentionToken, replyLine } from "./display.ts";
+import { mentions, mentionToken, readAuthor, replyLine } from "./display.ts";
 
 /** A person as others see them: a guest's own (unverified) name, or the owner. */
 export function personLabel(author: Pick<Author, "name" | "role"> | null | undefined): string {
@@ -29,14 +29,6 @@ export interface ChatMessageView {
 	readonly quote: { readonly author: string; readonly line: string } | null;
 }
 
-function authorOf(value: unknown): Author | null {
-	const id = own(value, "id");
-	const name = own(value, "name");
-	const role = own(value, "role");
-	if (typeof id !== "string" || typeof name !== "string" || typeof role !== "string") return null;
-	return { id, name, role: role as Author["role"] };
-}
-
 export function readChatMessage(entry: unknown): ChatMessageView | null {
 	if (own(entry, "kind") !== "plugin" || own(entry, "type") !== MESSAGE_ENTRY) return null;
 	const data = own(entry, "data");
@@ -48,7 +40,7 @@ export function readChatMessage(entry: unknown): ChatMessageView | null {
 	const quoteLine = own(quote, "line");
 	return {
 		seq,
-		author: authorOf(own(entry, "author")),
+		author: readAuthor(own(entry, "author")),
 		text,
 		quote:
 			typeof quoteAuthor === "string" && typeof quoteLine === "string"
@@ -60,7 +52,7 @@ export function readChatMessage(entry: unknown): ChatMessageView | null {
 export function readSwitch(entry: unknown): { on: boolean; author: Author | null } | null {
 	if (own(entry, "kind") !== "plugin" || own(entry, "type") !== SWITCH_ENTRY) return null;
 	const on = own(own(entry, "data"), "on");
-	return typeof on === "boolean" ? { on, author: authorOf(own(entry, "author")) } : null;
+	return typeof on === "boolean" ? { on, author: readAuthor(own(entry, "author")) } : null;
 }
 
 /** Who is reading: their id (their own messages need no name) and the name others mention them by. */
@@ -118,7 +110,7 @@ export function mentionedUserMessage(entry: unknown, reader: Reader, theme: Them
 	const seq = own(entry, "seq");
 	const lead = own(entry, "lead");
 	if (typeof text !== "string" || typeof seq !== "number") return undefined;
-	const message = { seq, author: authorOf(own(entry, "author")), text, quote: null };
+	const message = { seq, author: readAuthor(own(entry, "author")), text, quote: null };
 	if (!reader.name || !mentionsReader(message, reader)) return undefined;
 	const drawn = new UserMessage(theme, {
 		text,
