@@ -5,6 +5,7 @@
 import { mkdirSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { buildGuestBundle } from "../src/server/bundle.ts";
+import { serverValidatorsModule } from "../src/server/server-validators.ts";
 
 const root = join(import.meta.dir, "..");
 const dist = process.env.P2_BUILD_OUT ?? join(root, "dist");
@@ -17,12 +18,17 @@ mkdirSync(dist, { recursive: true });
 const bundle = await buildGuestBundle();
 await Bun.write(join(work, "guest-bundle.js"), bundle.source);
 
-// The entry embeds the bundle as a file and hands its path to the server before anything else loads.
+await Bun.write(join(work, "server-validators.js"), await serverValidatorsModule());
+
+// The entry embeds the bundle as a file and hands its path, and the server's precompiled validators, to the
+// server before anything else loads.
 const entry = join(work, "entry.ts");
 await Bun.write(
 	entry,
 	`import bundlePath from "./guest-bundle.js" with { type: "file" };
+import { precompiledValidators } from "./server-validators.js";
 (globalThis as { P2_EMBEDDED_BUNDLE?: string }).P2_EMBEDDED_BUNDLE = bundlePath;
+(globalThis as { P2_SERVER_VALIDATORS?: unknown }).P2_SERVER_VALIDATORS = precompiledValidators;
 void import(${JSON.stringify(join(root, "src", "main.ts"))});
 `,
 );

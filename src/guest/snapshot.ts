@@ -1,4 +1,4 @@
-import { type } from "arktype";
+import { type } from "../protocol/ark.ts";
 import { arktypeChecks } from "../protocol/arktype-checks.ts";
 import { MAX_SNAPSHOT_CHARS } from "../protocol/channel-kinds.ts";
 import { lazy } from "../protocol/lazy.ts";

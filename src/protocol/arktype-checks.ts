@@ -1,4 +1,4 @@
-import { type } from "arktype";
+import { type } from "./ark.ts";
 import type { SchemaChecks } from "./schema-checks.ts";
 
 /** Checks with the arktype schemas themselves: their output, or arktype's summary of what is wrong. */

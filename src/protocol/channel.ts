@@ -1,4 +1,4 @@
-import { type } from "arktype";
+import { type } from "./ark.ts";
 import { ThinkingLevel } from "./common.ts";
 import { lazy } from "./lazy.ts";
 import { Preferences } from "./preferences-schema.ts";

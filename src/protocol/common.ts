@@ -1,4 +1,4 @@
-import { type } from "arktype";
+import { type } from "./ark.ts";
 import { lazy } from "./lazy.ts";
 import { Role } from "./roles.ts";
 import { THINKING_LEVELS, type ThinkingLevel as ThinkingLevelName } from "./thinking-levels.ts";

@@ -1,10 +1,10 @@
-import { type } from "arktype";
+import { type } from "./ark.ts";
 import { arktypeChecks } from "./arktype-checks.ts";
 import { REFUSAL_CODES } from "./codes.ts";
 import { lazy } from "./lazy.ts";
 import { PatchOp } from "./patch.ts";
 import { Role } from "./roles.ts";
-import { type SchemaChecks, SERVER_FRAME_KEY, type Verdict } from "./schema-checks.ts";
+import { CLIENT_FRAME_KEY, type SchemaChecks, SERVER_FRAME_KEY, type Verdict } from "./schema-checks.ts";
 
 /** The largest frame either end accepts (a tool result or a page of entries fits well inside). */
 export const MAX_FRAME_BYTES = 1024 * 1024;
@@ -85,8 +85,13 @@ function parseWith<T>(text: string, maxBytes: number, check: (data: unknown) => 
 	return { ok: true, frame: verdict.value as T };
 }
 
-export function parseClientFrame(text: string, maxBytes = MAX_FRAME_BYTES): ParseResult<ClientFrame> {
-	return parseWith<ClientFrame>(text, maxBytes, (data) => arktypeChecks.check("frame/client", ClientFrame, data));
+/** `checks`: the server passes its precompiled validators first; elsewhere the arktype schema checks. */
+export function parseClientFrame(
+	text: string,
+	maxBytes = MAX_FRAME_BYTES,
+	checks: SchemaChecks = arktypeChecks,
+): ParseResult<ClientFrame> {
+	return parseWith<ClientFrame>(text, maxBytes, (data) => checks.check(CLIENT_FRAME_KEY, ClientFrame, data));
 }
 
 /** `checks`: the guest passes its precompiled validators; elsewhere the arktype schema checks. */

@@ -3,7 +3,7 @@
  * with them). The launcher itself reads preferences without a schema library (`preferences.ts`), so that its
  * start does not load one.
  */
-import { type } from "arktype";
+import { type } from "./ark.ts";
 import { lazy } from "./lazy.ts";
 import { MAX_THEMES, SETTING_TYPE_GROUPS } from "./preferences.ts";
 

@@ -1,4 +1,4 @@
-import { type } from "arktype";
+import { type } from "./ark.ts";
 
 /**
  * Who is calling. `deviceOwner`: this device's launcher with the device token. `owner`: signed in with an

@@ -19,6 +19,16 @@ export type PrecompiledValidator = (data: unknown) => boolean;
 // The keys name every schema the guest checks; the bundle's build precompiles one validator per key.
 export const SERVER_FRAME_KEY = "frame/server";
 export const SNAPSHOT_KEY = "snapshot";
+// …and the server's: what it checks on every start and connection, so it starts without arktype.
+export const CLIENT_FRAME_KEY = "frame/client";
+
+export function inputKey(contract: Pick<AnyContract, "name" | "version">): string {
+	return `${contract.name}@${contract.version}/input`;
+}
+
+export function argsKey(contract: Pick<AnyContract, "name" | "version">, method: string): string {
+	return `${contract.name}@${contract.version}/args/${method}`;
+}
 
 export function stateKey(contract: Pick<AnyContract, "name" | "version">, role: Role): string {
 	return `${contract.name}@${contract.version}/state/${role}`;
@@ -37,6 +47,23 @@ export function precompiledChecks(validators: Readonly<Record<string, Precompile
 		check(key, _schema, data) {
 			if (!Object.hasOwn(validators, key)) return { ok: false, why: `no precompiled validator for ${key}` };
 			return validators[key]!(data) ? { ok: true, value: data } : { ok: false, why: `did not match ${key}` };
+		},
+	};
+}
+
+/**
+ * Checks with precompiled validators where one fits the key, and with the arktype schema otherwise, and for
+ * every refusal (whose words only arktype has). A precompiled validator is arktype's own compiled check of a
+ * schema without transforms, so a value it accepts is the value the schema would return.
+ */
+export function precompiledFirst(
+	validators: Readonly<Record<string, PrecompiledValidator>>,
+	fallback: SchemaChecks,
+): SchemaChecks {
+	return {
+		check(key, schema, data) {
+			if (Object.hasOwn(validators, key) && validators[key]!(data)) return { ok: true, value: data };
+			return fallback.check(key, schema, data);
 		},
 	};
 }

@@ -1,5 +1,5 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import type { BunPlugin } from "bun";
 import { bundleInputsHash } from "./build-id.ts";
 import type { GuestBundle } from "./server.ts";
@@ -9,6 +9,7 @@ const ENTRY = join(ROOT, "src", "guest", "entry.ts");
 const PROCESS_SHIM = join(ROOT, "src", "guest", "process-shim.ts");
 const NODE_STUB = join(ROOT, "src", "guest", "node-stub.ts");
 const ARKTYPE_SHIM = join(ROOT, "src", "guest", "arktype-shim.ts");
+const DEFERRED_ARKTYPE = join(ROOT, "src", "protocol", "ark.ts");
 const PRECOMPILED = "p2:precompiled-validators";
 const NODE_BUILTINS = /^(node:)?(fs|path|os|url|child_process|module|perf_hooks|crypto|util|tty|events|stream)(\/.*)?$/;
 
@@ -39,6 +40,9 @@ export const guestValidatorsPlugin: BunPlugin = {
 	name: "p2-guest-validators",
 	setup(build) {
 		build.onResolve({ filter: /^arktype(\/config)?$/ }, () => ({ path: ARKTYPE_SHIM }));
+		build.onResolve({ filter: /\/ark\.ts$/ }, (args) =>
+			resolve(dirname(args.importer), args.path) === DEFERRED_ARKTYPE ? { path: ARKTYPE_SHIM } : undefined,
+		);
 		build.onResolve({ filter: /^p2:precompiled-validators$/ }, () => ({
 			path: PRECOMPILED,
 			namespace: "p2-precompiled",

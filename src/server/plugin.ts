@@ -13,6 +13,7 @@ import type { Relays } from "./relays.ts";
 import type { Routes } from "./routes.ts";
 import type { Services } from "./services.ts";
 
+export { checkWith } from "./checks.ts";
 export type { RouteRequest } from "./routes.ts";
 
 /** Who a guest cookie admits now (a principal for one session), or null. */
@@ -62,6 +63,11 @@ export interface ServerContext extends CoreServices {
 /** One feature's server part: it serves its contracts on the host and may add HTTP routes of its own. */
 export interface ServerPlugin {
 	readonly name: string;
+	/**
+	 * Schemas the plugin checks often (stored rows, files read at start), by key: precompiled with the server's
+	 * validators when it is built, so `checkWith(key, schema, data)` needs no arktype for a value that fits.
+	 */
+	readonly checkedSchemas?: () => ReadonlyMap<string, unknown>;
 	register(ctx: ServerContext): void | Promise<void>;
 	close?(): void | Promise<void>;
 }

@@ -2,9 +2,11 @@ import { parseArgs } from "node:util";
 import { errorText } from "../protocol/errors.ts";
 import { buildId } from "./build-id.ts";
 import { defaultGuestBundle, isDevelopmentBuild } from "./bundle.ts";
+import { useServerValidators } from "./checks.ts";
 import { type IdleWatch, watchIdle } from "./idle-watch.ts";
 import { defaultPlugins } from "./plugins.ts";
 import { ServerConfigError, startServer } from "./server.ts";
+import { loadServerValidators } from "./server-validators.ts";
 import { resolveDataDir } from "./store/data-dir.ts";
 import { DataDirBusyError } from "./store/data-dir-lock.ts";
 
@@ -139,6 +141,7 @@ export async function serveCommand(argv: string[]): Promise<number> {
 		console.log(USAGE);
 		return 0;
 	}
+	useServerValidators(await loadServerValidators());
 	if (args.device) return deviceServer();
 	try {
 		const server = await startServer({

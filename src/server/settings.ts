@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import { type } from "arktype";
+import { type } from "../protocol/ark.ts";
 import { ProtocolError } from "../protocol/codes.ts";
 import { ThinkingLevel } from "../protocol/common.ts";
 import { fileLabel, readJsonFile, shapeProblems } from "./json-file.ts";

@@ -4,8 +4,8 @@
  */
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
-import { type } from "arktype";
 import { Sandbox } from "../../src/host/sandbox.ts";
+import { type } from "../../src/protocol/ark.ts";
 import type { StartData, WorkerMessage } from "../../src/protocol/channel.ts";
 import { buildGuestBundle } from "../../src/server/bundle.ts";
 import { guestSchemas } from "../../src/server/guest-schemas.ts";

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { type } from "arktype";
+import { type } from "../../src/protocol/ark.ts";
 import { WorkerMessage } from "../../src/protocol/channel.ts";
 import {
 	MAX_COPY_CHARS,

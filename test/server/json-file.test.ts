@@ -2,7 +2,7 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type } from "arktype";
+import { type } from "../../src/protocol/ark.ts";
 import { parseJsonText, readJsonFile, shapeProblems } from "../../src/server/json-file.ts";
 import { findJsonSyntaxError } from "../../src/server/json-syntax.ts";
 

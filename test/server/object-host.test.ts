@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { type } from "arktype";
+import { type } from "../../src/protocol/ark.ts";
 import { ProtocolError } from "../../src/protocol/codes.ts";
 import { defineContract, method } from "../../src/protocol/contract.ts";
 import { ObjectClient } from "../../src/protocol/object-client.ts";

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type } from "arktype";
+import { type } from "../../src/protocol/ark.ts";
 import { ROLES } from "../../src/protocol/roles.ts";
 import { SERVER_FRAME_KEY, SNAPSHOT_KEY } from "../../src/protocol/schema-checks.ts";
 import { guestSchemas, pluginContracts } from "../../src/server/guest-schemas.ts";

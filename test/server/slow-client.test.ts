@@ -2,7 +2,7 @@ import { afterEach, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type } from "arktype";
+import { type } from "../../src/protocol/ark.ts";
 import { CLOSE_CODES } from "../../src/protocol/codes.ts";
 import { defineContract } from "../../src/protocol/contract.ts";
 import { DEVICE_TOKEN_HEADER } from "../../src/protocol/server-info.ts";

@@ -14,9 +14,9 @@ export interface ServeProcess {
 }
 
 /** Spawns `p2 serve` on a data directory; `kill` is called for it when `cleanups` run. */
-function spawnServe(dataDir: string, args: string[]) {
+function spawnServe(dataDir: string, args: string[], env: Record<string, string> = {}) {
 	return Bun.spawn([process.execPath, MAIN, "serve", "--port", "0", ...args], {
-		env: { ...process.env, P2_DATA_DIR: dataDir },
+		env: { ...process.env, ...env, P2_DATA_DIR: dataDir },
 		stdout: "pipe",
 		stderr: "pipe",
 	});
@@ -27,8 +27,9 @@ export async function startServe(
 	dataDir: string,
 	onSpawn: (proc: { kill(signal?: number | NodeJS.Signals): void }) => void,
 	args: string[] = [],
+	env: Record<string, string> = {},
 ): Promise<ServeProcess> {
-	const proc = spawnServe(dataDir, args);
+	const proc = spawnServe(dataDir, args, env);
 	onSpawn(proc);
 	const reader = proc.stdout.getReader();
 	let out = "";

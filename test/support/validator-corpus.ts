@@ -162,7 +162,7 @@ const WRONG_VALUES: unknown[] = [
 	"not_a_code",
 ];
 
-function variantsOf(value: unknown, depth: number): unknown[] {
+export function variantsOf(value: unknown, depth: number): unknown[] {
 	if (typeof value !== "object" || value === null || depth > 6) return [];
 	if (Array.isArray(value)) {
 		const results: unknown[] = [value.slice(1), [...value, ...value.slice(0, 1)], [...value, null]];

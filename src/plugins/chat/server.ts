@@ -10,6 +10,7 @@ import { Conversation } from "./conversation.ts";
 import { addFileRoutes } from "./file-routes.ts";
 import { goneDirectory, refuseInGoneDirectory, showGoneDirectory } from "./gone-directory.ts";
 import { acquireOrReport, retryProviderCredentials, retrySessionOpen } from "./run-notices.ts";
+import { storedSchemas } from "./stored-data.ts";
 import type { TaskResult } from "./tasks.ts";
 import { Uploads } from "./uploads.ts";
 
@@ -235,6 +236,7 @@ export function chatPlugin(): ServerPlugin {
 	let live: Conversations | null = null;
 	return {
 		name: "chat",
+		checkedSchemas: storedSchemas,
 		register(ctx) {
 			const uploads = new Uploads(ctx.dataDir);
 			addFileRoutes(ctx, uploads);

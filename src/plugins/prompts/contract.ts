@@ -1,4 +1,4 @@
-import { type } from "arktype";
+import { type } from "../../protocol/ark.ts";
 import { SessionId } from "../../protocol/common.ts";
 import { defineContract, method } from "../../protocol/contract.ts";
 import { lazy } from "../../protocol/lazy.ts";

@@ -2,7 +2,7 @@
  * Joining over HTTP: `POST /join {token, name}` redeems a share link for a guest cookie bound to that link's
  * session; `/join/<token>` opened in a browser says how to use the link.
  */
-import { type } from "arktype";
+import { type } from "../../protocol/ark.ts";
 import { RateWindow } from "../../protocol/rate-window.ts";
 import { GUEST_COOKIE } from "../../protocol/server-info.ts";
 import { TOKEN_PATTERN } from "../../server/auth/tokens.ts";

@@ -19,13 +19,18 @@ import { mistralConversationsApi } from "@earendil-works/pi-ai/api/mistral-conve
 import { openAICompletionsApi } from "@earendil-works/pi-ai/api/openai-completions.lazy";
 import { openAIResponsesApi } from "@earendil-works/pi-ai/api/openai-responses.lazy";
 import { builtinProviders } from "@earendil-works/pi-ai/providers/all";
-import { type } from "arktype";
+import { type } from "../../protocol/ark.ts";
 import { THINKING_LEVELS, type ThinkingLevel } from "../../protocol/common.ts";
 import { errorText } from "../../protocol/errors.ts";
+import { checkWith } from "../checks.ts";
 import { fileLabel, readJsonFile, shapeProblems } from "../json-file.ts";
 import { AUTH_FILE, FileCredentialStore } from "./credentials.ts";
 
 export const MODELS_FILE = "models.json";
+// The keys of models.json's schemas among the server's precompiled validators.
+export const MODELS_FILE_KEY = "models.json/file";
+export const MODELS_PROVIDER_KEY = "models.json/provider";
+export const MODELS_MODEL_KEY = "models.json/model";
 
 /** The thinking levels a model offers, in pi's order: "off" only when it does not reason. */
 export function thinkingLevelsOf(model: Model<Api>): ThinkingLevel[] {
@@ -52,7 +57,7 @@ export interface ModelCatalog {
 }
 
 // pi's models.json (~/.pi/agent/models.json): providers by name, each with its api, baseUrl, key and models.
-const ModelEntry = type({
+export const ModelEntry = type({
 	id: "string > 0",
 	"name?": "string > 0",
 	"api?": "string > 0",
@@ -68,7 +73,7 @@ const ModelEntry = type({
 	"samplingParams?": "Record<string, unknown>",
 	"+": "ignore",
 });
-const ProviderEntry = type({
+export const ProviderEntry = type({
 	"name?": "string > 0",
 	"baseUrl?": "string > 0",
 	"apiKey?": "string > 0",
@@ -80,7 +85,7 @@ const ProviderEntry = type({
 	"modelOverrides?": "Record<string, unknown>",
 	"+": "ignore",
 });
-const ModelsFile = type({ "$schema?": "string", providers: "Record<string, unknown>", "+": "ignore" });
+export const ModelsFile = type({ "$schema?": "string", providers: "Record<string, unknown>", "+": "ignore" });
 
 /** The stream implementations a models.json provider may name. */
 const APIS: Record<string, () => ProviderStreams> = {
@@ -121,14 +126,14 @@ function loadCustom(dataDir: string, env: Env, problems: string[]): CustomProvid
 		problems.push(read.problem);
 		return [];
 	}
-	const file = ModelsFile(read.value);
+	const file = checkWith(MODELS_FILE_KEY, ModelsFile, read.value);
 	if (file instanceof type.errors) {
 		problems.push(...shapeProblems(file).map((p) => `${label}: ${p}`));
 		return [];
 	}
 	const out: CustomProvider[] = [];
 	for (const [name, raw] of Object.entries(file.providers)) {
-		const p = ProviderEntry(raw);
+		const p = checkWith(MODELS_PROVIDER_KEY, ProviderEntry, raw);
 		if (p instanceof type.errors) {
 			problems.push(...shapeProblems(p, ["providers", name]).map((s) => `${label}: ${s}`));
 			continue;
@@ -145,7 +150,7 @@ function loadCustom(dataDir: string, env: Env, problems: string[]): CustomProvid
 		const models: Model<Api>[] = [];
 		const apis: Record<string, ProviderStreams> = {};
 		for (const [i, rawModel] of (p.models ?? []).entries()) {
-			const m = ModelEntry(rawModel);
+			const m = checkWith(MODELS_MODEL_KEY, ModelEntry, rawModel);
 			const where = `${label}: providers.${name}.models[${i}]`;
 			if (m instanceof type.errors) {
 				problems.push(...shapeProblems(m, ["providers", name, "models", i]).map((s) => `${label}: ${s}`));

@@ -2,7 +2,7 @@
  * An owner's sign-in over HTTP: an owner link is redeemed for an owner cookie, which can be checked and
  * signed out (this device's cookie, or every owner's at once). Only from the server's own origin.
  */
-import { type } from "arktype";
+import { type } from "../../protocol/ark.ts";
 import { OWNER_COOKIE } from "../../protocol/server-info.ts";
 import { json, problem, readBoundedText, readCookie, signInCookie } from "../http-util.ts";
 import type { ObjectHost } from "../objects/host.ts";

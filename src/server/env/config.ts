@@ -8,7 +8,7 @@
  * Without `identityFile` the SSH agent of the server's environment (SSH_AUTH_SOCK) is used.
  */
 import { join } from "node:path";
-import { type } from "arktype";
+import { type } from "../../protocol/ark.ts";
 import { fileLabel, readJsonFile, shapeProblems } from "../json-file.ts";
 
 export const ENVS_FILE = "envs.json";

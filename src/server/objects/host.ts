@@ -1,7 +1,9 @@
-import { type } from "arktype";
+import { type } from "../../protocol/ark.ts";
 import { ProtocolError, type RefusalCode, toProtocolError } from "../../protocol/codes.ts";
 import { type AnyContract, acceptsVersion, mayCall, variantFor } from "../../protocol/contract.ts";
 import { type ClientFrame, MAX_FRAME_BYTES, PROTOCOL_VERSION, parseClientFrame } from "../../protocol/frames.ts";
+import { argsKey, inputKey, resultKey, stateKey } from "../../protocol/schema-checks.ts";
+import { checkWith, serverChecks } from "../checks.ts";
 import { StoreFullError } from "../store/errors.ts";
 import type { CallContext, ObjectImpl, OpenedObject } from "./object-impl.ts";
 import type { Principal } from "./principal.ts";
@@ -165,7 +167,7 @@ export class Connection {
 			this.#refuse("rate_limited", "too many frames; this one was dropped");
 			return Promise.resolve();
 		}
-		const parsed = parseClientFrame(text, this.#limits.maxFrameBytes);
+		const parsed = parseClientFrame(text, this.#limits.maxFrameBytes, serverChecks);
 		if (!parsed.ok) {
 			this.#refuse(parsed.code, parsed.message);
 			return Promise.resolve();
@@ -244,7 +246,7 @@ export class Connection {
 		}
 		const variant = variantFor(contract, this.#principal.role);
 		if (!variant) return this.#refuse("forbidden", `your access does not include ${name}`, h);
-		const checked = contract.input(input);
+		const checked = checkWith(inputKey(contract), contract.input, input);
 		if (checked instanceof type.errors) return this.#refuse("bad_input", checked.summary.slice(0, 500), h);
 		this.#opening.add(h);
 		let object: OpenedObject;
@@ -264,7 +266,7 @@ export class Connection {
 		const prefix = `{"t":"patch","h":${h},"ops":`;
 		const { state, unsubscribe } = object.state.subscribe((opsJson) => this.#sendText(`${prefix}${opsJson}}`));
 		this.#handles.set(h, { served, object, unsubscribe });
-		const stateCheck = variant.state(state);
+		const stateCheck = checkWith(stateKey(contract, this.#principal.role), variant.state, state);
 		if (stateCheck instanceof type.errors) {
 			this.#host.problem(`${name}: server state does not match its contract: ${stateCheck.summary}`);
 			this.#release(h);
@@ -282,7 +284,7 @@ export class Connection {
 		if (!mayCall(contract, this.#principal.role, name)) {
 			return this.#fail(h, id, "forbidden", `your access does not allow ${contract.name}.${name}`);
 		}
-		const checked = spec.args(args);
+		const checked = checkWith(argsKey(contract, name), spec.args, args);
 		if (checked instanceof type.errors) return this.#fail(h, id, "bad_args", checked.summary.slice(0, 500));
 		const methods = handle.object.methods;
 		const handler = Object.hasOwn(methods, name) ? methods[name] : undefined;
@@ -298,7 +300,7 @@ export class Connection {
 			this.#reportFailure(`${contract.name}.${name} failed`, error, e.code);
 			return this.#fail(h, id, e.code, e.message);
 		}
-		const resultCheck = spec.result(value === undefined ? null : value);
+		const resultCheck = checkWith(resultKey(contract, name), spec.result, value === undefined ? null : value);
 		if (resultCheck instanceof type.errors) {
 			this.#host.problem(`${contract.name}.${name}: result does not match its contract: ${resultCheck.summary}`);
 			return this.#fail(h, id, "internal", "the server's answer did not match its contract");

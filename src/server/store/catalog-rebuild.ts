@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
-import { type } from "arktype";
+import { type } from "../../protocol/ark.ts";
 import { errorText } from "../../protocol/errors.ts";
 import { CATALOG_FILE, Catalog, type CatalogOptions, DEFAULT_ENV, type SessionRecord } from "./catalog.ts";
 import { StoreDamagedError } from "./errors.ts";

@@ -1,0 +1,82 @@
+/**
+ * The server's precompiled validators: arktype's compiled checks of every schema the server checks on its
+ * start and on every connection (`checks.ts`), so neither loads arktype (about 190 ms, and more to build the
+ * schemas). The executable carries them, made when it is built; a server run from source keeps them on disk
+ * by the hash of its sources, made again after any change (a start after an edit pays arktype once).
+ */
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { argsKey, CLIENT_FRAME_KEY, inputKey, type PrecompiledValidator } from "../protocol/schema-checks.ts";
+import { bundleInputsHash } from "./build-id.ts";
+
+const ROOT = join(import.meta.dir, "..", "..");
+const CACHE_DIR = join(ROOT, "node_modules", ".cache", "p2-server-validators");
+
+type Validators = Readonly<Record<string, PrecompiledValidator>>;
+
+/** Every schema the server checks with a precompiled validator first, by its key. */
+export async function serverSchemas(root = ROOT): Promise<Map<string, unknown>> {
+	const [{ ClientFrame }, { contractSchemas, pluginContracts }, models, { defaultPlugins }] = await Promise.all([
+		import("../protocol/frames.ts"),
+		import("./guest-schemas.ts"),
+		import("./agent/models.ts"),
+		import("./plugins.ts"),
+	]);
+	const schemas = new Map<string, unknown>([
+		[CLIENT_FRAME_KEY, ClientFrame],
+		[models.MODELS_FILE_KEY, models.ModelsFile],
+		[models.MODELS_PROVIDER_KEY, models.ProviderEntry],
+		[models.MODELS_MODEL_KEY, models.ModelEntry],
+	]);
+	for (const contract of await pluginContracts(root)) {
+		schemas.set(inputKey(contract), contract.input);
+		for (const [name, spec] of Object.entries(contract.methods as Record<string, { args: unknown }>)) {
+			schemas.set(argsKey(contract, name), spec.args);
+		}
+		for (const [key, schema] of contractSchemas(contract)) schemas.set(key, schema);
+	}
+	for (const plugin of defaultPlugins()) {
+		for (const [key, schema] of plugin.checkedSchemas?.() ?? []) {
+			if (schemas.has(key)) throw new Error(`plugin ${plugin.name}: the schema key ${key} is taken`);
+			schemas.set(key, schema);
+		}
+	}
+	return schemas;
+}
+
+/** The module's source: precompiled validators of every server schema whose check can be precompiled. */
+export async function serverValidatorsModule(root = ROOT): Promise<string> {
+	const { precompiledValidatorsModule } = await import("./precompile-validators.ts");
+	return precompiledValidatorsModule(await serverSchemas(root), { skipUnfit: true });
+}
+
+/** The executable's validators, set by its entry before the server loads (see scripts/build.ts). */
+function embeddedValidators(): Validators | undefined {
+	return (globalThis as { P2_SERVER_VALIDATORS?: Validators }).P2_SERVER_VALIDATORS;
+}
+
+/** The validators for this build: the executable's own, or those cached for these sources (made if missing). */
+export async function loadServerValidators(cacheDir = CACHE_DIR): Promise<Validators> {
+	const embedded = embeddedValidators();
+	if (embedded) return embedded;
+	const key = bundleInputsHash();
+	const path = join(cacheDir, `${key}.js`);
+	if (!existsSync(path)) {
+		const source = await serverValidatorsModule();
+		try {
+			mkdirSync(cacheDir, { recursive: true });
+			const temp = `${path}.${process.pid}.tmp`;
+			writeFileSync(temp, source);
+			renameSync(temp, path);
+			const old = readdirSync(cacheDir)
+				.filter((name) => name.endsWith(".js") && name !== `${key}.js`)
+				.map((name) => ({ name, at: statSync(join(cacheDir, name)).mtimeMs }))
+				.sort((a, b) => b.at - a.at);
+			for (const { name } of old.slice(2)) rmSync(join(cacheDir, name), { force: true });
+		} catch {
+			// Without a cache this process checks with arktype, which making the validators has loaded anyway.
+			return Object.freeze(Object.create(null));
+		}
+	}
+	return ((await import(path)) as { precompiledValidators: Validators }).precompiledValidators;
+}
