@@ -8,7 +8,7 @@ import { BundleCache, cachedFetch } from "./host/bundle-cache.ts";
 import { fetchGuestBundle } from "./host/bundle-fetch.ts";
 import { realClock } from "./host/clock.ts";
 import { configDir, LauncherConfig } from "./host/config.ts";
-import { askToMakeWay, DeviceServerBusy, startDeviceServer } from "./host/device-server.ts";
+import { askToMakeWay, DeviceServerBusy, startDeviceServer, startingFor } from "./host/device-server.ts";
 import { forgetGuestCookie, parseJoinLink } from "./host/join.ts";
 import { type LaunchTarget, runLauncher } from "./host/launcher.ts";
 import { dataDirProblem, findLocalServer } from "./host/local-server.ts";
@@ -52,7 +52,8 @@ async function localTarget(): Promise<LaunchTarget> {
 			}
 			if (running) return use(running);
 			try {
-				if (dataDirHolder(dataDir)) throw new DeviceServerBusy("");
+				// The holder may be the server this launcher started a moment ago, which is not answering yet.
+				if (!startingFor(dataDir) && dataDirHolder(dataDir)) throw new DeviceServerBusy("");
 				return use(await startDeviceServer(dataDir, process.env, realClock));
 			} catch (error) {
 				if (!(error instanceof DeviceServerBusy)) {

@@ -54,6 +54,11 @@ export function prestartDeviceServer(dataDir: string, env: Record<string, string
 	starting.set(dataDir, pending);
 }
 
+/** Whether this launcher has a start of `dataDir`'s server under way (then the lock's holder is that server). */
+export function startingFor(dataDir: string): boolean {
+	return starting.has(dataDir);
+}
+
 /**
  * Starts this device's server for `dataDir` and resolves with it once it answers. Rejects with
  * DeviceServerBusy when another server holds the directory, or with what its log says when it could not start.
