@@ -2,11 +2,33 @@
 import pkg from "../package.json" with { type: "json" };
 import { hardenIntrinsics } from "./host/harden-intrinsics.ts";
 import { terminalLine } from "./host/visible-text.ts";
+import { discardSpareWorker, preloadEmbeddedBundle, prewarmWorker } from "./host/worker-spawn.ts";
 import { errorText } from "./protocol/errors.ts";
 
 const HELP = `p2 ${pkg.version} — a terminal client for a server-backed, multi-user coding agent`;
 
+/** Whether this run will show the UI (and so needs a guest worker): not `serve`, help, version or no terminal. */
+function runsTheUi(argv: readonly string[]): boolean {
+	if (argv[0] === "serve" || !process.stdin.isTTY || !process.stdout.isTTY) return false;
+	return !argv.some((a) => a === "--help" || a === "-h" || a === "--version" || a === "-v");
+}
+
 async function main(argv: string[]): Promise<number> {
+	// The guest worker's start (its thread, Hardened JavaScript's lockdown) is the longest step of a start:
+	// it begins before anything else. It reads nothing; a run that turns out not to need it ends it below.
+	let prewarmedAt: number | undefined;
+	if (runsTheUi(argv)) {
+		prewarmWorker();
+		prewarmedAt = performance.now();
+	}
+	try {
+		return await run(argv, prewarmedAt);
+	} finally {
+		discardSpareWorker();
+	}
+}
+
+async function run(argv: string[], prewarmedAt: number | undefined): Promise<number> {
 	// Before any data from a server, a worker or a file is read (the embedded server runs in this process too).
 	hardenIntrinsics();
 	if (argv[0] === "serve") {
@@ -36,8 +58,7 @@ async function main(argv: string[]): Promise<number> {
 		console.error("p2: needs a terminal (stdin and stdout must be a TTY); use `p2 serve` to run a server alone.");
 		return 2;
 	}
-	const spawn = await import("./host/worker-spawn.ts");
-	spawn.prewarmWorker();
+	if (prewarmedAt === undefined) prewarmWorker();
 	if (!args.url && !args.join) {
 		// This device's server, if none runs yet, starts now: beside the launcher's own start, not after it.
 		const [{ prestartDeviceServer }, { resolveDataDir }, { realClock }] = await Promise.all([
@@ -47,17 +68,16 @@ async function main(argv: string[]): Promise<number> {
 		]);
 		prestartDeviceServer(resolveDataDir(process.env), process.env, realClock);
 	}
-	if (!args.url) spawn.preloadEmbeddedBundle();
+	if (!args.url) preloadEmbeddedBundle();
+	const preloadedAt = performance.now();
 	const { launch } = await import("./launch.ts");
 	const { mark } = await import("./host/timeline.ts");
+	if (prewarmedAt !== undefined) mark("worker spawned", prewarmedAt);
+	mark("bundle preloaded", preloadedAt);
 	mark("imports");
-	let code: number;
-	try {
-		code = await launch(args);
-	} finally {
-		spawn.discardSpareWorker();
-	}
+	const code = await launch(args);
 	// Whatever else is still running (the embedded server's sockets, a timer) ends with the launcher.
+	discardSpareWorker();
 	process.exit(code);
 }
 

@@ -113,8 +113,14 @@ try {
 } catch (error) {
 	lockdownFailure = safeString(error);
 }
-/** How long the worker's start took, told to the launcher (its start-up timeline, for benchmarks). */
-const timings = { lockdownMs: Math.round(performance.now() - lockdownStart), evaluationMs: 0 };
+/** How long the worker's start took and when each step ended, told to the launcher (its start-up timeline). */
+const clock = () => Math.round(performance.timeOrigin + performance.now());
+const timings = {
+	lockdownMs: Math.round(performance.now() - lockdownStart),
+	evaluationMs: 0,
+	lockdownEnd: clock(),
+	evaluationEnd: 0,
+};
 
 function load(bundle: string): GuestEntry {
 	if (lockdownFailure !== undefined) throw new Error(`lockdown failed: ${lockdownFailure}`);
@@ -122,6 +128,7 @@ function load(bundle: string): GuestEntry {
 	const evaluationStart = performance.now();
 	compartment.evaluate(bundle);
 	timings.evaluationMs = Math.round(performance.now() - evaluationStart);
+	timings.evaluationEnd = clock();
 	const loaded = compartment.globalThis.p2Guest as GuestEntry | undefined;
 	if (!loaded || typeof loaded.start !== "function") throw new Error("the bundle did not define p2Guest.start");
 	return loaded;
@@ -153,7 +160,7 @@ function start(entry: GuestEntry, startData: StartData): void {
 	post({
 		kind: "log",
 		level: "info",
-		text: `timeline lockdown=${timings.lockdownMs} evaluation=${timings.evaluationMs}`,
+		text: `timeline lockdown=${timings.lockdownMs} evaluation=${timings.evaluationMs} ends=${timings.lockdownEnd},${timings.evaluationEnd}`,
 	});
 	entry.start(host);
 }

@@ -162,10 +162,12 @@ export class WorkerSupervisor {
 				if (swap.kind === "swapping" && swap.incoming === worker) this.#activate(worker, swap.held);
 				return;
 			case "log": {
-				const timing = /^timeline lockdown=(\d+) evaluation=(\d+)$/.exec(message.text);
+				const timing = /^timeline lockdown=(\d+) evaluation=(\d+) ends=(\d+),(\d+)$/.exec(message.text);
 				if (message.level === "info" && timing) {
 					note("worker lockdown", Number(timing[1]));
 					note("worker evaluation", Number(timing[2]));
+					mark("worker locked down", Number(timing[3]) - performance.timeOrigin);
+					mark("worker evaluated", Number(timing[4]) - performance.timeOrigin);
 					return;
 				}
 				this.#options.onMessage(worker, message, current);
