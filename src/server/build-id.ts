@@ -13,7 +13,18 @@ export function buildId(): string {
 		const stat = statSync(process.execPath);
 		return `exe:${stat.size}:${Math.round(stat.mtimeMs)}`;
 	}
-	return `src:${sourcesStamp().slice(0, 32)}`;
+	return `src:${sourcesStampOnce().slice(0, 32)}`;
+}
+
+let stamp: string | undefined;
+
+/**
+ * The sources as they stand (see below), once per process: what a cache of something made from the sources
+ * is keyed by when it is cheap to make again (an edit that keeps a file's size and time is not one people make).
+ */
+export function sourcesStampOnce(): string {
+	stamp ??= sourcesStamp();
+	return stamp;
 }
 
 /**

@@ -2,12 +2,13 @@
  * The server's precompiled validators: arktype's compiled checks of every schema the server checks on its
  * start and on every connection (`checks.ts`), so neither loads arktype (about 190 ms, and more to build the
  * schemas). The executable carries them, made when it is built; a server run from source keeps them on disk
- * by the hash of its sources, made again after any change (a start after an edit pays arktype once).
+ * by the names, sizes and times of its sources, made again after any change (a start after an edit pays
+ * arktype once).
  */
 import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { argsKey, CLIENT_FRAME_KEY, inputKey, type PrecompiledValidator } from "../protocol/schema-checks.ts";
-import { bundleInputsHash } from "./build-id.ts";
+import { sourcesStampOnce } from "./build-id.ts";
 
 const ROOT = join(import.meta.dir, "..", "..");
 const CACHE_DIR = join(ROOT, "node_modules", ".cache", "p2-server-validators");
@@ -59,7 +60,7 @@ function embeddedValidators(): Validators | undefined {
 export async function loadServerValidators(cacheDir = CACHE_DIR): Promise<Validators> {
 	const embedded = embeddedValidators();
 	if (embedded) return embedded;
-	const key = bundleInputsHash();
+	const key = sourcesStampOnce();
 	const path = join(cacheDir, `${key}.js`);
 	if (!existsSync(path)) {
 		const source = await serverValidatorsModule();

@@ -60,7 +60,8 @@ describe("a real agent session over a WebSocket", () => {
 		const user = state.entries[0];
 		expect(user?.kind === "user" && user.author).toEqual({ id: "device", name: "owner", role: "deviceOwner" });
 		const appends = patches(c, chat.h).flatMap((p) => p.ops.filter((o) => o.op === "append"));
-		expect(appends.length).toBeGreaterThanOrEqual(4);
+		// Thinking and text grow in two places; the tokens of one frame travel as one append.
+		expect(appends.length).toBeGreaterThanOrEqual(2);
 		expect(appends.map((a) => a.text).join("")).toBe("Let me think about it.Hello there, this is the answer.");
 		// The growing text is never resent whole while it streams.
 		const sets = patches(c, chat.h).flatMap((p) => p.ops.filter((o) => o.op === "set"));
