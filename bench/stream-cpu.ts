@@ -2,11 +2,11 @@
  * CPU and memory of a streamed answer, end to end, beside pi 1.6.0 (issue 19): the same fake model streams a
  * 400-line answer (one paragraph, the shape that re-lexes everything) and an ordinary Markdown answer to p2
  * (launcher and this device's server, both counted) and to pi in a pseudo-terminal. Prints CPU seconds per
- * answer (p2's also by process: launcher, server), the ratio to pi, and resident memory after start and after 20
+ * answer (p2's also by process: launcher, server; the Markdown answer's by thread of the first process), the ratio to pi, and resident memory after start and after 20
  * answers. Linux (/proc).
  * Run: PI_CLI=/path/to/pi/dist/bundle/cli.js bun bench/stream-cpu.ts
  */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { readServerInfo, SERVER_INFO_FILE } from "../src/protocol/server-info.ts";
@@ -27,6 +27,23 @@ function cpuSeconds(pid: number): number {
 	const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
 	const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
 	return (Number(fields[11]) + Number(fields[12])) / TICKS;
+}
+
+/** CPU seconds of each thread of a process, summed by the thread's name (the main thread, the guest worker, JIT, GC). */
+function cpuByThread(pid: number): Map<string, number> {
+	const out = new Map<string, number>();
+	for (const tid of readdirSync(`/proc/${pid}/task`)) {
+		try {
+			const name = readFileSync(`/proc/${pid}/task/${tid}/comm`, "utf8").trim().replace(/\d+$/, "");
+			const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8");
+			const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+			const key = Number(tid) === pid ? "main" : name;
+			out.set(key, (out.get(key) ?? 0) + (Number(fields[11]) + Number(fields[12])) / TICKS);
+		} catch {
+			// The thread ended.
+		}
+	}
+	return out;
 }
 
 function rssMiB(pid: number): number {
@@ -51,12 +68,22 @@ interface Contender {
 	readonly run: PtyRun;
 }
 
+/** The first process's CPU by thread during the last answer (the launcher's: its main thread and the guest's). */
+const lastByThread = new Map<string, Record<string, number>>();
+
 /** CPU seconds of each process (p2: the launcher, then the server) spent on one answer. */
 async function answer(who: Contender, text: string, marker: string): Promise<number[]> {
 	const before = who.pids().map(cpuSeconds);
+	const threadsBefore = cpuByThread(who.pids()[0]!);
 	fake.enqueue({ text, chunks: chunksOf(text), chunkDelayMs: 1 });
 	who.run.type("go\r");
 	await who.run.waitFor((s) => s.includes(marker) && !/Working/.test(s), "the end of the answer", 300_000);
+	const threads: Record<string, number> = {};
+	for (const [name, cpu] of cpuByThread(who.pids()[0]!)) {
+		const spent = cpu - (threadsBefore.get(name) ?? 0);
+		if (spent >= 0.01) threads[name] = Number(spent.toFixed(2));
+	}
+	lastByThread.set(who.name, threads);
 	return who.pids().map((pid, i) => cpuSeconds(pid) - (before[i] ?? 0));
 }
 const total = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
@@ -79,6 +106,7 @@ async function measure(who: Contender) {
 	const rssStart = who.pids().reduce((sum, pid) => sum + rssMiB(pid), 0);
 	const paragraphCpu = await answer(who, paragraph, "line 399 of a long answer");
 	const markdownCpu = await answer(who, markdown, "const x39");
+	const markdownThreads = lastByThread.get(who.name);
 	for (let i = 0; i < 18; i++) await answer(who, `Answer ${i}: ${"words ".repeat(200)}done${i}`, `done${i}`);
 	const rssAfter = who.pids().reduce((sum, pid) => sum + rssMiB(pid), 0);
 	results[who.name] = {
@@ -87,6 +115,7 @@ async function measure(who: Contender) {
 		...(paragraphCpu.length > 1
 			? { byProcessParagraph400: byProcess(paragraphCpu), byProcessMarkdown: byProcess(markdownCpu) }
 			: {}),
+		markdownByThread: markdownThreads,
 		rssMiBAfterStart: Math.round(rssStart),
 		rssMiBAfter20Answers: Math.round(rssAfter),
 	};

@@ -26,6 +26,8 @@ import { tuiDefaultsPlugin } from "../plugins/tui-defaults/tui.ts";
 import { workspacePlugin } from "../plugins/workspace/tui.ts";
 import type { GuestPlugin } from "./plugin.ts";
 
+// Who this person is (access) is asked for before the saved keys and settings (tui-defaults): the session
+// choice waits for it, and their snapshots are then handled in the order asked, so the choice goes out first.
 export function guestPlugins(): GuestPlugin[] {
 	return [
 		chatPlugin,
@@ -37,8 +39,8 @@ export function guestPlugins(): GuestPlugin[] {
 		sharingPlugin,
 		statusPlugin,
 		searchPlugin,
-		tuiDefaultsPlugin,
 		accessPlugin,
+		tuiDefaultsPlugin,
 		subagentsPlugin,
 		workspacePlugin,
 		artifactsPlugin,

@@ -14,6 +14,7 @@ import { StoreDamagedError } from "../../src/server/store/errors.ts";
 import { SessionStore } from "../../src/server/store/session-store.ts";
 import { startFakeOpenAI, writeFakeModelsJson } from "../support/fake-openai.ts";
 import { connectClient, FAST_RETRY, waitForState } from "../support/p2-server.ts";
+import { waitUntil } from "../support/wait.ts";
 
 const cleanups: (() => unknown)[] = [];
 afterEach(async () => {
@@ -173,7 +174,7 @@ describe("a damaged, emptied or lost catalog", () => {
 		expect(existsSync(join(dataDir, "sessions", `${broken}.sqlite`))).toBe(true);
 	});
 
-	test("every catalog change is copied into the session's store", () => {
+	test("every catalog change is copied into the session's store (a new one's just after the create answers)", async () => {
 		const dataDir = tempDir("p2-mirror-");
 		const stores = new Map<string, SessionStore>();
 		const store = (id: string) => stores.get(id) ?? stores.set(id, SessionStore.open(dataDir, id)).get(id)!;
@@ -183,11 +184,19 @@ describe("a damaged, emptied or lost catalog", () => {
 			for (const s of stores.values()) s.close();
 		});
 		const created = catalog.create({ cwd: "/w", title: "t" });
+		expect(stores.has(created.id)).toBe(false);
+		await waitUntil(() => stores.has(created.id), "the new session's store");
 		expect(store(created.id).meta()).toEqual(created);
 		const updated = catalog.update(created.id, { model: "p/m", archived: true });
 		expect(store(created.id).meta()).toEqual(updated);
 		const raw = new Database(join(dataDir, "sessions", `${created.id}.sqlite`), { readonly: true });
 		cleanups.push(() => raw.close());
 		expect(raw.query("SELECT COUNT(*) AS n FROM meta").get()).toEqual({ n: 1 });
+
+		// Changed before its store was made: the store keeps the row as it is then, not as it was created.
+		const second = catalog.create({ cwd: "/w" });
+		const renamed = catalog.update(second.id, { title: "later" });
+		await new Promise((resolve) => setImmediate(resolve));
+		expect(store(second.id).meta()).toEqual(renamed);
 	});
 });

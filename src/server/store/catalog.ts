@@ -143,7 +143,20 @@ export class Catalog {
 				input.parent ?? null,
 			),
 		);
-		return this.#mirrored(decode(row!));
+		const record = decode(row!);
+		// A new session's store is made (and given its copy of this row) just after the answer: making a database
+		// takes longer than the rest of a create, and the client's next step (opening the chat) needs the answer.
+		// A store opened first gets its copy then (SessionStores), from the row as it is by then.
+		setImmediate(() => {
+			if (this.#closed) return;
+			try {
+				const now = this.get(record.id);
+				if (now) this.#mirrored(now);
+			} catch (error) {
+				console.error(`session ${record.id}: its store could not keep a copy of its catalog record:`, error);
+			}
+		});
+		return record;
 	}
 
 	/** Puts back a record as it was (rebuilding the catalog from the session stores); replaces one with its id. */

@@ -1,6 +1,6 @@
 import { Database } from "bun:sqlite";
 import { afterEach, describe, expect, test } from "bun:test";
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { chatContract } from "../../../src/plugins/chat/contract.ts";
@@ -123,6 +123,7 @@ describe("a damaged store and a disk nearly full", () => {
 		// A store from a newer p2: it is not damaged (never moved aside), it just cannot be opened by this one.
 		const path = join(dir, "sessions", `${session}.sqlite`);
 		rmSync(path, { force: true });
+		mkdirSync(join(dir, "sessions"), { recursive: true });
 		const newer = new Database(path);
 		newer.exec("PRAGMA user_version = 99");
 		newer.close();
