@@ -34,6 +34,8 @@ export function runInPty(
 	let pending = Promise.resolve();
 	const decoder = new TextDecoder();
 	let raw = "";
+	/** Waiters woken each time the emulator has taken in more output (a screen may have changed). */
+	const onScreen = new Set<() => void>();
 	let closed!: () => void;
 	/** The pty's end of file: everything the program wrote has been read. */
 	const drained = new Promise<void>((resolve) => {
@@ -48,7 +50,11 @@ export function runInPty(
 			data(_t, data) {
 				const copy = new Uint8Array(data);
 				raw += decoder.decode(copy, { stream: true });
-				pending = pending.then(() => new Promise<void>((resolve) => term.write(copy, resolve)));
+				pending = pending
+					.then(() => new Promise<void>((resolve) => term.write(copy, resolve)))
+					.then(() => {
+						for (const wake of [...onScreen]) wake();
+					});
 			},
 			exit() {
 				closed();
@@ -70,7 +76,16 @@ export function runInPty(
 			const text = screen().join("\n");
 			if (predicate(text)) return;
 			if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; screen:\n${text}`);
-			await Bun.sleep(25);
+			// Looked at again as soon as more output has been taken in, or after a while to check the deadline.
+			await new Promise<void>((resolve) => {
+				const wake = () => {
+					onScreen.delete(wake);
+					clearTimeout(timer);
+					resolve();
+				};
+				const timer = setTimeout(wake, 250);
+				onScreen.add(wake);
+			});
 		}
 	}
 	return {
