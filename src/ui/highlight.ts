@@ -64,11 +64,30 @@ export function languageOfPath(path: string): string | undefined {
 	return dot > 0 ? languageOf(base.slice(dot + 1)) : undefined;
 }
 
+/** Highlighted code by theme, then by language and code: a streamed answer renders its finished code blocks again. */
+const highlighted = new WeakMap<Theme, Map<string, string[] | undefined>>();
+const MAX_KEPT = 200;
+
 /**
  * Code highlighted into pi's syntax tokens, one string per line; undefined when the language is unknown (the
  * caller keeps its own color). The input is already visible text: no control characters.
  */
 export function highlightLines(code: string, language: string | undefined, theme: Theme): string[] | undefined {
+	let kept = highlighted.get(theme);
+	if (!kept) {
+		kept = new Map();
+		highlighted.set(theme, kept);
+	}
+	const key = `${language ?? ""}\0${code}`;
+	if (kept.has(key)) return kept.get(key)?.slice();
+	const lines = highlightNow(code, language, theme);
+	// The oldest goes first when full (a Map iterates in insertion order).
+	if (kept.size >= MAX_KEPT) kept.delete(kept.keys().next().value!);
+	kept.set(key, lines);
+	return lines?.slice();
+}
+
+function highlightNow(code: string, language: string | undefined, theme: Theme): string[] | undefined {
 	const lang = languageOf(language);
 	if (!lang) return undefined;
 	let tree: HastNode;

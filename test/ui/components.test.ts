@@ -384,6 +384,20 @@ describe("syntax highlighting", () => {
 		expect(written.some((l) => l.includes("\x1b[38;2;222;141;90m'x'\x1b[39m"))).toBe(true);
 	});
 
+	test("code highlighted again (a streamed answer's finished blocks) is the same, whatever was done to the last copy", async () => {
+		const { highlightLines } = await import("../../src/ui/highlight.ts");
+		const dark = Theme.fromJson(BUILTIN_THEMES.dark, "truecolor");
+		const light = Theme.fromJson(BUILTIN_THEMES.light, "truecolor");
+		const first = highlightLines("const a = 1;\nconst b = 2;", "ts", dark)!;
+		const expected = [...first];
+		first.length = 0;
+		expect(highlightLines("const a = 1;\nconst b = 2;", "ts", dark)).toEqual(expected);
+		// Another theme colors the same code its own way.
+		expect(highlightLines("const a = 1;\nconst b = 2;", "ts", light)).not.toEqual(expected);
+		expect(highlightLines("const a = 1;", "no-such-language", dark)).toBeUndefined();
+		expect(highlightLines("const a = 1;", "no-such-language", dark)).toBeUndefined();
+	});
+
 	test("a Markdown code block in an answer is highlighted", () => {
 		const message = new AssistantMessage(dark(), {
 			parts: [{ type: "text", text: "```python\nimport os\n```" }],
