@@ -3,7 +3,7 @@
  * sources' sizes and times. A launcher and the server it started compare them, so development never talks to a
  * server still running older code.
  */
-import { existsSync, readFileSync, statSync } from "node:fs";
+import { statSync } from "node:fs";
 import { join } from "node:path";
 
 const ROOT = join(import.meta.dir, "..", "..");
@@ -29,9 +29,10 @@ export function sourcesStampOnce(): string {
 
 /**
  * The sources as they stand, by name, size and time (no file is read: this is on the launcher's start path).
- * Any edit changes it; the bundle's own cache key (`bundleInputsHash`) reads the contents.
+ * Any edit changes it (no edit keeps both a file's size and its time); the development bundle and the server's
+ * validators are cached under it.
  */
-function sourcesStamp(root = ROOT): string {
+export function sourcesStamp(root = ROOT): string {
 	const hash = new Bun.CryptoHasher("sha256");
 	hash.update(`${Bun.version}\n`);
 	const glob = new Bun.Glob("**/*.{ts,tsx,js,json}");
@@ -46,21 +47,6 @@ function sourcesStamp(root = ROOT): string {
 		} catch {
 			hash.update(`${file}:-\n`);
 		}
-	}
-	return hash.digest("hex");
-}
-
-/** Every file the bundle could be built from, as one hash: any change to any of them builds it again. */
-export function bundleInputsHash(root = ROOT): string {
-	const hash = new Bun.CryptoHasher("sha256");
-	hash.update(`${Bun.version}\n`);
-	for (const file of [join(root, "package-lock.json"), join(root, "bun.lock")]) {
-		if (existsSync(file)) hash.update(readFileSync(file));
-	}
-	const glob = new Bun.Glob("**/*.{ts,tsx,js,json}");
-	for (const path of [...glob.scanSync({ cwd: join(root, "src"), onlyFiles: true })].sort()) {
-		hash.update(`${path}\n`);
-		hash.update(readFileSync(join(root, "src", path)));
 	}
 	return hash.digest("hex");
 }

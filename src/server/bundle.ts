@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import type { BunPlugin } from "bun";
-import { bundleInputsHash } from "./build-id.ts";
+import { sourcesStamp } from "./build-id.ts";
 import type { GuestBundle } from "./server.ts";
 
 const ROOT = join(import.meta.dir, "..", "..");
@@ -106,11 +106,11 @@ export async function buildGuestBundle(options: GuestBuildOptions = {}): Promise
 const CACHE_DIR = join(ROOT, "node_modules", ".cache", "p2-guest-bundle");
 
 /**
- * The development bundle, built once per change of its inputs and kept on disk by their hash (a start from
- * source then costs a hash of the sources, not a build). Only the latest few are kept.
+ * The development bundle, built once per change of its inputs and kept on disk by their stamp (their names,
+ * sizes and times: a start from source then costs a look at the sources, not a build). Only the latest few are kept.
  */
 export async function cachedGuestBundle(cacheDir = CACHE_DIR): Promise<GuestBundle> {
-	const key = bundleInputsHash();
+	const key = sourcesStamp();
 	const path = join(cacheDir, `${key}.js`);
 	if (existsSync(path)) {
 		const source = readFileSync(path, "utf8");

@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { BundleCache, cachedFetch } from "../../src/host/bundle-cache.ts";
-import { bundleInputsHash } from "../../src/server/build-id.ts";
+import { sourcesStamp } from "../../src/server/build-id.ts";
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -50,20 +50,20 @@ describe("the launcher's kept bundles", () => {
 });
 
 describe("the development bundle's inputs", () => {
-	test("any change to a source file or the lockfile changes the hash the cached bundle is kept under", () => {
+	test("any change to a source file or the lockfile changes the stamp the cached bundle is kept under", () => {
 		const root = temp();
 		mkdirSync(join(root, "src", "guest"), { recursive: true });
 		writeFileSync(join(root, "src", "guest", "a.ts"), "export const a = 1;\n");
 		writeFileSync(join(root, "package-lock.json"), "{}");
-		const first = bundleInputsHash(root);
-		expect(bundleInputsHash(root)).toBe(first);
+		const first = sourcesStamp(root);
+		expect(sourcesStamp(root)).toBe(first);
 		writeFileSync(join(root, "src", "guest", "a.ts"), "export const a = 2;\n");
-		const second = bundleInputsHash(root);
+		const second = sourcesStamp(root);
 		expect(second).not.toBe(first);
 		writeFileSync(join(root, "src", "guest", "b.ts"), "");
-		const third = bundleInputsHash(root);
+		const third = sourcesStamp(root);
 		expect(third).not.toBe(second);
 		writeFileSync(join(root, "package-lock.json"), '{"v":2}');
-		expect(bundleInputsHash(root)).not.toBe(third);
+		expect(sourcesStamp(root)).not.toBe(third);
 	});
 });
