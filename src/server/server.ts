@@ -393,6 +393,8 @@ async function listen(
 			...(options.onExitRequest ? { auto: true } : {}),
 		};
 		writePrivateFile(infoPath, `${JSON.stringify(info)}\n`);
+		// A launcher that finds this server asks for the UI bundle next: have it ready (read, hashed) by then.
+		if (options.bundle) setImmediate(() => void loadBundle().catch(() => {}));
 	}
 
 	return {
