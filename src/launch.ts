@@ -16,7 +16,7 @@ import { ENDED_PROMPT, forgetOwnerCookie, signInRemote } from "./host/remote.ts"
 import { SignInError } from "./host/sign-in.ts";
 import { mark } from "./host/timeline.ts";
 import { terminalLine } from "./host/visible-text.ts";
-import { type GuestBundleSource, preloadBundle } from "./host/worker-spawn.ts";
+import { type GuestBundleSource, preloadBundle, preloadedBundle } from "./host/worker-spawn.ts";
 import { DEVICE_TOKEN_HEADER, type ServerInfo } from "./protocol/server-info.ts";
 import { buildId } from "./server/build-id.ts";
 import { resolveDataDir } from "./server/store/data-dir.ts";
@@ -103,8 +103,13 @@ export async function launch(args: LaunchArgs): Promise<number> {
 	const config = new LauncherConfig(configDir(process.env));
 	const bundles = new BundleCache(configDir(process.env));
 	const server = bundleKey(args);
-	// The UI the server served last time starts evaluating now; it runs only if the server still serves it.
-	const kept = server ? bundles.read(server) : undefined;
+	const remote = Boolean(args.join) || Boolean(args.url && !isThisDevice(args.url));
+	// This device's server is looked for first: its answer is on the way while the kept bundle is read.
+	const local = remote ? undefined : localTarget();
+	local?.catch(() => {});
+	// The UI the server served last time starts evaluating now; it runs only if the server still serves it. The
+	// executable has already handed the prewarmed worker its own bundle, which this device's server serves too.
+	const kept = (remote ? undefined : preloadedBundle()) ?? (server ? bundles.read(server) : undefined);
 	if (kept) preloadBundle(kept);
 	let target: LaunchTarget;
 	if (args.join) {
@@ -127,12 +132,15 @@ export async function launch(args: LaunchArgs): Promise<number> {
 		if (!signedIn) return 1;
 		target = signedIn;
 	} else {
-		target = await localTarget();
+		target = await local!;
 	}
 	mark("server");
 	const bundleFetch = (current: LaunchTarget) =>
-		cachedFetch(bundles, server ?? current.origin(), (running) =>
-			fetchGuestBundle(current.origin(), current.credentials(), running),
+		cachedFetch(
+			bundles,
+			server ?? current.origin(),
+			(running) => fetchGuestBundle(current.origin(), current.credentials(), running),
+			kept,
 		);
 	// This device's server is not this process': it goes on after the launcher, and ends by itself when idle.
 	return runUntilDone(args, config, target, bundleFetch);

@@ -39,16 +39,18 @@ export class BundleCache {
 
 /**
  * The first bundle of a run through the cache: the kept one if the server still serves it (304), else the
- * server's, kept for next time. Later checks (a newer bundle, a reload) go to the server as before.
+ * server's, kept for next time. Later checks (a newer bundle, a reload) go to the server as before. `known`:
+ * a bundle the launcher already read (the one it preloaded), offered instead of reading the kept one again.
  */
 export function cachedFetch(
 	cache: BundleCache,
 	server: string,
 	fetch: (runningHash?: string) => Promise<GuestBundleSource | undefined>,
+	known?: GuestBundleSource,
 ): (runningHash?: string) => Promise<GuestBundleSource | undefined> {
 	return async (runningHash) => {
 		if (runningHash !== undefined) return fetch(runningHash);
-		const kept = cache.read(server);
+		const kept = known ?? cache.read(server);
 		const fresh = await fetch(kept?.hash);
 		if (fresh === undefined) return kept;
 		if (fresh.hash !== kept?.hash) cache.write(server, fresh);

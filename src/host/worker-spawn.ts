@@ -32,6 +32,13 @@ interface Spare {
 }
 
 let spare: Spare | undefined;
+/** The bundle handed to the prewarmed worker, if any: the launcher offers it to the server before any other. */
+let preloaded: GuestBundleSource | undefined;
+
+/** The bundle the prewarmed worker is evaluating (this device's embedded one, or the one kept from last time). */
+export function preloadedBundle(): GuestBundleSource | undefined {
+	return preloaded;
+}
 
 /** At most this many early messages are kept; a worker that posts more before it starts loses the rest. */
 const MAX_EARLY = 64;
@@ -80,6 +87,7 @@ export function prewarmWorker(): void {
 export function preloadBundle(bundle: GuestBundleSource): void {
 	if (!spare || spare.loaded !== undefined) return;
 	spare.loaded = bundle.hash;
+	preloaded = bundle;
 	load(spare.worker, bundle);
 }
 

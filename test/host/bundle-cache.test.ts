@@ -39,6 +39,22 @@ describe("the launcher's kept bundles", () => {
 		expect(await cachedFetch(cache, "https://p2.example", server)(served.hash)).toBeUndefined();
 	});
 
+	test("a bundle the launcher already read is offered instead of the kept one, and used only if the server still serves it", async () => {
+		const cache = new BundleCache(temp());
+		const embedded = bundle("ui in the executable");
+		const served = bundle("ui v3");
+		const asked: (string | undefined)[] = [];
+		const server = (current: typeof served) => async (running?: string) => {
+			asked.push(running);
+			return running === current.hash ? undefined : current;
+		};
+		expect(await cachedFetch(cache, "device:/data", server(embedded), embedded)()).toBe(embedded);
+		expect(await cachedFetch(cache, "device:/data", server(served), embedded)()).toEqual(served);
+		expect(asked).toEqual([embedded.hash, embedded.hash]);
+		// The server's own is kept for next time.
+		expect(cache.read("device:/data")).toEqual(served);
+	});
+
 	test("kept privately (0600 in a 0700 directory)", async () => {
 		const dir = temp();
 		await cachedFetch(new BundleCache(dir), "device:/data", async () => bundle("ui"))();
