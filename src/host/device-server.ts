@@ -3,7 +3,17 @@
  * the terminal (runs go on; the next start finds it running), logging to `server.log` in its data directory.
  */
 import { spawn } from "node:child_process";
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, statSync, truncateSync } from "node:fs";
+import {
+	closeSync,
+	existsSync,
+	type FSWatcher,
+	mkdirSync,
+	openSync,
+	readFileSync,
+	statSync,
+	truncateSync,
+	watch,
+} from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { DEVICE_TOKEN_HEADER, EXIT_PATH, SERVER_INFO_FILE, type ServerInfo } from "../protocol/server-info.ts";
@@ -104,17 +114,37 @@ async function launchDeviceServer(
 		});
 		child.unref();
 		const started = clock.now();
-		for (;;) {
-			const info = await findLocalServer(dataDir);
-			if (info) return info;
-			if (exited !== undefined) {
-				if (exited === BUSY_EXIT_CODE) throw new DeviceServerBusy(lastLines(log));
-				throw new Error(`this device's server did not start: ${lastLines(log) || `exit ${exited}`} (see ${log})`);
+		// Woken when server.json appears (not only by the poll below): the server is looked at as soon as it says so.
+		let wake: (() => void) | undefined;
+		let watcher: FSWatcher | undefined;
+		try {
+			watcher = watch(dataDir, (_event, name) => {
+				if (name === SERVER_INFO_FILE) wake?.();
+			});
+		} catch {
+			// Not watchable here: the poll alone finds it.
+		}
+		try {
+			for (;;) {
+				const info = await findLocalServer(dataDir);
+				if (info) return info;
+				if (exited !== undefined) {
+					if (exited === BUSY_EXIT_CODE) throw new DeviceServerBusy(lastLines(log));
+					throw new Error(`this device's server did not start: ${lastLines(log) || `exit ${exited}`} (see ${log})`);
+				}
+				if (clock.now() - started > READY_TIMEOUT_MS) {
+					throw new Error(`this device's server did not answer in ${READY_TIMEOUT_MS / 1000} s (see ${log})`);
+				}
+				await new Promise<void>((resolve) => {
+					const timer = setTimeout(resolve, READY_POLL_MS);
+					wake = () => {
+						clearTimeout(timer);
+						resolve();
+					};
+				});
 			}
-			if (clock.now() - started > READY_TIMEOUT_MS) {
-				throw new Error(`this device's server did not answer in ${READY_TIMEOUT_MS / 1000} s (see ${log})`);
-			}
-			await Bun.sleep(READY_POLL_MS);
+		} finally {
+			watcher?.close();
 		}
 	} finally {
 		closeSync(fd);
