@@ -97,7 +97,13 @@ async function contender(
 	pids: (run: PtyRun) => number[],
 ) {
 	const run = runInPty(cmd, { env, cwd, cols: 120, rows: 40 });
-	await run.waitFor((s) => s.includes("fake-model"), "the screen", 60_000);
+	// Ready for a message: the footer names the model, and pi no longer says its start is in progress (it keeps
+	// what is typed before then in the editor).
+	await run.waitFor(
+		(s) => s.includes("fake-model") && !s.includes("Startup is still in progress"),
+		"the screen",
+		60_000,
+	);
 	return { name, run, pids: () => pids(run) } satisfies Contender;
 }
 
