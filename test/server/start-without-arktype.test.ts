@@ -1,10 +1,12 @@
-import { afterEach, expect, test } from "bun:test";
+import { afterEach, beforeAll, expect, test } from "bun:test";
 import { mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { chatContract } from "../../src/plugins/chat/contract.ts";
 import { sessionsContract } from "../../src/plugins/sessions/contract.ts";
 import { DEVICE_TOKEN_HEADER } from "../../src/protocol/server-info.ts";
+import { cachedGuestBundle } from "../../src/server/bundle.ts";
+import { loadServerValidators } from "../../src/server/server-validators.ts";
 import { startFakeOpenAI, writeFakeModelsJson } from "../support/fake-openai.ts";
 import { connectClient, waitForState } from "../support/p2-server.ts";
 import { asServer, startServe } from "../support/serve-process.ts";
@@ -13,6 +15,13 @@ const cleanups: (() => unknown)[] = [];
 afterEach(async () => {
 	for (const f of cleanups.splice(0).reverse()) await f();
 });
+
+// What the executable carries built, a server run from source keeps built under the sources' stamp: the
+// validators and the UI bundle (whose making loads arktype). Made here first, as a start before this one would.
+beforeAll(async () => {
+	await loadServerValidators();
+	await cachedGuestBundle();
+}, 120_000);
 
 test("a server starts, reads models.json, opens a session and runs a message without loading arktype", async () => {
 	const dataDir = mkdtempSync(join(tmpdir(), "p2-no-arktype-"));
