@@ -8,6 +8,7 @@ import { isOwner, type Principal } from "../../server/objects/principal.ts";
 import type { ServerContext, ServerPlugin } from "../../server/plugin.ts";
 import { checkDirectory } from "../../server/session-directory.ts";
 import type { SessionRecord } from "../../server/store/catalog.ts";
+import { StoreClosedError } from "../../server/store/errors.ts";
 import { type SessionRow, type SessionsState, sessionsContract } from "./contract.ts";
 import { findGitDir, gitBranch } from "./git-branch.ts";
 
@@ -109,7 +110,14 @@ class SessionsObject {
 			return;
 		}
 		const branch = out.trim().split("\n")[0]?.slice(0, 200) || null;
-		const now = this.#ctx.catalog.get(record.id);
+		let now: SessionRecord | undefined;
+		try {
+			now = this.#ctx.catalog.get(record.id);
+		} catch (error) {
+			// The server stopped while the machine answered: there is no one left to tell.
+			if (error instanceof StoreClosedError) return;
+			throw error;
+		}
 		if (!now || now.env !== record.env || now.cwd !== record.cwd) return;
 		if ((this.#remoteBranch.get(record.id) ?? null) === branch) return;
 		this.#remoteBranch.set(record.id, branch);
