@@ -9,8 +9,9 @@ import { serverValidatorsModule } from "../src/server/server-validators.ts";
 
 const root = join(import.meta.dir, "..");
 const dist = process.env.P2_BUILD_OUT ?? join(root, "dist");
-// The entry and the embedded bundle live inside the repository, so paths inside the executable stay stable.
-const work = join(root, "dist", ".build");
+// The entry and the embedded bundle live inside the repository, so paths inside the executable stay relative to
+// it; each build has its own folder (two builds at once, as two test runs make, must not share one).
+const work = join(root, "dist", `.build-${process.pid}`);
 rmSync(work, { recursive: true, force: true });
 mkdirSync(work, { recursive: true });
 mkdirSync(dist, { recursive: true });
@@ -47,6 +48,7 @@ const result = await Bun.build({
 });
 if (!result.success) {
 	console.error(result.logs.map(String).join("\n"));
+	rmSync(work, { recursive: true, force: true });
 	process.exit(1);
 }
 
@@ -58,3 +60,4 @@ console.log(
 		bundle: size(join(work, "guest-bundle.js")),
 	}),
 );
+rmSync(work, { recursive: true, force: true });
