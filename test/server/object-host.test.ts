@@ -208,6 +208,48 @@ describe("object host and client", () => {
 		expect(ref.state).toEqual({ count: 1, log: "ok" });
 	});
 
+	test("a call on an object still opening waits for its snapshot; a refusal or a lost connection fails it", async () => {
+		const client = new ObjectClient();
+		const sent: { t: string; h?: number; id?: number; method?: string }[] = [];
+		client.attach((t) => sent.push(JSON.parse(t)));
+		const snapshot = (h: number) =>
+			JSON.stringify({ t: "snapshot", h, version: 2, role: "owner", state: { count: 0, log: "" } });
+
+		// Typed right after the object was asked for (a `!` command right after /new): it goes out once open.
+		const ref = client.open(counter, { name: "x" });
+		const answer = ref.call("add", { by: 2 });
+		expect(sent.map((f) => f.t)).toEqual(["open"]);
+		client.receive(snapshot(ref.h));
+		await Promise.resolve();
+		const call = sent.find((f) => f.t === "call");
+		expect(call).toMatchObject({ h: ref.h, method: "add" });
+		client.receive(JSON.stringify({ t: "result", h: ref.h, id: call!.id, ok: true, value: { count: 2 } }));
+		expect(await answer).toEqual({ count: 2 });
+
+		// The server refuses the object: the waiting call fails with its words.
+		const refused = client.open(counter, { name: "y" });
+		const never = refused.call("add", { by: 1 });
+		client.receive(JSON.stringify({ t: "refused", h: refused.h, code: "forbidden", message: "not yours" }));
+		expect(await never.catch((e: ProtocolError) => `${e.code}: ${e.message}`)).toBe("forbidden: not yours");
+
+		// The connection goes first: the call fails now and is not sent after the next connection opens it.
+		const later = client.open(counter, { name: "z" });
+		const lost = later.call("add", { by: 1 });
+		client.detach();
+		expect(await lost.catch((e: Error) => e.name)).toBe("ConnectionLost");
+		sent.length = 0;
+		client.attach((t) => sent.push(JSON.parse(t)));
+		client.receive(snapshot(later.h));
+		await Promise.resolve();
+		expect(sent.filter((f) => f.t === "call")).toEqual([]);
+
+		// Closed before it opened: the waiting call fails.
+		const closed = client.open(counter, { name: "w" });
+		const gone = closed.call("add", { by: 1 });
+		closed.close();
+		expect(await gone.catch((e: ProtocolError) => e.code)).toBe("unknown_handle");
+	});
+
 	test("a flood is rate limited without closing the connection", async () => {
 		const { host } = setup();
 		const { connection, sent } = wire(host, owner);
