@@ -7,7 +7,7 @@
  * `value instanceof type.errors` asks whether a check refused, without loading arktype: a process that has not
  * loaded it cannot hold its refusals.
  *
- * Modules import `type` from here, never from "arktype" (the linter enforces it); the guest's bundle maps this
+ * Modules import `type` from here, never from "arktype" (test/protocol/ark.test.ts checks it); the guest's bundle maps this
  * module to its inert stand-in (`src/guest/arktype-shim.ts`).
  */
 import type { type as arktypeType } from "arktype";

@@ -6,7 +6,7 @@ import { lazy } from "./lazy.ts";
  * `append`, growing lists as `push`, so a streaming answer never resends what the client already has.
  */
 export const PathSegment = lazy(() => type("string | number.integer >= 0"));
-export const Path = lazy(() => PathSegment.array().atMostLength(32));
+export const Path = PathSegment.array().atMostLength(32);
 export type Path = typeof Path.infer;
 
 export const PatchOp = lazy(() =>

@@ -1,8 +1,9 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import type { BunPlugin } from "bun";
 import { sourcesStamp } from "./build-id.ts";
 import type { GuestBundle } from "./server.ts";
+import { cachedPath, keepMade } from "./sources-cache.ts";
 
 const ROOT = join(import.meta.dir, "..", "..");
 const ENTRY = join(ROOT, "src", "guest", "entry.ts");
@@ -111,25 +112,13 @@ const CACHE_DIR = join(ROOT, "node_modules", ".cache", "p2-guest-bundle");
  */
 export async function cachedGuestBundle(cacheDir = CACHE_DIR): Promise<GuestBundle> {
 	const key = sourcesStamp();
-	const path = join(cacheDir, `${key}.js`);
+	const path = cachedPath(cacheDir, key);
 	if (existsSync(path)) {
 		const source = readFileSync(path, "utf8");
 		return { source, hash: new Bun.CryptoHasher("sha256").update(source).digest("hex") };
 	}
 	const built = await buildGuestBundle();
-	try {
-		mkdirSync(cacheDir, { recursive: true });
-		const temp = `${path}.${process.pid}.tmp`;
-		writeFileSync(temp, built.source);
-		renameSync(temp, path);
-		const old = readdirSync(cacheDir)
-			.filter((name) => name.endsWith(".js") && name !== `${key}.js`)
-			.map((name) => ({ name, at: statSync(join(cacheDir, name)).mtimeMs }))
-			.sort((a, b) => b.at - a.at);
-		for (const { name } of old.slice(2)) rmSync(join(cacheDir, name), { force: true });
-	} catch {
-		// A cache that cannot be written only costs the next start a build.
-	}
+	keepMade(cacheDir, key, built.source);
 	return built;
 }
 

@@ -133,25 +133,9 @@ function collectMethods(schemas: ReadonlyMap<string, unknown>, keys: readonly st
 /**
  * The source of an ES module exporting `precompiledValidators`: for each key, a function that answers whether
  * a value fits that schema, exactly as `schema.allows` would. Throws a PrecompileError for a schema whose check
- * cannot be precompiled (a transform, a narrow written as a function), or with `skipUnfit` leaves it out.
+ * cannot be precompiled (a transform, a narrow written as a function).
  */
-export function precompiledValidatorsModule(
-	schemas: ReadonlyMap<string, unknown>,
-	options: { readonly skipUnfit?: boolean } = {},
-): string {
-	if (options.skipUnfit) {
-		// Leaves out the schemas whose check cannot be precompiled; whoever checks them uses arktype.
-		const fit = new Map<string, unknown>();
-		for (const [key, schema] of schemas) {
-			try {
-				precompiledValidatorsModule(new Map([[key, schema]]));
-				fit.set(key, schema);
-			} catch (error) {
-				if (!(error instanceof PrecompileError)) throw error;
-			}
-		}
-		return precompiledValidatorsModule(fit);
-	}
+export function precompiledValidatorsModule(schemas: ReadonlyMap<string, unknown>): string {
 	const keys = [...schemas.keys()].sort();
 	const { bodies, roots } = collectMethods(schemas, keys);
 

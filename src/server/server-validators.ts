@@ -5,10 +5,11 @@
  * by the names, sizes and times of its sources, made again after any change (a start after an edit pays
  * arktype once).
  */
-import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { argsKey, CLIENT_FRAME_KEY, inputKey, type PrecompiledValidator } from "../protocol/schema-checks.ts";
 import { sourcesStampOnce } from "./build-id.ts";
+import { cachedPath, keepMade } from "./sources-cache.ts";
 
 const ROOT = join(import.meta.dir, "..", "..");
 const CACHE_DIR = join(ROOT, "node_modules", ".cache", "p2-server-validators");
@@ -45,10 +46,10 @@ export async function serverSchemas(root = ROOT): Promise<Map<string, unknown>> 
 	return schemas;
 }
 
-/** The module's source: precompiled validators of every server schema whose check can be precompiled. */
+/** The module's source: precompiled validators of every server schema (one that cannot be precompiled fails it). */
 export async function serverValidatorsModule(root = ROOT): Promise<string> {
 	const { precompiledValidatorsModule } = await import("./precompile-validators.ts");
-	return precompiledValidatorsModule(await serverSchemas(root), { skipUnfit: true });
+	return precompiledValidatorsModule(await serverSchemas(root));
 }
 
 /** The executable's validators, set by its entry before the server loads (see scripts/build.ts). */
@@ -61,23 +62,10 @@ export async function loadServerValidators(cacheDir = CACHE_DIR): Promise<Valida
 	const embedded = embeddedValidators();
 	if (embedded) return embedded;
 	const key = sourcesStampOnce();
-	const path = join(cacheDir, `${key}.js`);
-	if (!existsSync(path)) {
-		const source = await serverValidatorsModule();
-		try {
-			mkdirSync(cacheDir, { recursive: true });
-			const temp = `${path}.${process.pid}.tmp`;
-			writeFileSync(temp, source);
-			renameSync(temp, path);
-			const old = readdirSync(cacheDir)
-				.filter((name) => name.endsWith(".js") && name !== `${key}.js`)
-				.map((name) => ({ name, at: statSync(join(cacheDir, name)).mtimeMs }))
-				.sort((a, b) => b.at - a.at);
-			for (const { name } of old.slice(2)) rmSync(join(cacheDir, name), { force: true });
-		} catch {
-			// Without a cache this process checks with arktype, which making the validators has loaded anyway.
-			return Object.freeze(Object.create(null));
-		}
+	const path = cachedPath(cacheDir, key);
+	// Without a cache this process checks with arktype, which making the validators has loaded anyway.
+	if (!existsSync(path) && !keepMade(cacheDir, key, await serverValidatorsModule())) {
+		return Object.freeze(Object.create(null));
 	}
 	return ((await import(path)) as { precompiledValidators: Validators }).precompiledValidators;
 }

@@ -2,56 +2,52 @@ import { type } from "../../protocol/ark.ts";
 import { checkWith } from "../../server/plugin.ts";
 import type { StoredData, StoredRow } from "./view.ts";
 
-/** What each kind must look like before the model or a client is given it; extra fields are allowed. */
-function buildShapes() {
-	const Image = type({ type: "'image'", data: "string", mimeType: "string" });
-	const TextBlock = type({ type: "'text'", text: "string" });
-	const ContentBlock = TextBlock.or(Image);
-	const AssistantBlock = TextBlock.or({ type: "'thinking'", thinking: "string" }).or({
-		type: "'toolCall'",
-		id: "string",
-		name: "string",
-		arguments: "object",
-	});
-	return {
-		user: type({ kind: "'user'", text: "string", "images?": Image.array(), "context?": "string", "lead?": "string" }),
-		assistant: type({
-			kind: "'assistant'",
-			message: {
-				role: "'assistant'",
-				content: AssistantBlock.array(),
-				"stopReason?": "string",
-				"provider?": "string",
-				"model?": "string",
-			},
-			"retried?": "boolean",
-		}),
-		tool: type({
-			kind: "'tool'",
-			callId: "string",
-			name: "string",
-			args: "object",
-			result: { content: ContentBlock.array(), isError: "boolean" },
-			durationMs: "number | null",
-		}),
-		error: type({ kind: "'error'", message: "string" }),
-		compaction: type({ kind: "'compaction'", summary: "string", tokensBefore: "number" }),
-		reset: type({ kind: "'reset'", handoff: "string | null" }),
-		shell: type({
-			kind: "'shell'",
-			id: "string",
-			command: "string",
-			output: "string",
-			exitCode: "number | null",
-			cancelled: "boolean",
-			truncated: "boolean",
-			includeInContext: "boolean",
-		}),
-	} as const;
-}
-let shapes: ReturnType<typeof buildShapes> | undefined;
+const Image = type({ type: "'image'", data: "string", mimeType: "string" });
+const TextBlock = type({ type: "'text'", text: "string" });
+const ContentBlock = TextBlock.or(Image);
+const AssistantBlock = TextBlock.or({ type: "'thinking'", thinking: "string" }).or({
+	type: "'toolCall'",
+	id: "string",
+	name: "string",
+	arguments: "object",
+});
 
-const storedKey = (kind: string) => `chat/stored/${kind}`;
+/** What each kind must look like before the model or a client is given it; extra fields are allowed. */
+const SHAPES = {
+	user: type({ kind: "'user'", text: "string", "images?": Image.array(), "context?": "string", "lead?": "string" }),
+	assistant: type({
+		kind: "'assistant'",
+		message: {
+			role: "'assistant'",
+			content: AssistantBlock.array(),
+			"stopReason?": "string",
+			"provider?": "string",
+			"model?": "string",
+		},
+		"retried?": "boolean",
+	}),
+	tool: type({
+		kind: "'tool'",
+		callId: "string",
+		name: "string",
+		args: "object",
+		result: { content: ContentBlock.array(), isError: "boolean" },
+		durationMs: "number | null",
+	}),
+	error: type({ kind: "'error'", message: "string" }),
+	compaction: type({ kind: "'compaction'", summary: "string", tokensBefore: "number" }),
+	reset: type({ kind: "'reset'", handoff: "string | null" }),
+	shell: type({
+		kind: "'shell'",
+		id: "string",
+		command: "string",
+		output: "string",
+		exitCode: "number | null",
+		cancelled: "boolean",
+		truncated: "boolean",
+		includeInContext: "boolean",
+	}),
+} as const;
 
 /**
  * A row's data, checked against its kind; null when the row is damaged (unreadable JSON, a kind that does not
@@ -60,14 +56,14 @@ const storedKey = (kind: string) => `chat/stored/${kind}`;
  */
 const PLUGIN_KIND = /^[a-z][a-z0-9-]*\.[a-z][a-z0-9-]*$/;
 const PluginShape = type({ kind: "string", data: "Record<string, unknown>" });
+const storedKey = (kind: string) => `chat/stored/${kind}`;
 const PLUGIN_SHAPE_KEY = storedKey("plugin");
 
 /** The row shapes by key, for the server's precompiled validators. */
 export function storedSchemas(): ReadonlyMap<string, unknown> {
-	shapes ??= buildShapes();
 	return new Map<string, unknown>([
 		[PLUGIN_SHAPE_KEY, PluginShape],
-		...Object.entries(shapes).map(([kind, schema]) => [storedKey(kind), schema] as const),
+		...Object.entries(SHAPES).map(([kind, schema]) => [storedKey(kind), schema] as const),
 	]);
 }
 
@@ -77,9 +73,8 @@ export function readStored(row: StoredRow): StoredData | null {
 		const checked = checkWith(PLUGIN_SHAPE_KEY, PluginShape, row.data);
 		return checked instanceof type.errors || checked.kind !== row.kind ? null : (row.data as StoredData);
 	}
-	shapes ??= buildShapes();
-	if (!Object.hasOwn(shapes, row.kind)) return null;
-	const schema: (data: unknown) => unknown = shapes[row.kind as keyof typeof shapes];
+	if (!Object.hasOwn(SHAPES, row.kind)) return null;
+	const schema: (data: unknown) => unknown = SHAPES[row.kind as keyof typeof SHAPES];
 	const checked = checkWith(storedKey(row.kind), schema, row.data);
 	return checked instanceof type.errors ? null : (row.data as StoredData);
 }
