@@ -282,6 +282,20 @@ async function listen(
 		return problem(400, "expected a WebSocket upgrade");
 	};
 
+	// A relay is its principal's as much as a connection is: one whose access ends or changes closes.
+	const relaySockets = new Set<ServerWebSocket<SocketData>>();
+	host.onReprincipal((filter, next) => {
+		for (const ws of relaySockets) {
+			const before = ws.data.principal;
+			if (!filter(before)) continue;
+			const after = next(before);
+			if (after && after.role === before.role && after.session === before.session) continue;
+			relaySockets.delete(ws);
+			ws.data.relay?.close();
+			ws.close(CLOSE_CODES.accessEnded, "access ended");
+		}
+	});
+
 	const served: Record<string, (req: Request, srv: Server<SocketData>) => Promise<Response | undefined>> = {
 		[SOCKET_PATH]: checked(socket),
 	};
@@ -322,6 +336,7 @@ async function listen(
 			open(ws: ServerWebSocket<SocketData>) {
 				const relay = ws.data.relay;
 				if (relay) {
+					relaySockets.add(ws);
 					relay.open({
 						send(bytes) {
 							if (ws.data.closing) return;
@@ -372,6 +387,7 @@ async function listen(
 				void ws.data.connection?.receive(message);
 			},
 			close(ws) {
+				relaySockets.delete(ws);
 				ws.data.relay?.close();
 				ws.data.connection?.close();
 			},

@@ -74,7 +74,7 @@ export class ListPanel<T> implements Component {
 	render(width: number): string[] {
 		const t = this.#theme.current;
 		const items = this.#items();
-		const lines = [t.rule(width), t.bold(` ${this.#options.title}`)];
+		const lines = [t.rule(width), t.bold(` ${visibleText(this.#options.title, false)}`)];
 		lines.push(this.#options.matches ? `${t.fg("dim", " > ")}${visibleText(this.#typed, false)}` : "");
 		if (!items) {
 			lines.push(t.fg("dim", "  Loading…"), "", t.rule(width));

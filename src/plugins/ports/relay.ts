@@ -98,6 +98,8 @@ function sshRelay(env: SshEnvironment, port: number, onClosed: () => void): Rela
 	child.stdin?.on("error", close);
 	return {
 		open(to) {
+			// ssh may have ended before the launcher's socket opened (nothing listens there): end this one too.
+			if (closed) return to.close();
 			peer = to;
 			child.stdout?.on("data", (bytes: Buffer) => peer?.send(new Uint8Array(bytes)));
 		},

@@ -6,19 +6,26 @@
 import { ProtocolError } from "../../protocol/codes.ts";
 import { errorText } from "../../protocol/errors.ts";
 import { LiveState } from "../../server/objects/live-state.ts";
+import { isOwner, type Principal } from "../../server/objects/principal.ts";
 import type { ServerContext, ServerPlugin } from "../../server/plugin.ts";
 import { type PortsState, portsContract } from "./contract.ts";
 import { listeningPorts } from "./listening.ts";
 import { type GuestRelays, mayForward, RELAY_PATH, relayAccept } from "./relay.ts";
 import { remoteListeningPorts } from "./remote.ts";
 
-async function list(ctx: ServerContext, session: string): Promise<PortsState> {
+/** A guest never learns the server's machines: which one, or how it failed (README: guests never see environments). */
+const GUESTS_MACHINE = "the session's machine";
+
+async function list(ctx: ServerContext, session: string, principal: Principal): Promise<PortsState> {
 	const env = ctx.catalog.get(session)?.env ?? "local";
+	const owner = isOwner(principal);
+	const shownEnv = owner || env === "local" ? env : GUESTS_MACHINE;
 	try {
 		const ports = env === "local" ? listeningPorts() : await remoteListeningPorts(ctx.environments.get(env));
-		return { env, ports, error: null, at: Date.now() };
+		return { env: shownEnv, ports, error: null, at: Date.now() };
 	} catch (error) {
-		return { env, ports: [], error: errorText(error).slice(0, 500), at: Date.now() };
+		const why = owner ? errorText(error).slice(0, 500) : `${GUESTS_MACHINE} could not be reached`;
+		return { env: shownEnv, ports: [], error: why, at: Date.now() };
 	}
 }
 
@@ -37,12 +44,15 @@ export const portsPlugin: ServerPlugin = {
 				if (!mayForward(ctx, principal, session))
 					throw new ProtocolError("forbidden", "the owner has not let guests open this session's ports (/share)");
 				if (!ctx.catalog.get(session)) throw new ProtocolError("not_found", `no session ${session}`);
-				const live = new LiveState<PortsState>(await list(ctx, session));
+				const live = new LiveState<PortsState>(await list(ctx, session, principal));
 				return {
 					state: live,
 					methods: {
-						async refresh() {
-							live.update([{ op: "set", path: [], value: await list(ctx, session) }]);
+						async refresh(_args, { principal: now }) {
+							// Asked again after the owner stopped guests forwarding: refused, as a new open is.
+							if (!mayForward(ctx, now, session))
+								throw new ProtocolError("forbidden", "the owner has not let guests open this session's ports (/share)");
+							live.update([{ op: "set", path: [], value: await list(ctx, session, now) }]);
 							return null;
 						},
 					},

@@ -41,6 +41,9 @@ const DEFAULT_LIMITS: ConnectionLimits = {
 
 /** The registry of served contracts; one per server. */
 export class ObjectHost {
+	#reprincipalListeners = new Set<
+		(filter: (p: Principal) => boolean, next: (p: Principal) => Principal | null) => void
+	>();
 	/**
 	 * Where the host's own failures go: the server's log (a full disk becomes a notice for the owner); standard
 	 * error until the server sets it.
@@ -110,7 +113,13 @@ export class ObjectHost {
 		for (const connection of this.#connections) {
 			if (filter(connection.principal)) connection.setPrincipal(next(connection.principal));
 		}
+		for (const listener of this.#reprincipalListeners) listener(filter, next);
 		this.#presenceChanged();
+	}
+
+	/** Told of every `reprincipal`: what else a principal holds (the server's byte relays) follows it too. */
+	onReprincipal(listener: (filter: (p: Principal) => boolean, next: (p: Principal) => Principal | null) => void): void {
+		this.#reprincipalListeners.add(listener);
 	}
 }
 

@@ -171,4 +171,28 @@ describe("a port relayed to an owner's machine", () => {
 			await expect(guest.open(portsContract, { session })).rejects.toMatchObject({ code: "forbidden" });
 		},
 	);
+
+	test.if(process.platform === "linux")(
+		"a guest's open forward closes when the owner makes them view-only (and, removed, they cannot open another)",
+		async () => {
+			ts = await startTestServer();
+			const owner = await ts.connect();
+			const session = ts.server.ctx.catalog.create({ cwd }).id;
+			web = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response("hello") });
+			const port = web.port ?? 0;
+			const cookie = await joinAsGuest(ts.server, owner, session, "full");
+			const sharing = await owner.open(sharingContract, { session });
+			await sharing.call("setGuestForwards", { on: true });
+			await waitForState(sharing, (s) => s.guestForwards && s.guests.length === 1);
+			const socket = relay(session, port, { cookie, origin: ts.server.origin });
+			const closed = new Promise<void>((resolve) => socket.addEventListener("close", () => resolve()));
+			await new Promise((resolve) => socket.addEventListener("open", resolve, { once: true }));
+
+			await sharing.call("setAccess", { guest: sharing.state!.guests[0]!.id, access: "view" });
+			await closed;
+			const url = `${ts.server.origin}/ports/relay?session=${session}&port=${port}`;
+			const again = await fetch(url, { headers: { cookie, upgrade: "websocket", connection: "upgrade" } });
+			expect(again.status).toBe(403);
+		},
+	);
 });

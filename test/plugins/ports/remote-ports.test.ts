@@ -9,7 +9,9 @@ import { envsContract } from "../../../src/plugins/envs/contract.ts";
 import { portsContract } from "../../../src/plugins/ports/contract.ts";
 import { parseRemoteListing } from "../../../src/plugins/ports/remote.ts";
 import { sessionsContract } from "../../../src/plugins/sessions/contract.ts";
+import { sharingContract } from "../../../src/plugins/sharing/contract.ts";
 import { DEVICE_TOKEN_HEADER } from "../../../src/protocol/server-info.ts";
+import { joinAsGuest } from "../../support/guests.ts";
 import { startTestServer, type TestServer, waitForState } from "../../support/p2-server.ts";
 import { findSshd, TestSshd } from "../../support/sshd.ts";
 
@@ -85,5 +87,15 @@ describe.skipIf(!sshdPath)("ports of a session on an SSH machine", () => {
 		await answered;
 		expect(received).toStartWith("HTTP/1.1 200");
 		socket.close();
+
+		// A full guest the owner lets forward sees the ports, never which machine they are on.
+		const cookie = await joinAsGuest(ts.server, owner, session, "full");
+		const sharing = await owner.open(sharingContract, { session });
+		await sharing.call("setGuestForwards", { on: true });
+		const guest = await ts.connect({ cookie, origin: ts.server.origin });
+		const theirs = await guest.open(portsContract, { session });
+		const seen = await waitForState(theirs, (s) => s.ports.some((p) => p.port === web.port));
+		expect(seen.env).toBe("the session's machine");
+		expect(JSON.stringify(seen)).not.toContain("box");
 	});
 });
