@@ -100,6 +100,7 @@ const MATRIX: Row[] = [
 			setAccess: { may: OWNER, args: () => ({ guest: "nobody", access: "view" }) },
 			remove: { may: OWNER, args: () => ({ guest: "nobody", block: false }) },
 			setApproval: { may: OWNER, args: () => ({ on: false }) },
+			setGuestForwards: { may: OWNER, args: () => ({ on: false }) },
 		},
 	},
 	{

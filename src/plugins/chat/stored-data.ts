@@ -1,4 +1,5 @@
 import { type } from "../../protocol/ark.ts";
+import { PLUGIN_ENTRY_TYPE } from "../../server/agent/extensions.ts";
 import { checkWith } from "../../server/plugin.ts";
 import type { StoredData, StoredRow } from "./view.ts";
 
@@ -49,12 +50,6 @@ const SHAPES = {
 	}),
 } as const;
 
-/**
- * A row's data, checked against its kind; null when the row is damaged (unreadable JSON, a kind that does not
- * match its data, a missing or mistyped field) or of a kind the chat does not know. `interrupted` rows carry
- * whatever recovery wrote, so only their kind is trusted.
- */
-const PLUGIN_KIND = /^[a-z][a-z0-9-]*\.[a-z][a-z0-9-]*$/;
 const PluginShape = type({ kind: "string", data: "Record<string, unknown>" });
 const storedKey = (kind: string) => `chat/stored/${kind}`;
 const PLUGIN_SHAPE_KEY = storedKey("plugin");
@@ -67,9 +62,14 @@ export function storedSchemas(): ReadonlyMap<string, unknown> {
 	]);
 }
 
+/**
+ * A row's data, checked against its kind; null when the row is damaged (unreadable JSON, a kind that does not
+ * match its data, a missing or mistyped field) or of a kind the chat does not know. `interrupted` rows carry
+ * whatever recovery wrote, so only their kind is trusted.
+ */
 export function readStored(row: StoredRow): StoredData | null {
 	if (row.kind === "interrupted") return { kind: "interrupted" };
-	if (PLUGIN_KIND.test(row.kind)) {
+	if (PLUGIN_ENTRY_TYPE.test(row.kind)) {
 		const checked = checkWith(PLUGIN_SHAPE_KEY, PluginShape, row.data);
 		return checked instanceof type.errors || checked.kind !== row.kind ? null : (row.data as StoredData);
 	}

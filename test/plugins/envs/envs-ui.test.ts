@@ -29,6 +29,8 @@ describe.skipIf(!sshdPath)("environments in the UI", () => {
 		work = join(sshd.home, "work");
 		mkdirSync(join(work, "sub"), { recursive: true });
 		mkdirSync(join(work, "second"), { recursive: true });
+		// A folder whose name would move the cursor if shown: never offered.
+		mkdirSync(join(work, "s\x1b[2Jcreen"), { recursive: true });
 		ts = await startTestServer();
 		writeFileSync(join(ts.dataDir, "envs.json"), JSON.stringify({ environments: [sshd.entry("box")] }));
 		ts.server.ctx.environments.reload();

@@ -9,6 +9,7 @@ import type { GuestContext } from "../../../guest/plugin.ts";
 import { errorText } from "../../../protocol/errors.ts";
 import { isOwnerRole } from "../../../protocol/roles.ts";
 import { DirectoryPrompt } from "../../../ui/directory-prompt.ts";
+import { visibleText } from "../../../ui/text.ts";
 import { formatLocation, LOCAL, type Location, parseLocation } from "./location.ts";
 import type { Catalog } from "./session-commands.ts";
 
@@ -81,6 +82,8 @@ export async function completePlace(
 		const listed = await locations.list(place.env, typedDir === "" && !envPart ? (session?.path ?? "~") : place.path);
 		for (const folder of listed.folders) {
 			if (!folder.startsWith(base) || (folder.startsWith(".") && !base.startsWith("."))) continue;
+			// A machine's folder name with control characters is not offered: it would go into the editor as typed.
+			if (visibleText(folder, false) !== folder) continue;
 			const value = `${envPart}${typedDir}${folder}/`;
 			items.push({ value, label: `${folder}/` });
 			if (items.length >= 50) break;
