@@ -196,9 +196,13 @@ class ChatModeUi {
 				if (chat.state) this.#seenSeq = newest;
 				return;
 			}
+			// Nothing new (a streamed token, a status change): nothing to look at.
+			if (newest <= this.#seenSeq) return;
 			const reader = this.#reader();
-			for (const entry of entries) {
-				if (entry.seq <= this.#seenSeq) continue;
+			// The new entries are at the end: walk back to the first one not seen.
+			let from = entries.length;
+			while (from > 0 && entries[from - 1]!.seq > this.#seenSeq) from--;
+			for (const entry of entries.slice(from)) {
 				// A chat message, or a message to the agent, that names the reader.
 				const message =
 					entry.kind === "user"
