@@ -80,6 +80,8 @@ class WatchedResources {
 
 	#watch(): void {
 		this.#stop();
+		// A mirror changes only when it is fetched again, and the fetch reloads: watching it would reload twice.
+		if (this.mirror) return;
 		const dirs = resourceDirs(this.#loc);
 		this.#stop = watchDirs(
 			[...dirs.prompts, ...dirs.skills].map((d) => d.dir),
