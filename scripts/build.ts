@@ -3,7 +3,7 @@
  * server's default guest bundle. Runs without npm, node_modules or an installed Bun.
  */
 import { mkdirSync, rmSync, statSync } from "node:fs";
-import { join } from "node:path";
+import { join, relative } from "node:path";
 import { buildGuestBundle } from "../src/server/bundle.ts";
 import { serverValidatorsModule } from "../src/server/server-validators.ts";
 
@@ -21,21 +21,26 @@ await Bun.write(join(work, "guest-bundle.js"), bundle.source);
 
 await Bun.write(join(work, "server-validators.js"), await serverValidatorsModule());
 
-// The entry embeds the bundle as a file and hands its path, and the server's precompiled validators, to the
-// server before anything else loads.
+// The entry embeds the bundle as a file and hands its path, and the server's precompiled validators (loaded when
+// first asked for), to the server before anything else loads.
 const entry = join(work, "entry.ts");
+const validators = join(work, "server-validators.js");
 await Bun.write(
 	entry,
 	`import bundlePath from "./guest-bundle.js" with { type: "file" };
-import { precompiledValidators } from "./server-validators.js";
+import { EMBEDDED_ROOT } from ${JSON.stringify(join(root, "src", "host", "embedded-root.ts"))};
 (globalThis as { P2_EMBEDDED_BUNDLE?: string }).P2_EMBEDDED_BUNDLE = bundlePath;
-(globalThis as { P2_SERVER_VALIDATORS?: unknown }).P2_SERVER_VALIDATORS = precompiledValidators;
+// An entry point of its own, loaded only by a process that serves: the launcher does not load 200-odd validators.
+Object.defineProperty(globalThis, "P2_SERVER_VALIDATORS", {
+	get: () => require(\`\${EMBEDDED_ROOT}/${relative(root, validators)}\`).precompiledValidators,
+});
 void import(${JSON.stringify(join(root, "src", "main.ts"))});
 `,
 );
 
 const result = await Bun.build({
-	entrypoints: [entry, join(root, "src", "host", "worker-bootstrap.ts")],
+	// main.ts (in the entry) starts the guest worker before loading cli.ts, the rest, from its own entry point.
+	entrypoints: [entry, join(root, "src", "cli.ts"), join(root, "src", "host", "worker-bootstrap.ts"), validators],
 	// Paths inside the executable are relative to the repository root (the sandbox names its bootstrap so).
 	root,
 	compile: { outfile: join(dist, "p2") },

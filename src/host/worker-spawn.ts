@@ -1,10 +1,6 @@
-/**
- * In the compiled executable the bootstrap is an embedded entry point, named by its path from the repo root
- * and compiled to `.js`. It is named by its absolute path inside the executable's own file system, found from
- * `Bun.main`: `import.meta.url` there is the build machine's source path, and a file at that path (or, for a
- * relative name, in the working directory) would otherwise run with the worker's powers.
- */
-const EMBEDDED_ROOT = /^(\/\$bunfs\/root|B:[\\/]~BUN[\\/]root)[\\/]/.exec(Bun.main)?.[1];
+import { EMBEDDED_ROOT } from "./embedded-root.ts";
+
+/** In the compiled executable the bootstrap is an embedded entry point, compiled to `.js`. */
 const BOOTSTRAP =
 	EMBEDDED_ROOT !== undefined
 		? `${EMBEDDED_ROOT}/src/host/worker-bootstrap.js`
@@ -31,13 +27,24 @@ interface Spare {
 	release(): void;
 }
 
-let spare: Spare | undefined;
-/** The bundle handed to the prewarmed worker, if any: the launcher offers it to the server before any other. */
-let preloaded: GuestBundleSource | undefined;
+interface SpawnState {
+	spare: Spare | undefined;
+	/** The bundle handed to the prewarmed worker, if any: the launcher offers it to the server before any other. */
+	preloaded: GuestBundleSource | undefined;
+}
+
+/**
+ * One state per process. The executable embeds `main.ts` (which prewarms) and `cli.ts` (which takes the worker)
+ * as two entry points, each with its own copy of this module: both copies keep the worker in this one place.
+ */
+const SLOT = Symbol.for("p2.guest-worker-spawn");
+const slots = globalThis as { [SLOT]?: SpawnState };
+slots[SLOT] ??= { spare: undefined, preloaded: undefined };
+const state: SpawnState = slots[SLOT];
 
 /** The bundle the prewarmed worker is evaluating (this device's embedded one, or the one kept from last time). */
 export function preloadedBundle(): GuestBundleSource | undefined {
-	return preloaded;
+	return state.preloaded;
 }
 
 /** At most this many early messages are kept; a worker that posts more before it starts loses the rest. */
@@ -58,7 +65,7 @@ function load(worker: Worker, bundle: GuestBundleSource): void {
  * module imports nothing, so calling it costs nothing on the launcher's path.
  */
 export function prewarmWorker(): void {
-	if (spare) return;
+	if (state.spare) return;
 	const worker = spawn();
 	const held: Spare = {
 		worker,
@@ -77,7 +84,7 @@ export function prewarmWorker(): void {
 	};
 	worker.addEventListener("message", onMessage);
 	worker.addEventListener("error", onError);
-	spare = held;
+	state.spare = held;
 }
 
 /**
@@ -85,9 +92,10 @@ export function prewarmWorker(): void {
  * is evaluated while the server starts. If the server serves another, `takeWorker` starts afresh.
  */
 export function preloadBundle(bundle: GuestBundleSource): void {
+	const spare = state.spare;
 	if (!spare || spare.loaded !== undefined) return;
 	spare.loaded = bundle.hash;
-	preloaded = bundle;
+	state.preloaded = bundle;
 	load(spare.worker, bundle);
 }
 
@@ -112,15 +120,15 @@ export function preloadEmbeddedBundle(): void {
  * end it, or it keeps the process alive after the error is printed.
  */
 export function discardSpareWorker(): void {
-	spare?.release();
-	spare?.worker.terminate();
-	spare = undefined;
+	state.spare?.release();
+	state.spare?.worker.terminate();
+	state.spare = undefined;
 }
 
 /** A worker with `bundle` loaded: the prewarmed one when it fits, else a new one. A worker serves one guest. */
 export function takeWorker(bundle: GuestBundleSource): TakenWorker {
-	const taken = spare;
-	spare = undefined;
+	const taken = state.spare;
+	state.spare = undefined;
 	taken?.release();
 	if (taken && !taken.failure && (taken.loaded === undefined || taken.loaded === bundle.hash)) {
 		if (taken.loaded === undefined) load(taken.worker, bundle);

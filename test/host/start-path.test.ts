@@ -29,7 +29,7 @@ function staticGraph(entry: string): Map<string, string[]> {
 describe("the launcher's start path", () => {
 	test("loads no schema library, and of the server only the data directory's lock and the build's identity", () => {
 		const graph = staticGraph(join(SRC, "launch.ts"));
-		for (const entry of ["main.ts", "host/args.ts", "host/worker-spawn.ts"]) {
+		for (const entry of ["main.ts", "cli.ts", "host/args.ts", "host/worker-spawn.ts"]) {
 			for (const [file, imports] of staticGraph(join(SRC, entry))) graph.set(file, imports);
 		}
 		const loadingArktype = [...graph].filter(([, imports]) => imports.includes("arktype")).map(([file]) => file);
@@ -42,6 +42,11 @@ describe("the launcher's start path", () => {
 			"/server/store/errors.ts",
 			"/server/store/sqlite.ts",
 		]);
+	});
+
+	test("p2's entry loads only what starts the guest worker, before the rest of p2", () => {
+		const loaded = [...staticGraph(join(SRC, "main.ts")).keys()].map((f) => f.slice(SRC.length)).sort();
+		expect(loaded).toEqual(["/host/embedded-root.ts", "/host/is-terminal.ts", "/host/worker-spawn.ts", "/main.ts"]);
 	});
 
 	test("the embedded server's bundle, read before the server loads, loads no schema library unless it is built", () => {

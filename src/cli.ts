@@ -1,0 +1,88 @@
+/**
+ * The command line, once `main.ts` has started the guest worker: `p2 serve`, help and version, or the launcher.
+ */
+import pkg from "../package.json" with { type: "json" };
+import { hardenIntrinsics } from "./host/harden-intrinsics.ts";
+import { onTerminal } from "./host/is-terminal.ts";
+import { terminalLine } from "./host/visible-text.ts";
+import { discardSpareWorker, preloadEmbeddedBundle, prewarmWorker } from "./host/worker-spawn.ts";
+import { errorText } from "./protocol/errors.ts";
+
+const HELP = `p2 ${pkg.version} — a terminal client for a server-backed, multi-user coding agent`;
+
+/** `prewarmedAt`: when `main.ts` started the guest worker, if this run shows the UI. */
+async function main(argv: string[], prewarmedAt: number | undefined): Promise<number> {
+	try {
+		return await run(argv, prewarmedAt);
+	} finally {
+		discardSpareWorker();
+	}
+}
+
+async function run(argv: string[], prewarmedAt: number | undefined): Promise<number> {
+	// Before any data from a server, a worker or a file is read (the embedded server runs in this process too).
+	hardenIntrinsics();
+	if (argv[0] === "serve") {
+		const { serveCommand } = await import("./server/serve-cli.ts");
+		return serveCommand(argv.slice(1));
+	}
+	const { guardLauncherProcess } = await import("./host/launcher-log.ts");
+	guardLauncherProcess();
+	const { ArgsError, LAUNCH_HELP, parseLaunchArgs } = await import("./host/args.ts");
+	let args: ReturnType<typeof parseLaunchArgs>;
+	try {
+		args = parseLaunchArgs(argv);
+	} catch (error) {
+		if (!(error instanceof ArgsError)) throw error;
+		console.error(`p2: ${error.message}`);
+		return 2;
+	}
+	if (args.version) {
+		console.log(pkg.version);
+		return 0;
+	}
+	if (args.help) {
+		console.log(`${HELP}\n\n${LAUNCH_HELP}`);
+		return 0;
+	}
+	if (!onTerminal()) {
+		console.error("p2: needs a terminal (stdin and stdout must be a TTY); use `p2 serve` to run a server alone.");
+		return 2;
+	}
+	if (prewarmedAt === undefined) prewarmWorker();
+	if (!args.url && !args.join) {
+		// This device's server, if none runs yet, starts now: beside the launcher's own start, not after it.
+		const [{ prestartDeviceServer }, { resolveDataDir }, { realClock }] = await Promise.all([
+			import("./host/device-server.ts"),
+			import("./server/store/data-dir.ts"),
+			import("./host/clock.ts"),
+		]);
+		prestartDeviceServer(resolveDataDir(process.env), process.env, realClock);
+	}
+	if (!args.url) preloadEmbeddedBundle();
+	const preloadedAt = performance.now();
+	const { launch } = await import("./launch.ts");
+	const { mark } = await import("./host/timeline.ts");
+	if (prewarmedAt !== undefined) mark("worker spawned", prewarmedAt);
+	mark("bundle preloaded", preloadedAt);
+	mark("imports");
+	const code = await launch(args);
+	// Whatever else is still running (the embedded server's sockets, a timer) ends with the launcher.
+	discardSpareWorker();
+	process.exit(code);
+}
+
+/** Runs the command line; the process's exit code is set, or it exits, when it is done. */
+export function runCli(argv: string[], prewarmedAt: number | undefined): void {
+	void main(argv, prewarmedAt).then(
+		(code) => {
+			process.exitCode = code;
+		},
+		// A refused bundle, an unreachable server, a broken data directory: one clear line (whatever the server
+		// put in it made visible), not a stack trace, and p2 exits though a worker or a server is still up.
+		(error: unknown) => {
+			process.stderr.write(`p2: ${terminalLine(errorText(error))}\n`);
+			process.exit(1);
+		},
+	);
+}
