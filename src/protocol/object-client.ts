@@ -125,8 +125,6 @@ export class ObjectClient {
 	#send: ((text: string) => void) | undefined;
 	#refs = new Map<number, ObjectRef<AnyContract>>();
 	#pending = new Map<number, Pending & { h: number }>();
-	/** Calls waiting for their object's first snapshot, by object: each fails if the object or the connection goes. */
-	#waiting = new Map<ObjectRef<AnyContract>, Set<(error: unknown) => void>>();
 	#nextHandle = 1;
 	#nextCall = 1;
 	#options: ObjectClientOptions;
@@ -148,7 +146,6 @@ export class ObjectClient {
 	detach(): void {
 		this.#send = undefined;
 		this.hello = undefined;
-		for (const ref of [...this.#waiting.keys()]) this.#failWaiting(ref, new ConnectionLost("the connection was lost"));
 		for (const [id, pending] of this.#pending) {
 			this.#pending.delete(id);
 			pending.reject(new ConnectionLost("the connection was lost"));
@@ -173,26 +170,18 @@ export class ObjectClient {
 	closeRef(ref: ObjectRef<AnyContract>): void {
 		if (this.#refs.get(ref.h) !== ref) return;
 		this.#refs.delete(ref.h);
-		this.#failWaiting(ref, new ProtocolError("unknown_handle", "the object was closed"));
 		if (ref.status.kind === "live") this.#send?.(JSON.stringify({ t: "close", h: ref.h }));
 		ref.setStatus({ kind: "closed" });
-		for (const [id, pending] of this.#pending) {
-			if (pending.h === ref.h) {
-				this.#pending.delete(id);
-				pending.reject(new ProtocolError("unknown_handle", "the object was closed"));
-			}
-		}
+		this.#failCalls(ref.h, new ProtocolError("unknown_handle", "the object was closed"));
 	}
 
 	call(ref: ObjectRef<AnyContract>, method: string, args: unknown): Promise<unknown> {
 		const spec = Object.hasOwn(ref.contract.methods, method) ? ref.contract.methods[method] : undefined;
 		if (!spec) return Promise.reject(new ProtocolError("unknown_method", `${ref.contract.name} has no ${method}`));
-		if (this.#send && ref.status.kind === "connecting" && this.#refs.get(ref.h) === ref) {
-			// Asked for on this connection and not open yet (a person typing right after /new): the call waits for the
-			// object's snapshot, and fails with it if the server refuses the object or the connection goes first.
-			return this.#afterOpen(ref, () => this.call(ref, method, args));
-		}
-		if (!this.#send || ref.status.kind !== "live") {
+		// An object asked for on this connection and not open yet (a start's first call, a person typing right
+		// after /new) takes the call at once: the server holds it until the object opened, and a refusal fails it.
+		const asked = ref.status.kind === "connecting" && this.#refs.get(ref.h) === ref;
+		if (!this.#send || (ref.status.kind !== "live" && !asked)) {
 			return Promise.reject(new ConnectionLost(`${ref.contract.name} is not connected`));
 		}
 		const id = this.#nextCall++;
@@ -201,46 +190,6 @@ export class ObjectClient {
 			this.#pending.set(id, { resolve, reject, result, h: ref.h });
 			this.#send?.(JSON.stringify({ t: "call", h: ref.h, id, method, args: args ?? null }));
 		});
-	}
-
-	#afterOpen(ref: ObjectRef<AnyContract>, then: () => Promise<unknown>): Promise<unknown> {
-		return new Promise((resolve, reject) => {
-			let settled = false;
-			const fail = (error: unknown) => {
-				if (settled) return;
-				settled = true;
-				reject(error);
-			};
-			let waiting = this.#waiting.get(ref);
-			if (!waiting) {
-				waiting = new Set();
-				this.#waiting.set(ref, waiting);
-			}
-			waiting.add(fail);
-			const done = () => {
-				this.#waiting.get(ref)?.delete(fail);
-				if (this.#waiting.get(ref)?.size === 0) this.#waiting.delete(ref);
-			};
-			ref.ready.then(
-				() => {
-					done();
-					if (settled) return;
-					settled = true;
-					then().then(resolve, reject);
-				},
-				(error: unknown) => {
-					done();
-					fail(error);
-				},
-			);
-		});
-	}
-
-	#failWaiting(ref: ObjectRef<AnyContract>, error: unknown): void {
-		const waiting = this.#waiting.get(ref);
-		if (!waiting) return;
-		this.#waiting.delete(ref);
-		for (const fail of waiting) fail(error);
 	}
 
 	/** Feeds one server frame. Never throws. */
@@ -309,6 +258,7 @@ export class ObjectClient {
 				const ref = frame.h === undefined ? undefined : this.#refs.get(frame.h);
 				if (ref && ref.status.kind === "connecting") {
 					ref.setStatus({ kind: "refused", code: frame.code, message: frame.message });
+					this.#failCalls(ref.h, new ProtocolError(frame.code, frame.message));
 					return;
 				}
 				return this.#problem(`server refused a frame: ${frame.code}: ${frame.message}`);
@@ -318,8 +268,18 @@ export class ObjectClient {
 				if (!ref) return;
 				this.#refs.delete(frame.h);
 				ref.setStatus({ kind: "refused", code: frame.code, message: frame.message });
+				this.#failCalls(ref.h, new ProtocolError(frame.code, frame.message));
 				return;
 			}
+		}
+	}
+
+	/** Calls still unanswered on a handle that is gone fail with why it went. */
+	#failCalls(h: number, error: Error): void {
+		for (const [id, pending] of this.#pending) {
+			if (pending.h !== h) continue;
+			this.#pending.delete(id);
+			pending.reject(error);
 		}
 	}
 

@@ -7,6 +7,7 @@ import { ObjectHost } from "../../src/server/objects/host.ts";
 import { LiveState } from "../../src/server/objects/live-state.ts";
 import type { Principal } from "../../src/server/objects/principal.ts";
 import { waitForState } from "../support/p2-server.ts";
+import { waitUntil } from "../support/wait.ts";
 
 const CounterState = type({ count: "number.integer", log: "string" });
 const counter = defineContract({
@@ -208,31 +209,31 @@ describe("object host and client", () => {
 		expect(ref.state).toEqual({ count: 1, log: "ok" });
 	});
 
-	test("a call on an object still opening waits for its snapshot; a refusal or a lost connection fails it", async () => {
+	test("a call on an object still opening goes out at once; a refusal, a close or a lost connection fails it", async () => {
 		const client = new ObjectClient();
 		const sent: { t: string; h?: number; id?: number; method?: string }[] = [];
 		client.attach((t) => sent.push(JSON.parse(t)));
 		const snapshot = (h: number) =>
 			JSON.stringify({ t: "snapshot", h, version: 2, role: "owner", state: { count: 0, log: "" } });
 
-		// Typed right after the object was asked for (a `!` command right after /new): it goes out once open.
+		// Asked for right after the object (a start's `create`, a `!` command right after /new): it does not wait
+		// a round trip for the snapshot; the server holds it until the object opened.
 		const ref = client.open(counter, { name: "x" });
 		const answer = ref.call("add", { by: 2 });
-		expect(sent.map((f) => f.t)).toEqual(["open"]);
-		client.receive(snapshot(ref.h));
-		await Promise.resolve();
+		expect(sent.map((f) => f.t)).toEqual(["open", "call"]);
 		const call = sent.find((f) => f.t === "call");
 		expect(call).toMatchObject({ h: ref.h, method: "add" });
+		client.receive(snapshot(ref.h));
 		client.receive(JSON.stringify({ t: "result", h: ref.h, id: call!.id, ok: true, value: { count: 2 } }));
 		expect(await answer).toEqual({ count: 2 });
 
-		// The server refuses the object: the waiting call fails with its words.
+		// The server refuses the object: the call fails with its words.
 		const refused = client.open(counter, { name: "y" });
 		const never = refused.call("add", { by: 1 });
 		client.receive(JSON.stringify({ t: "refused", h: refused.h, code: "forbidden", message: "not yours" }));
 		expect(await never.catch((e: ProtocolError) => `${e.code}: ${e.message}`)).toBe("forbidden: not yours");
 
-		// The connection goes first: the call fails now and is not sent after the next connection opens it.
+		// The connection goes first: the call fails now and is not sent again when the next connection opens it.
 		const later = client.open(counter, { name: "z" });
 		const lost = later.call("add", { by: 1 });
 		client.detach();
@@ -240,14 +241,65 @@ describe("object host and client", () => {
 		sent.length = 0;
 		client.attach((t) => sent.push(JSON.parse(t)));
 		client.receive(snapshot(later.h));
-		await Promise.resolve();
 		expect(sent.filter((f) => f.t === "call")).toEqual([]);
 
-		// Closed before it opened: the waiting call fails.
+		// Closed before it opened: the call fails.
 		const closed = client.open(counter, { name: "w" });
 		const gone = closed.call("add", { by: 1 });
 		closed.close();
 		expect(await gone.catch((e: ProtocolError) => e.code)).toBe("unknown_handle");
+
+		// Not connected at all: nothing is sent.
+		client.detach();
+		const offline = client.open(counter, { name: "v" });
+		expect(await offline.call("add", { by: 1 }).catch((e: Error) => e.name)).toBe("ConnectionLost");
+	});
+
+	test("the server holds a call that came before its object opened, and answers it after the snapshot", async () => {
+		const host = new ObjectHost();
+		const live = new LiveState({ count: 0, log: "" });
+		const opened: { resolve(): void; reject(error: Error): void }[] = [];
+		host.serve(counter, {
+			open: (input) =>
+				new Promise((resolve, reject) => {
+					opened.push({
+						resolve: () =>
+							resolve({
+								state: live,
+								methods: {
+									add({ by }) {
+										live.update([{ op: "set", path: ["count"], value: live.state.count + by }]);
+										return { count: live.state.count };
+									},
+									fail: () => null,
+								},
+							}),
+						reject: () => reject(new ProtocolError("not_found", `no counter ${input.name}`)),
+					});
+				}),
+		});
+		const sent: { t: string; h?: number; id?: number; ok?: boolean; code?: string }[] = [];
+		const connection = host.connect(owner, { send: (text) => sent.push(JSON.parse(text)) });
+		const frame = (f: object) => void connection.receive(JSON.stringify(f));
+		frame({ t: "open", h: 1, object: "counter", version: 2, input: { name: "x" } });
+		frame({ t: "call", h: 1, id: 1, method: "add", args: { by: 2 } });
+		frame({ t: "call", h: 1, id: 2, method: "add", args: { by: 3 } });
+		await Promise.resolve();
+		expect(sent.filter((f) => f.t !== "hello")).toEqual([]);
+		opened[0]!.resolve();
+		await waitUntil(() => sent.filter((f) => f.t === "result").length === 2, "both answers");
+		const order = sent.filter((f) => f.t !== "hello" && f.t !== "patch").map((f) => `${f.t}${f.id ?? ""}`);
+		expect(order).toEqual(["snapshot", "result1", "result2"]);
+		expect(live.state.count).toBe(5);
+
+		// An object that is refused: the call held for it fails instead of reaching a handle.
+		frame({ t: "open", h: 2, object: "counter", version: 2, input: { name: "gone" } });
+		frame({ t: "call", h: 2, id: 3, method: "add", args: { by: 1 } });
+		opened[1]!.reject(new Error("unused"));
+		await waitUntil(() => sent.some((f) => f.t === "result" && f.id === 3), "the held call's failure");
+		expect(sent.find((f) => f.t === "refused" && f.h === 2)).toMatchObject({ code: "not_found" });
+		expect(sent.find((f) => f.t === "result" && f.id === 3)).toMatchObject({ ok: false, code: "unknown_handle" });
+		expect(live.state.count).toBe(5);
 	});
 
 	test("a flood is rate limited without closing the connection", async () => {

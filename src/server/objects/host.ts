@@ -1,6 +1,6 @@
 import { type } from "../../protocol/ark.ts";
 import { ProtocolError, type RefusalCode, toProtocolError } from "../../protocol/codes.ts";
-import { type AnyContract, acceptsVersion, mayCall, variantFor } from "../../protocol/contract.ts";
+import { type AnyContract, acceptsVersion, mayCall, type VariantSpec, variantFor } from "../../protocol/contract.ts";
 import { type ClientFrame, MAX_FRAME_BYTES, PROTOCOL_VERSION, parseClientFrame } from "../../protocol/frames.ts";
 import { argsKey, inputKey, resultKey, stateKey } from "../../protocol/schema-checks.ts";
 import { checkWith, serverChecks } from "../checks.ts";
@@ -136,7 +136,8 @@ export class Connection {
 	#send: (text: string) => void;
 	#limits: ConnectionLimits;
 	#handles = new Map<number, OpenHandle>();
-	#opening = new Set<number>();
+	/** Handles whose object is still opening, each settling once its snapshot or refusal went out. */
+	#opening = new Map<number, Promise<void>>();
 	#tokens: number;
 	#lastRefill = performance.now();
 	#closed = false;
@@ -249,7 +250,7 @@ export class Connection {
 		}
 		const served = this.#host.lookup(name);
 		if (!served) return this.#refuse("unknown_object", `no object named ${name}`, h);
-		const { contract, impl } = served;
+		const { contract } = served;
 		if (!acceptsVersion(contract, version)) {
 			return this.#refuse("unsupported_version", `${name} speaks version ${contract.version}, not ${version}`, h);
 		}
@@ -257,17 +258,32 @@ export class Connection {
 		if (!variant) return this.#refuse("forbidden", `your access does not include ${name}`, h);
 		const checked = checkWith(inputKey(contract), contract.input, input);
 		if (checked instanceof type.errors) return this.#refuse("bad_input", checked.summary.slice(0, 500), h);
-		this.#opening.add(h);
+		let settle!: () => void;
+		this.#opening.set(
+			h,
+			new Promise<void>((resolve) => {
+				settle = resolve;
+			}),
+		);
+		try {
+			await this.#finishOpen(h, served, variant, checked);
+		} finally {
+			this.#opening.delete(h);
+			settle();
+		}
+	}
+
+	async #finishOpen(h: number, served: Served, variant: VariantSpec, checked: unknown): Promise<void> {
+		const { contract, impl } = served;
+		const name = contract.name;
 		let object: OpenedObject;
 		try {
 			object = await impl.open(checked, this.#ctx());
 		} catch (error) {
-			this.#opening.delete(h);
 			const e = refusalOf(error);
 			this.#reportFailure(`open ${name} failed`, error, e.code);
 			return this.#refuse(e.code, e.message, h);
 		}
-		this.#opening.delete(h);
 		if (this.#closed) {
 			object.release?.();
 			return;
@@ -285,6 +301,9 @@ export class Connection {
 	}
 
 	async #call(h: number, id: number, name: string, args: unknown): Promise<void> {
+		// A call may follow its open without waiting for the snapshot (a start's first call): it waits here.
+		const opening = this.#opening.get(h);
+		if (opening) await opening;
 		const handle = this.#handles.get(h);
 		if (!handle) return this.#fail(h, id, "unknown_handle", `handle ${h} is not open`);
 		const { contract } = handle.served;

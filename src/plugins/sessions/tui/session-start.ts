@@ -15,6 +15,8 @@ export class SessionStart {
 	readonly #catalogChanged: () => void;
 	#choosing = false;
 	#catalog: ObjectRef<typeof sessionsContract> | undefined;
+	/** The new session a plain start on this device asked for with the catalog, before the server said who this is. */
+	#early: Promise<{ readonly id: string }> | undefined;
 
 	/** `catalogChanged`: the catalog's rows changed (the open session's facts follow them). */
 	constructor(ctx: GuestContext, catalogChanged: () => void) {
@@ -23,6 +25,25 @@ export class SessionStart {
 		// Asked for at once, beside who this person is (every role may open it): the choice then waits for no
 		// second round trip.
 		this.#catalog = ctx.objects.open(sessionsContract, {});
+		// A plain start on this device's server (its owner; no session asked for, none to reopen) opens a new
+		// session whatever the catalog holds: it is asked for now, not a round trip later.
+		const cwd = ctx.start.local?.cwd;
+		if (cwd === undefined || opensExisting(ctx)) return;
+		const catalog = this.#catalog;
+		const ask = () => {
+			if (ctx.session.id || this.#choosing) return;
+			this.#early = catalog.call("create", { cwd });
+			this.#early.catch(() => {});
+		};
+		if (ctx.objects.connection === "open") {
+			ask();
+			return;
+		}
+		const stop = ctx.objects.onConnection((state) => {
+			if (state !== "open") return;
+			stop();
+			ask();
+		});
 	}
 
 	/** The server's catalog of sessions, once this person's role is known. */
@@ -62,7 +83,7 @@ export class SessionStart {
 					});
 			let id: string;
 			if (choice.kind === "none") return ctx.ui.notice(choice.reason, "warning");
-			if (choice.kind === "create") id = (await sessions.call("create", { cwd: choice.cwd })).id;
+			if (choice.kind === "create") id = (await this.#created(sessions, choice.cwd)).id;
 			else if (choice.kind === "fork") id = await this.#forkAtStart(choice.id);
 			else id = choice.id;
 			sessions.onChange(() => this.#catalogChanged());
@@ -91,6 +112,17 @@ export class SessionStart {
 		}
 	}
 
+	/** The session asked for early if that worked and was for this directory, else one asked for now. */
+	async #created(sessions: ObjectRef<typeof sessionsContract>, cwd: string): Promise<{ readonly id: string }> {
+		const early = this.#early;
+		this.#early = undefined;
+		if (early && cwd === this.#ctx.start.local?.cwd) {
+			const made = await early.catch(() => undefined);
+			if (made) return made;
+		}
+		return sessions.call("create", { cwd });
+	}
+
 	/** pi's `--fork <id>`: a new fork of that session, in the directory p2 started in when the server is this device's. */
 	async #forkAtStart(source: string): Promise<string> {
 		const conversation = this.#ctx.services.get("conversation");
@@ -100,4 +132,10 @@ export class SessionStart {
 		this.#ctx.ui.notice("Forked to new session");
 		return session;
 	}
+}
+
+/** Whether this start opens a session that exists: one a reload left open, or one the command line names. */
+function opensExisting(ctx: GuestContext): boolean {
+	const { args } = ctx.start;
+	return Boolean(ctx.snapshot.restored?.session || args.session || args.fork || args.continue || args.resume);
 }
