@@ -105,6 +105,7 @@ export async function createServices(options: ServicesOptions, given?: ServerLog
 		idleMs: options.storeIdleMs,
 		describe: (id) => catalog?.get(id),
 		reportDamaged,
+		keepSpare: { refillMs: 2000 },
 		...configure,
 	});
 	try {

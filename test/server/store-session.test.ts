@@ -1,6 +1,6 @@
 import { Database } from "bun:sqlite";
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DuplicateRequestError, StoreClosedError, StoreError } from "../../src/server/store/errors.ts";
@@ -13,6 +13,7 @@ import {
 	type StoredEntry,
 } from "../../src/server/store/session-store.ts";
 import { SessionStores } from "../../src/server/store/session-stores.ts";
+import { waitUntil } from "../support/wait.ts";
 
 let data: string;
 let id: string;
@@ -328,5 +329,34 @@ describe("SessionStores", () => {
 		expect(stores.get(a).count("main")).toBe(1);
 		stores.closeAll();
 		expect(() => stores.get(a)).toThrow();
+	});
+
+	test("keeps a spare store: a new session takes it, a session with a store never does, and another is made", async () => {
+		const spare = join(data, "sessions", ".spare-store");
+		const stores = new SessionStores(data, { keepSpare: { refillMs: 0 } });
+		try {
+			await waitUntil(() => existsSync(spare), "the first spare");
+			const made = statSync(spare);
+			expect(made.mode & 0o777).toBe(0o600);
+
+			// The session that already had a store keeps it, with its entries.
+			const kept = stores.get(id);
+			expect(kept.count("main")).toBe(0);
+			store.append("main", message(1));
+			expect(stores.get(id).count("main")).toBe(1);
+			expect(existsSync(spare)).toBe(true);
+
+			// A new session's store is the spare's file, renamed: it works like any other.
+			const fresh = crypto.randomUUID();
+			const taken = stores.get(fresh);
+			expect(statSync(join(data, "sessions", `${fresh}.sqlite`)).ino).toBe(made.ino);
+			expect(existsSync(spare)).toBe(false);
+			taken.append("main", message(2));
+			expect(taken.window("main", 10).map((e) => e.data)).toEqual([{ i: 2 }]);
+			await waitUntil(() => existsSync(spare), "the next spare");
+			expect(statSync(spare).ino).not.toBe(made.ino);
+		} finally {
+			stores.closeAll();
+		}
 	});
 });

@@ -1,4 +1,4 @@
-import { SessionStore, type SessionStoreOptions } from "./session-store.ts";
+import { makeSpareStore, SessionStore, type SessionStoreOptions, takeSpareStore } from "./session-store.ts";
 
 export interface SessionStoresOptions extends SessionStoreOptions {
 	/** A store nobody holds and nobody used for this long is closed. Default 5 minutes. */
@@ -8,6 +8,11 @@ export interface SessionStoresOptions extends SessionStoreOptions {
 	readonly now?: () => number;
 	/** The session's catalog row, for a store that does not keep its own copy yet (made before it did). */
 	readonly describe?: (sessionId: string) => unknown;
+	/**
+	 * Keep one new, empty store ready for the next new session (the server's; tests of stores leave it out).
+	 * Made just after start and a while after each one is taken, not on the way to a session's first frame.
+	 */
+	readonly keepSpare?: { readonly refillMs: number };
 }
 
 interface Slot {
@@ -29,6 +34,9 @@ export class SessionStores {
 	#slots = new Map<string, Slot>();
 	#timer: ReturnType<typeof setInterval>;
 	#closed = false;
+	/** The spare store's file, when one is ready. */
+	#spare: string | undefined;
+	#refill: ReturnType<typeof setTimeout> | undefined;
 
 	constructor(dataDir: string, options: SessionStoresOptions = {}) {
 		this.dataDir = dataDir;
@@ -37,6 +45,7 @@ export class SessionStores {
 		this.#now = options.now ?? Date.now;
 		this.#timer = setInterval(() => this.sweep(), options.sweepMs ?? Math.min(60_000, this.#idleMs));
 		this.#timer.unref?.();
+		if (options.keepSpare) this.#refillSpare(0);
 	}
 
 	/** The session's store, opened (and recovered) when it is not open yet. */
@@ -97,6 +106,7 @@ export class SessionStores {
 	closeAll(): void {
 		this.#closed = true;
 		clearInterval(this.#timer);
+		clearTimeout(this.#refill);
 		for (const slot of this.#slots.values()) slot.store.close();
 		this.#slots.clear();
 	}
@@ -105,6 +115,7 @@ export class SessionStores {
 		if (this.#closed) throw new Error("the session stores are closed");
 		let slot = this.#slots.get(sessionId);
 		if (!slot) {
+			this.#takeSpare(sessionId);
 			// A damaged or emptied file is moved aside and reported; the session goes on in a new store.
 			const store = SessionStore.open(this.dataDir, sessionId, { replaceDamaged: true, ...this.#options });
 			this.#keepMeta(store);
@@ -112,6 +123,29 @@ export class SessionStores {
 			this.#slots.set(sessionId, slot);
 		}
 		return slot;
+	}
+
+	/** A session without a store yet (a new one) gets the spare, if one is ready. */
+	#takeSpare(sessionId: string): void {
+		const spare = this.#spare;
+		if (!spare || !takeSpareStore(spare, this.dataDir, sessionId)) return;
+		this.#spare = undefined;
+		this.#refillSpare(this.#options.keepSpare?.refillMs ?? 0);
+	}
+
+	#refillSpare(afterMs: number): void {
+		clearTimeout(this.#refill);
+		this.#refill = setTimeout(() => {
+			this.#refill = undefined;
+			if (this.#closed) return;
+			try {
+				this.#spare = makeSpareStore(this.dataDir);
+			} catch (error) {
+				// Not needed: a new session makes its own store, as before.
+				console.error("a spare session store could not be made:", error);
+			}
+		}, afterMs);
+		this.#refill.unref?.();
 	}
 
 	/** Gives a store without its own copy of its catalog row that copy, so the catalog can be rebuilt from it. */

@@ -61,7 +61,7 @@ function prepare(db: Database, migrations: readonly Migration[]): void {
 }
 
 /** A new store: made 0600 under a temporary name, given its schema, closed (its WAL folded in) and renamed. */
-function createDatabase(path: string, migrations: readonly Migration[]): void {
+export function createDatabase(path: string, migrations: readonly Migration[]): void {
 	const temp = join(dirname(path), `.${basename(path)}.${randomBytes(6).toString("hex")}.new`);
 	try {
 		// SQLite gives -wal and -shm the main file's permissions, so creating it 0600 covers all three.
