@@ -53,13 +53,18 @@ class WatchedResources {
 	/** A remote session's: the folder here mirroring the machine's files (paths are shown as the machine's). */
 	readonly mirror: string | undefined;
 
+	#closed = false;
+
 	constructor(loc: Locations, mirror?: string) {
 		this.#loc = loc;
 		this.mirror = mirror;
-		// Watched first, then read: nothing changed in between is missed.
-		this.#watch();
 		this.resources = this.#load();
 		this.live = new LiveState(stateOf(this.resources));
+		// Watching costs more than reading (several ms, on the way to a session's first frame): it starts just
+		// after, and reads once more, so a change made in between is not missed.
+		setImmediate(() => {
+			if (!this.#closed) this.reload();
+		});
 	}
 
 	#load(): Resources {
@@ -104,6 +109,7 @@ class WatchedResources {
 	}
 
 	close(): void {
+		this.#closed = true;
 		this.#stop();
 		if (this.mirror) dropMirror(this.mirror);
 	}
