@@ -54,6 +54,11 @@ export interface GuestUi {
 	/** Typing goes to the screen's input again (after its input changed), unless a selector has it. */
 	focusInput(): void;
 	requestRender(force?: boolean): void;
+	/**
+	 * The next frame goes out at once rather than after the frame-rate limit's wait (up to 16 ms): for what the
+	 * person is waiting to see, as pi-tui does for a key. For a session's first state, not for streaming.
+	 */
+	showNow(): void;
 	/** The keys bound to an id now (pi's names), and as pi writes them in hints (`ctrl+c`; empty if unbound). */
 	keys(id: string): string[];
 	keyText(id: string): string;
@@ -154,6 +159,13 @@ export class Layout implements GuestUi {
 
 	requestRender(force?: boolean): void {
 		this.tui.requestRender(force);
+	}
+
+	showNow(): void {
+		// pi-tui's own way to let a key's frame skip the wait; not in its typed surface.
+		const immediate: unknown = Reflect.get(this.tui, "requestImmediateRender");
+		if (typeof immediate === "function") immediate.call(this.tui);
+		else this.tui.requestRender();
 	}
 
 	keys(id: string): string[] {

@@ -180,9 +180,13 @@ export class OpenConversation {
 		const chat = ctx.objects.open(chatContract, { session, conversation: this.#conversation });
 		this.#ref = chat;
 		let pending = anchor;
+		let first = true;
 		const gone = new GoneDirectoryNotice();
 		chat.onChange((state) => {
 			if (this.#ref !== chat) return;
+			// The conversation as it is (its entries, the footer's model) is what the person waits for.
+			if (first) ctx.ui.showNow();
+			first = false;
 			this.#actions.takeReturned(chat, state);
 			screen.setChat(state);
 			const warning = gone.next(goneDirectoryOf(state), ctx.session.role, ctx.start.local?.cwd);
