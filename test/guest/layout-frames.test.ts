@@ -8,7 +8,13 @@ import { FakeTerminal } from "../support/fake-terminal.ts";
 function layout() {
 	const terminal = new FakeTerminal(60, 10);
 	const tui = new TuiAltScreen(terminal, false, undefined, { mouse: false });
-	const ui = new Layout({ tui, theme: new ThemeRef(Theme.ansi()), keys: () => [], keyText: () => "", setProgress() {} });
+	const ui = new Layout({
+		tui,
+		theme: new ThemeRef(Theme.ansi()),
+		keys: () => [],
+		keyText: () => "",
+		setProgress() {},
+	});
 	const text = new Text("first", 0, 0);
 	tui.setLayoutRoot(text);
 	tui.start();
