@@ -1,9 +1,10 @@
 import { type } from "../../protocol/ark.ts";
 import { defineContract, method } from "../../protocol/contract.ts";
+import { ENV_NAME } from "../../protocol/env-name.ts";
 import { lazy } from "../../protocol/lazy.ts";
 
 /** An environment's name (`local` is this device). */
-export const EnvName = lazy(() => type(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,31}$/));
+export const EnvName = lazy(() => type(ENV_NAME));
 
 export const HostKeyView = lazy(() => type({ type: "string <= 64", fingerprint: "string <= 128" }));
 export type HostKeyView = typeof HostKeyView.infer;

@@ -1,6 +1,7 @@
 import { type } from "../../protocol/ark.ts";
 import { SessionId } from "../../protocol/common.ts";
 import { defineContract, method } from "../../protocol/contract.ts";
+import { ENV_NAME } from "../../protocol/env-name.ts";
 import { lazy } from "../../protocol/lazy.ts";
 
 export { SessionId };
@@ -34,7 +35,7 @@ export const MAX_TITLE = 200;
 const Title = lazy(() => type(`0 < string <= ${MAX_TITLE}`));
 
 /** An environment's name as the footer writes it before the colon (`gpu:/data`); `local` is this device. */
-export const EnvName = lazy(() => type(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,31}$/));
+export const EnvName = lazy(() => type(ENV_NAME));
 export const CreateArgs = lazy(() =>
 	type({ cwd: "0 < string <= 4096", "env?": EnvName, "title?": Title, "parent?": SessionId }),
 );

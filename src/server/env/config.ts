@@ -9,12 +9,11 @@
  */
 import { join } from "node:path";
 import { type } from "../../protocol/ark.ts";
+import { ENV_NAME } from "../../protocol/env-name.ts";
 import { fileLabel, readJsonFile, shapeProblems } from "../json-file.ts";
 
 export const ENVS_FILE = "envs.json";
 
-/** Names as they are typed before the colon of `gpu:/data`: one letter would read as a Windows drive. */
-const NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{1,31}$/;
 /** Host and user go to ssh as arguments: nothing that could read as an option or a second argument. */
 const HOST = /^[A-Za-z0-9_.:[\]%-]{1,253}$/;
 const USER = /^[A-Za-z0-9_.][A-Za-z0-9_.-]{0,63}$/;
@@ -61,7 +60,7 @@ export function readEnvsConfig(dataDir: string): EnvsConfig {
 	const environments: SshEnvConfig[] = [];
 	parsed.environments.forEach((entry, i) => {
 		const at = `environments[${i}]`;
-		if (!NAME.test(entry.name)) {
+		if (!ENV_NAME.test(entry.name)) {
 			problems.push(
 				`${at}.name must be 2 to 32 letters, digits, ".", "_" or "-", starting with a letter or digit (was ${JSON.stringify(entry.name)})`,
 			);

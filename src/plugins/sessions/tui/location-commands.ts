@@ -6,6 +6,7 @@
  */
 import type { AutocompleteItem } from "@earendil-works/pi-tui";
 import type { GuestContext } from "../../../guest/plugin.ts";
+import { ENV_PREFIX } from "../../../protocol/env-name.ts";
 import { errorText } from "../../../protocol/errors.ts";
 import { isOwnerRole } from "../../../protocol/roles.ts";
 import { DirectoryPrompt } from "../../../ui/directory-prompt.ts";
@@ -67,7 +68,7 @@ export async function completePlace(
 			if (name.startsWith(prefix)) items.push({ value: `${name}:`, label: `${name}:`, description: "environment" });
 		}
 	}
-	const colon = /^([A-Za-z0-9][A-Za-z0-9_.-]*):/.exec(prefix);
+	const colon = ENV_PREFIX.exec(prefix);
 	const envPart = colon && (names.includes(colon[1] ?? "") || colon[1] === LOCAL) ? colon[0] : "";
 	const pathPart = prefix.slice(envPart.length);
 	const slash = pathPart.lastIndexOf("/");

@@ -5,6 +5,7 @@
 import type { TuiCommand } from "../../../guest/commands.ts";
 import type { GuestContext } from "../../../guest/plugin.ts";
 import type { UsageTotals } from "../../../protocol/common.ts";
+import { ENV_PREFIX } from "../../../protocol/env-name.ts";
 import type { ObjectRef } from "../../../protocol/object-client.ts";
 import { isOwnerRole } from "../../../protocol/roles.ts";
 import { formatTokens, groupDigits } from "../../../ui/text.ts";
@@ -56,7 +57,7 @@ export function registerNewAndName(ctx: GuestContext, catalog: Catalog): () => v
 				if (!sessions) throw new Error("No session catalog yet.");
 				const here = sessionPlace(ctx, catalog);
 				const gone = ctx.services.get("conversation")?.goneDirectory();
-				const prefixed = /^[A-Za-z0-9][A-Za-z0-9_.-]+:/.test(path.trim());
+				const prefixed = ENV_PREFIX.test(path.trim());
 				// A session on another machine: /new alone (or a relative path) starts there too.
 				const away = here && here.env !== "local" && !gone && (!path || !/^[/~]/.test(path.trim()));
 				const place =
