@@ -4,7 +4,7 @@
  * message (the agent does not run, so approval mode does not hold it); one with @pi runs the agent with the
  * chat since its last run before it, each line attributed. A reply quotes the message it answers.
  */
-import { readFileSync, renameSync, writeFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { ProtocolError } from "../../protocol/codes.ts";
 import { type Author, MAIN_CONVERSATION } from "../../protocol/common.ts";
@@ -15,6 +15,7 @@ import type { InputDecision, PersonInput } from "../../server/agent/extensions.t
 import { LiveState } from "../../server/objects/live-state.ts";
 import { maySeeSession, type Principal } from "../../server/objects/principal.ts";
 import type { ServerContext, ServerPlugin } from "../../server/plugin.ts";
+import { writePrivateFile } from "../../server/store/data-dir.ts";
 import type { StoredEntry } from "../../server/store/session-schema.ts";
 import {
 	type ChatModeState,
@@ -72,9 +73,7 @@ class ChatModeFile {
 		const next = new Set(this.#on);
 		if (on) next.add(session);
 		else next.delete(session);
-		const temp = `${this.#path}.${process.pid}.tmp`;
-		writeFileSync(temp, `${JSON.stringify({ on: [...next] })}\n`, { mode: 0o600 });
-		renameSync(temp, this.#path);
+		writePrivateFile(this.#path, `${JSON.stringify({ on: [...next] })}\n`);
 		if (on) this.#on.add(session);
 		else this.#on.delete(session);
 	}

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, test } from "bun:test";
-import { readFileSync, writeFileSync } from "node:fs";
+import { readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { type ChatEntry, chatContract } from "../../../src/plugins/chat/contract.ts";
 import { chatModeContract, REPLY_FIELD } from "../../../src/plugins/chat-mode/contract.ts";
@@ -219,5 +219,19 @@ describe("chat mode on the server", () => {
 		expect(third.state?.on).toBe(false);
 		const log = readFileSync(join(server.dataDir, "logs", "server.jsonl"), "utf8");
 		expect(log).toContain("chat-mode.json is not chat mode's list of sessions");
+	});
+
+	test("its file is written privately: a file planted where a temporary copy might go is never written through", async () => {
+		const { server, mode } = await setup();
+		// The name the file's temporary copy had before (process id based), planted as a link to another file.
+		const outside = join(server.dataDir, "..", `outside-${process.pid}.txt`);
+		writeFileSync(outside, "untouched");
+		symlinkSync(outside, join(server.dataDir, `chat-mode.json.${process.pid}.tmp`));
+		await mode.call("set", { on: true });
+		expect(readFileSync(outside, "utf8")).toBe("untouched");
+		const file = join(server.dataDir, "chat-mode.json");
+		expect(statSync(file).mode & 0o777).toBe(0o600);
+		expect(JSON.parse(readFileSync(file, "utf8")).on).toHaveLength(1);
+		rmSync(outside);
 	});
 });
