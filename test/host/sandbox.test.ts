@@ -240,9 +240,16 @@ describe("hostile bundles", () => {
 			${chain("caller", `(function f() { return f.caller && f.caller.constructor("return Bun")(); })()`)}
 			${chain("Promise constructor", `Promise.resolve().constructor.constructor("return Bun")()`)}
 			${chain("globalThis in sloppy Function", `Function("return this")().Bun`)}
+			${chain("the worker's own console: its stream", `console._stdout`)}
+			${chain("the worker's own console: its class", `console.Console`)}
+			attempt("a console beyond the launcher's log", () => {
+				const keys = Object.keys(console).sort().join();
+				if (keys === "debug,error,info,log,warn") throw new Error("the launcher's log only");
+				return keys;
+			});
 		`),
 		);
-		expectAllBlocked(r, 16);
+		expectAllBlocked(r, 19);
 	});
 
 	test("tampering with what the bridge passes in", async () => {
