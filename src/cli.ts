@@ -5,7 +5,13 @@ import pkg from "../package.json" with { type: "json" };
 import { hardenIntrinsics } from "./host/harden-intrinsics.ts";
 import { onTerminal } from "./host/is-terminal.ts";
 import { terminalLine } from "./host/visible-text.ts";
-import { discardSpareWorker, preloadEmbeddedBundle, prewarmWorker } from "./host/worker-spawn.ts";
+import {
+	discardSpareWorker,
+	preloadBundle,
+	preloadEmbeddedBundle,
+	preloadedBundle,
+	prewarmWorker,
+} from "./host/worker-spawn.ts";
 import { errorText } from "./protocol/errors.ts";
 
 const HELP = `p2 ${pkg.version} — a terminal client for a server-backed, multi-user coding agent`;
@@ -50,16 +56,31 @@ async function run(argv: string[], prewarmedAt: number | undefined): Promise<num
 		return 2;
 	}
 	if (prewarmedAt === undefined) prewarmWorker();
+	if (!args.url) preloadEmbeddedBundle();
 	if (!args.url && !args.join) {
 		// This device's server, if none runs yet, starts now: beside the launcher's own start, not after it.
-		const [{ prestartDeviceServer }, { resolveDataDir }, { realClock }] = await Promise.all([
+		const [
+			{ prestartDeviceServer },
+			{ resolveDataDir },
+			{ realClock },
+			{ BundleCache, deviceBundleKey },
+			{ configDir },
+		] = await Promise.all([
 			import("./host/device-server.ts"),
 			import("./server/store/data-dir.ts"),
 			import("./host/clock.ts"),
+			import("./host/bundle-cache.ts"),
+			import("./host/config.ts"),
 		]);
-		prestartDeviceServer(resolveDataDir(process.env), process.env, realClock);
+		const dataDir = resolveDataDir(process.env);
+		prestartDeviceServer(dataDir, process.env, realClock);
+		// From source there is no embedded bundle: the one this device's server served last time is evaluated
+		// while the rest of the launcher loads (it runs only if the server still serves it).
+		if (!preloadedBundle()) {
+			const kept = new BundleCache(configDir(process.env)).read(deviceBundleKey(dataDir));
+			if (kept) preloadBundle(kept);
+		}
 	}
-	if (!args.url) preloadEmbeddedBundle();
 	const preloadedAt = performance.now();
 	const { launch } = await import("./launch.ts");
 	const { mark } = await import("./host/timeline.ts");

@@ -4,7 +4,7 @@
  */
 import { homedir } from "node:os";
 import type { LaunchArgs } from "./host/args.ts";
-import { BundleCache, cachedFetch } from "./host/bundle-cache.ts";
+import { BundleCache, cachedFetch, deviceBundleKey } from "./host/bundle-cache.ts";
 import { fetchGuestBundle } from "./host/bundle-fetch.ts";
 import { realClock } from "./host/clock.ts";
 import { configDir, LauncherConfig } from "./host/config.ts";
@@ -96,7 +96,7 @@ function bundleKey(args: LaunchArgs): string | undefined {
 	} catch {
 		return undefined;
 	}
-	return `device:${resolveDataDir(process.env)}`;
+	return deviceBundleKey(resolveDataDir(process.env));
 }
 
 export async function launch(args: LaunchArgs): Promise<number> {

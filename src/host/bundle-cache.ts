@@ -10,6 +10,11 @@ import type { GuestBundleSource } from "./worker-spawn.ts";
 
 const MAX_BUNDLE_BYTES = 8 * 1024 * 1024;
 
+/** The key of this device's server's kept bundle: its data directory. */
+export function deviceBundleKey(dataDir: string): string {
+	return `device:${dataDir}`;
+}
+
 export class BundleCache {
 	readonly #dir: string;
 

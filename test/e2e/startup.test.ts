@@ -1,6 +1,8 @@
 import { describe, expect, test } from "bun:test";
-import { mkdirSync, rmSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { deviceBundleKey } from "../../src/host/bundle-cache.ts";
+import { configDir } from "../../src/host/config.ts";
 import { fakeHomeForFile, MAIN } from "../support/fake-home.ts";
 import { runInPty } from "../support/pty.ts";
 
@@ -58,4 +60,28 @@ describe("start-up: pi's loaded resources under the header, and quietStartup", (
 			}
 		}, 40_000);
 	}
+});
+
+describe("start-up: the UI kept from last time", () => {
+	test("a kept UI the server no longer serves is never started: the server's runs, and is kept in its place", async () => {
+		const project = setUp(undefined);
+		const kept = join(
+			configDir(h.env),
+			"bundles",
+			`${new Bun.CryptoHasher("sha256").update(deviceBundleKey(h.env.P2_DATA_DIR!)).digest("hex").slice(0, 32)}.js`,
+		);
+		mkdirSync(dirname(kept), { recursive: true });
+		const stale = `globalThis.p2Guest = { start(host) { host.post({ kind: "output", data: "STALE UI STARTED" }); } };`;
+		writeFileSync(kept, stale, { mode: 0o600 });
+		const run = runInPty([process.execPath, MAIN], { env: h.env, cwd: project, cols: 120, rows: 40 });
+		try {
+			await run.waitFor((s) => s.includes("fake-model"), "the server's UI");
+			expect(run.raw()).not.toContain("STALE UI STARTED");
+			expect(readFileSync(kept, "utf8")).not.toBe(stale);
+			expect(readFileSync(kept, "utf8")).toContain("p2Guest");
+		} finally {
+			run.kill();
+			await run.exited;
+		}
+	}, 40_000);
 });
