@@ -105,7 +105,6 @@ export async function createServices(options: ServicesOptions, given?: ServerLog
 		idleMs: options.storeIdleMs,
 		describe: (id) => catalog?.get(id),
 		reportDamaged,
-		keepSpare: { refillMs: 2000 },
 		...configure,
 	});
 	try {

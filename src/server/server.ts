@@ -412,6 +412,8 @@ async function listen(
 		// A launcher that finds this server asks for the UI bundle next: have it ready (read, hashed) by then.
 		if (options.bundle) setImmediate(() => void loadBundle().catch(() => {}));
 	}
+	// After the bundle: a new session's store is made ahead of need once the server is up, not during its start.
+	setImmediate(() => core.stores.keepSpare());
 
 	return {
 		origin,

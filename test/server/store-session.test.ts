@@ -333,8 +333,10 @@ describe("SessionStores", () => {
 
 	test("keeps a spare store: a new session takes it, a session with a store never does, and another is made", async () => {
 		const spare = join(data, "sessions", ".spare-store");
-		const stores = new SessionStores(data, { keepSpare: { refillMs: 0 } });
+		const stores = new SessionStores(data, { spareRefillMs: 0 });
 		try {
+			expect(existsSync(spare)).toBe(false);
+			stores.keepSpare();
 			await waitUntil(() => existsSync(spare), "the first spare");
 			const made = statSync(spare);
 			expect(made.mode & 0o777).toBe(0o600);

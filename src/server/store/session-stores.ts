@@ -8,11 +8,8 @@ export interface SessionStoresOptions extends SessionStoreOptions {
 	readonly now?: () => number;
 	/** The session's catalog row, for a store that does not keep its own copy yet (made before it did). */
 	readonly describe?: (sessionId: string) => unknown;
-	/**
-	 * Keep one new, empty store ready for the next new session (the server's; tests of stores leave it out).
-	 * Made just after start and a while after each one is taken, not on the way to a session's first frame.
-	 */
-	readonly keepSpare?: { readonly refillMs: number };
+	/** How long after a spare store was taken the next is made (see `keepSpare`). Default 2 s. */
+	readonly spareRefillMs?: number;
 }
 
 interface Slot {
@@ -37,6 +34,7 @@ export class SessionStores {
 	/** The spare store's file, when one is ready. */
 	#spare: string | undefined;
 	#refill: ReturnType<typeof setTimeout> | undefined;
+	#keepingSpare = false;
 
 	constructor(dataDir: string, options: SessionStoresOptions = {}) {
 		this.dataDir = dataDir;
@@ -45,7 +43,6 @@ export class SessionStores {
 		this.#now = options.now ?? Date.now;
 		this.#timer = setInterval(() => this.sweep(), options.sweepMs ?? Math.min(60_000, this.#idleMs));
 		this.#timer.unref?.();
-		if (options.keepSpare) this.#refillSpare(0);
 	}
 
 	/** The session's store, opened (and recovered) when it is not open yet. */
@@ -125,12 +122,23 @@ export class SessionStores {
 		return slot;
 	}
 
+	/**
+	 * From now on, one new, empty store is kept ready for the next new session: made now, and a while after each
+	 * one is taken, not on the way to a session's first frame. The server asks once it is listening, so making
+	 * one does not delay its start.
+	 */
+	keepSpare(): void {
+		if (this.#keepingSpare || this.#closed) return;
+		this.#keepingSpare = true;
+		this.#refillSpare(0);
+	}
+
 	/** A session without a store yet (a new one) gets the spare, if one is ready. */
 	#takeSpare(sessionId: string): void {
 		const spare = this.#spare;
 		if (!spare || !takeSpareStore(spare, this.dataDir, sessionId)) return;
 		this.#spare = undefined;
-		this.#refillSpare(this.#options.keepSpare?.refillMs ?? 0);
+		this.#refillSpare(this.#options.spareRefillMs ?? 2000);
 	}
 
 	#refillSpare(afterMs: number): void {
