@@ -59,24 +59,20 @@ async function run(argv: string[], prewarmedAt: number | undefined): Promise<num
 	if (!args.url) preloadEmbeddedBundle();
 	if (!args.url && !args.join) {
 		// This device's server, if none runs yet, starts now: beside the launcher's own start, not after it.
-		const [
-			{ prestartDeviceServer },
-			{ resolveDataDir },
-			{ realClock },
-			{ BundleCache, deviceBundleKey },
-			{ configDir },
-		] = await Promise.all([
+		const [{ prestartDeviceServer }, { resolveDataDir }, { realClock }] = await Promise.all([
 			import("./host/device-server.ts"),
 			import("./server/store/data-dir.ts"),
 			import("./host/clock.ts"),
-			import("./host/bundle-cache.ts"),
-			import("./host/config.ts"),
 		]);
 		const dataDir = resolveDataDir(process.env);
 		prestartDeviceServer(dataDir, process.env, realClock);
 		// From source there is no embedded bundle: the one this device's server served last time is evaluated
 		// while the rest of the launcher loads (it runs only if the server still serves it).
 		if (!preloadedBundle()) {
+			const [{ BundleCache, deviceBundleKey }, { configDir }] = await Promise.all([
+				import("./host/bundle-cache.ts"),
+				import("./host/config.ts"),
+			]);
 			const kept = new BundleCache(configDir(process.env)).read(deviceBundleKey(dataDir));
 			if (kept) preloadBundle(kept);
 		}

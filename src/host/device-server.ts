@@ -19,6 +19,7 @@ import { join } from "node:path";
 import { DEVICE_TOKEN_HEADER, EXIT_PATH, SERVER_INFO_FILE, type ServerInfo } from "../protocol/server-info.ts";
 import type { Clock } from "./clock.ts";
 import { findLocalServer } from "./local-server.ts";
+import { mark } from "./timeline.ts";
 import { trustedFetch } from "./trusted-http.ts";
 import { terminalLine } from "./visible-text.ts";
 
@@ -113,13 +114,16 @@ async function launchDeviceServer(
 			exited ??= 1;
 		});
 		child.unref();
+		mark("server spawned");
 		const started = clock.now();
 		// Woken when server.json appears (not only by the poll below): the server is looked at as soon as it says so.
 		let wake: (() => void) | undefined;
 		let watcher: FSWatcher | undefined;
 		try {
 			watcher = watch(dataDir, (_event, name) => {
-				if (name === SERVER_INFO_FILE) wake?.();
+				if (name !== SERVER_INFO_FILE) return;
+				mark("server advertised");
+				wake?.();
 			});
 		} catch {
 			// Not watchable here: the poll alone finds it.

@@ -1,4 +1,3 @@
-import { randomBytes } from "node:crypto";
 import {
 	chmodSync,
 	closeSync,
@@ -38,11 +37,19 @@ export function ensurePrivateFileMode(path: string): void {
 }
 
 /**
+ * `bytes` random bytes as hex, for a temporary file's name. Web Crypto rather than `node:crypto`, whose first
+ * import costs the launcher's start ~15 ms.
+ */
+export function randomHex(bytes: number): string {
+	return Buffer.from(crypto.getRandomValues(new Uint8Array(bytes))).toString("hex");
+}
+
+/**
  * Replaces `path` atomically: the contents go to a 0600 temp file in the same folder, are flushed, and the temp
  * file is renamed over the target, so a reader sees the old file or the new one, never a torn one.
  */
 export function writePrivateFile(path: string, contents: string | Uint8Array): void {
-	const temp = join(dirname(path), `.${basename(path)}.${randomBytes(6).toString("hex")}.tmp`);
+	const temp = join(dirname(path), `.${basename(path)}.${randomHex(6)}.tmp`);
 	const fd = openSync(temp, "wx", PRIVATE_FILE_MODE);
 	try {
 		try {

@@ -1,9 +1,8 @@
 import { Database } from "bun:sqlite";
-import { randomBytes } from "node:crypto";
 import { existsSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { errorText } from "../../protocol/errors.ts";
-import { ensurePrivateFileMode, PRIVATE_FILE_MODE } from "./data-dir.ts";
+import { ensurePrivateFileMode, PRIVATE_FILE_MODE, randomHex } from "./data-dir.ts";
 import { StoreCorruptError, StoreDamagedError, StoreFullError, StoreOpenError } from "./errors.ts";
 
 /** One schema step; step `i` takes `PRAGMA user_version` from `i` to `i + 1`. */
@@ -62,7 +61,7 @@ function prepare(db: Database, migrations: readonly Migration[]): void {
 
 /** A new store: made 0600 under a temporary name, given its schema, closed (its WAL folded in) and renamed. */
 export function createDatabase(path: string, migrations: readonly Migration[]): void {
-	const temp = join(dirname(path), `.${basename(path)}.${randomBytes(6).toString("hex")}.new`);
+	const temp = join(dirname(path), `.${basename(path)}.${randomHex(6)}.new`);
 	try {
 		// SQLite gives -wal and -shm the main file's permissions, so creating it 0600 covers all three.
 		writeFileSync(temp, "", { mode: PRIVATE_FILE_MODE, flag: "wx" });
