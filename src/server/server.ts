@@ -354,6 +354,9 @@ async function listen(
 					});
 					return;
 				}
+				// The first client is in, past its start's requests (its bundle, its sign-in): a new session's store
+				// is made ahead of need now, before its UI asks for one.
+				setImmediate(() => core.stores.keepSpare());
 				const end = (code: number, reason: string) => {
 					if (ws.data.closing) return;
 					ws.data.closing = true;
@@ -412,8 +415,6 @@ async function listen(
 		// A launcher that finds this server asks for the UI bundle next: have it ready (read, hashed) by then.
 		if (options.bundle) setImmediate(() => void loadBundle().catch(() => {}));
 	}
-	// After the bundle: a new session's store is made ahead of need once the server is up, not during its start.
-	setImmediate(() => core.stores.keepSpare());
 
 	return {
 		origin,

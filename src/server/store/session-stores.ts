@@ -124,8 +124,8 @@ export class SessionStores {
 
 	/**
 	 * From now on, one new, empty store is kept ready for the next new session: made now, and a while after each
-	 * one is taken, not on the way to a session's first frame. The server asks once it is listening, so making
-	 * one does not delay its start.
+	 * one is taken, not on the way to a session's first frame. The server asks when its first client connects,
+	 * so making one delays neither its start nor that client's first requests.
 	 */
 	keepSpare(): void {
 		if (this.#keepingSpare || this.#closed) return;
