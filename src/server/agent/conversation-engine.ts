@@ -91,6 +91,8 @@ export class ConversationEngine {
 	#attempt = 0;
 	#toolStarted = new Map<string, { at: number; args: Record<string, unknown> }>();
 	#prepare: (() => Promise<string | undefined>) | undefined;
+	/** Steering and follow-ups given while the agent is being prepared: the agent made after takes them. */
+	#held: { steering: UserMessage[]; followUps: UserMessage[] } | undefined;
 
 	constructor(options: EngineOptions) {
 		this.#options = options;
@@ -139,13 +141,24 @@ export class ConversationEngine {
 			const prepare = this.#prepare;
 			this.#prepare = undefined;
 			if (prepare) {
-				const prompt = await prepare().catch((error) => {
-					console.error("preparing the agent failed:", error);
-					return undefined;
-				});
+				this.#held = { steering: [], followUps: [] };
+				let prompt: string | undefined;
+				let held: { steering: UserMessage[]; followUps: UserMessage[] };
+				try {
+					prompt = await prepare().catch((error) => {
+						console.error("preparing the agent failed:", error);
+						return undefined;
+					});
+				} finally {
+					held = this.#held ?? { steering: [], followUps: [] };
+					this.#held = undefined;
+				}
 				// Nothing has run yet: the agent is made again with the prompt (it leads the transcript).
 				if (prompt !== undefined)
 					this.#agent = this.#build(prompt, this.#agent.state.model, this.#agent.state.thinkingLevel);
+				// An Escape while it was prepared ends the run before it starts; what was queued meanwhile is kept.
+				if (this.#aborted) return this.#cancelled();
+				if (held.steering.length || held.followUps.length) this.requeue(held.steering, held.followUps);
 			}
 			await start();
 			for (;;) {
@@ -199,16 +212,22 @@ export class ConversationEngine {
 
 	/** Delivered at the next tool boundary of the current run (pi's Enter while busy). */
 	steer(message: UserMessage): void {
-		this.#agent.steer(message);
+		if (this.#held) this.#held.steering.push(message);
+		else this.#agent.steer(message);
 	}
 
 	/** Delivered when the run would otherwise end (pi's Alt+Enter). */
 	followUp(message: UserMessage): void {
-		this.#agent.followUp(message);
+		if (this.#held) this.#held.followUps.push(message);
+		else this.#agent.followUp(message);
 	}
 
 	/** Replaces what is still waiting, e.g. after one queued input was taken back. */
 	requeue(steering: readonly UserMessage[], followUps: readonly UserMessage[]): void {
+		if (this.#held) {
+			this.#held = { steering: [...steering], followUps: [...followUps] };
+			return;
+		}
 		this.#agent.clearAllQueues();
 		for (const m of steering) this.#agent.steer(m);
 		for (const m of followUps) this.#agent.followUp(m);
@@ -216,6 +235,7 @@ export class ConversationEngine {
 
 	abort(): void {
 		this.#aborted = true;
+		if (this.#held) this.#held = { steering: [], followUps: [] };
 		this.#agent.clearAllQueues();
 		this.#retryAbort?.abort();
 		this.#agent.abort();
