@@ -39,6 +39,13 @@ export function shellQuote(word: string): string {
 /** Operations at once over one connection (sshd's MaxSessions is 10 by default; two stay free for kills). */
 const SESSIONS = 8;
 
+/** An operation given up while it waited for one of the connection's sessions: it never ran. */
+class QueuedCancelled extends Error {
+	constructor() {
+		super("cancelled before it started");
+	}
+}
+
 /** Where a file operation's own output starts (a login shell may print before it). */
 const OUTPUT_MARK = "\u0001P2\u0002";
 /** How much a login shell may print before a command's first line (kept only as far as needed). */
@@ -181,19 +188,36 @@ export class SshEnvironment implements Environment {
 			onStderr?: (chunk: Buffer) => boolean;
 			/** Skips the queue (ending a command must not wait behind the commands it ends). */
 			urgent?: boolean;
+			/** Given up while still waiting its turn: it never starts, and the call rejects with QueuedCancelled. */
+			cancel?: AbortSignal;
 		} = {},
 	): Promise<Finished> {
 		const remote = `exec sh -c ${shellQuote(script)} p2 ${words.map(shellQuote).join(" ")}`;
 		if (options.urgent) return this.#spawn(remote, options);
-		return this.#slot(() => this.#spawn(remote, options));
+		return this.#slot(() => this.#spawn(remote, options), options.cancel);
 	}
 
 	/**
 	 * sshd allows 10 sessions per connection (MaxSessions): at most SESSIONS operations run at once, the rest
 	 * wait their turn; the two left over are for ending commands.
 	 */
-	async #slot<T>(work: () => Promise<T>): Promise<T> {
-		if (this.#running >= SESSIONS) await new Promise<void>((resolve) => this.#waiting.push(resolve));
+	async #slot<T>(work: () => Promise<T>, cancel?: AbortSignal): Promise<T> {
+		if (cancel?.aborted) throw new QueuedCancelled();
+		if (this.#running >= SESSIONS) {
+			await new Promise<void>((resolve, reject) => {
+				const turn = () => {
+					cancel?.removeEventListener("abort", giveUp);
+					resolve();
+				};
+				const giveUp = () => {
+					const at = this.#waiting.indexOf(turn);
+					if (at >= 0) this.#waiting.splice(at, 1);
+					reject(new QueuedCancelled());
+				};
+				cancel?.addEventListener("abort", giveUp, { once: true });
+				this.#waiting.push(turn);
+			});
+		}
 		this.#running++;
 		try {
 			return await work();
@@ -349,9 +373,12 @@ export class SshEnvironment implements Environment {
 		let missingCwd = false;
 		let ended: ExecEnd["ended"] = "exit";
 		let kill: Promise<boolean> | null = null;
+		const cancel = new AbortController();
 		const stop = (why: "aborted" | "timeout") => {
 			if (ended !== "exit") return;
 			ended = why;
+			// Still waiting its turn: it never starts.
+			cancel.abort();
 			if (pgid !== null) kill = this.#kill(pgid);
 		};
 		const onAbort = () => stop("aborted");
@@ -397,7 +424,11 @@ export class SshEnvironment implements Environment {
 					if (pgid === null) early.push(chunk);
 					return true;
 				},
+				cancel: cancel.signal,
 			});
+		} catch (error) {
+			if (error instanceof QueuedCancelled) return { exitCode: null, ended };
+			throw error;
 		} finally {
 			clearTimeout(timer);
 			signal?.removeEventListener("abort", onAbort);

@@ -155,7 +155,7 @@ describe.skipIf(!sshdPath)("SSH environment", () => {
 		await waitUntil(() => processEnded(shell), "the timed-out command ended");
 	});
 
-	test("more commands than sshd's sessions per connection wait their turn; aborting one is never kept waiting", async () => {
+	test("more commands than sshd's sessions per connection wait their turn; aborting one is never kept waiting, and one aborted while waiting never runs", async () => {
 		await trust();
 		const tools = createTools({ env: envs.get("box"), cwd: work, spillDir: join(dataDir, "spill") });
 		const bash = tools.find((t) => t.name === "bash")!;
@@ -164,12 +164,18 @@ describe.skipIf(!sshdPath)("SSH environment", () => {
 		const rest = Array.from({ length: 11 }, (_, i) =>
 			bash.execute(`m${i + 1}`, { command: `while [ ! -e many.gate ]; do sleep 0.05; done; echo done ${i}` }),
 		);
+		// One more, given up while it waits its turn: it ends at once and never runs.
+		const giveUp = new AbortController();
+		const queued = bash.execute("mq", { command: "touch never.ran" }, giveUp.signal);
+		giveUp.abort();
+		await expect(queued).rejects.toThrow("Command aborted");
 		// Eight run at once (sshd allows ten sessions); ending the first must still get through.
 		abort.abort();
 		await expect(first).rejects.toThrow("Command aborted");
 		writeFileSync(join(work, "many.gate"), "");
 		const results = (await Promise.all(rest)) as Result[];
 		expect(results.map(text)).toEqual(Array.from({ length: 11 }, (_, i) => `done ${i}`));
+		expect(existsSync(join(work, "never.ran"))).toBe(false);
 	});
 
 	test("a connection dropped mid-command fails that call clearly, and the next call reconnects", async () => {
