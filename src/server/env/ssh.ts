@@ -348,7 +348,9 @@ export class SshEnvironment implements Environment {
 		return done?.code === 0;
 	}
 
+	/** The machine answered: a notice that it could not be reached ends, and commands a broken connection left end. */
 	#reachedAgain(): void {
+		this.#places.onConnection?.(null);
 		for (const pgid of this.#orphans) {
 			this.#orphans.delete(pgid);
 			void this.#kill(pgid);

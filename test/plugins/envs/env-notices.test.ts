@@ -50,4 +50,23 @@ describe.skipIf(!sshdPath)("environments' notices", () => {
 		expect((await notices.call("retry", { id: current?.id ?? "" })).message).toBe("Connected to box again.");
 		await waitForState(notices, (s) => !s.notices.some((n) => n.source === "env:box"));
 	});
+
+	test("a tool that reaches the machine again ends its notice, without /retry", async () => {
+		const owner = await ts.connect();
+		const notices = await owner.open(noticesContract, {});
+		const envs = await owner.open(envsContract, {});
+		await envs.call("forgetKey", { name: "box" });
+		const box = ts.server.ctx.environments.get("box");
+		await expect(box.listDirectory("/")).rejects.toThrow("not verified yet");
+		await waitForState(notices, (s) => s.notices.some((n) => n.source === "env:box"));
+		const tested = await envs.call("test", { name: "box" });
+		// Accepting the key alone does not say the machine is reachable: the notice stays until something reaches it.
+		await envs.call("acceptKey", {
+			name: "box",
+			fingerprints: tested.hostKey?.offered.map((k) => k.fingerprint) ?? [],
+		});
+		expect(notices.state?.notices.some((n) => n.source === "env:box")).toBe(true);
+		expect((await box.listDirectory("/")).length).toBeGreaterThan(0);
+		await waitForState(notices, (s) => !s.notices.some((n) => n.source === "env:box"));
+	});
 });
