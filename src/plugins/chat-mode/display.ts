@@ -22,11 +22,26 @@ export function mentionToken(name: string): string {
 	return `@${name.trim().replace(/\s+/g, "_")}`;
 }
 
-/** Whether `text` mentions `name` (its mention token as a whole word, any case). */
-export function mentions(text: string, name: string): boolean {
+/**
+ * A mention of `name`: its token as a whole word, any case (group 1 is what comes before it, group 2 the
+ * mention itself). The one pattern behind telling whether a message mentions someone and drawing it; null
+ * for a name that has no token.
+ */
+export function mentionPattern(name: string, flags: "iu" | "giu" = "iu"): RegExp | null {
 	const token = mentionToken(name);
-	if (token === "@") return false;
-	return new RegExp(`(^|[^\\w@])${escapeRegExp(token)}(?![\\w-])`, "iu").test(text);
+	if (token === "@") return null;
+	return new RegExp(`(^|[^\\w@])(${escapeRegExp(token)})(?![\\w-])`, flags);
+}
+
+/** Whether `text` mentions `name`. */
+export function mentions(text: string, name: string): boolean {
+	return mentionPattern(name)?.test(text) ?? false;
+}
+
+/** Each mention of `name` in `text` passed through `style`; the rest as it is. */
+export function styleMentions(text: string, name: string, style: (mention: string) => string): string {
+	const pattern = mentionPattern(name, "giu");
+	return pattern ? text.replace(pattern, (_all, before: string, found: string) => `${before}${style(found)}`) : text;
 }
 
 /** Whether a message asks the agent: it mentions @pi. */

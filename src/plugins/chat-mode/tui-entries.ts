@@ -12,7 +12,7 @@ import type { ThemeRef } from "../../ui/theme/theme-ref.ts";
 import { ThemedItem } from "../../ui/transcript/themed.ts";
 import { UserMessage } from "../../ui/transcript/user-message.ts";
 import { MESSAGE_ENTRY, SWITCH_ENTRY } from "./contract.ts";
-import { mentions, mentionToken, readAuthor, replyLine } from "./display.ts";
+import { mentions, readAuthor, replyLine, styleMentions } from "./display.ts";
 
 /** A person as others see them: a guest's own (unverified) name, or the owner. */
 export function personLabel(author: Pick<Author, "name" | "role"> | null | undefined): string {
@@ -86,14 +86,7 @@ export class ChatMessageItem extends ThemedItem<ChatMessageData> {
 		const who = mine ? "you" : personLabel(message.author);
 		const mentioned = mentionsReader(message, reader);
 		let text = visibleText(message.text);
-		if (mentioned && reader.name) {
-			const token = mentionToken(reader.name);
-			const at = text.toLowerCase().indexOf(token.toLowerCase());
-			if (at >= 0) {
-				const found = text.slice(at, at + token.length);
-				text = `${text.slice(0, at)}${t.bold(t.fg("warning", found))}${text.slice(at + token.length)}`;
-			}
-		}
+		if (mentioned && reader.name) text = styleMentions(text, reader.name, (found) => t.bold(t.fg("warning", found)));
 		const name = t.bold(t.fg(mentioned ? "warning" : "accent", visibleText(who, false)));
 		const marker = mentioned ? `${t.fg("warning", "▍")}` : "";
 		this.addChild(new Text(`${marker}${name} ${t.fg("muted", "·")} ${text}`, 1, 0));
@@ -117,15 +110,9 @@ export function mentionedUserMessage(entry: unknown, reader: Reader, theme: Them
 		author: personLabel(message.author),
 		...(typeof lead === "string" && lead ? { lead } : {}),
 	});
-	const token = mentionToken(reader.name);
-	drawn.transform = (markdown) => boldMentions(markdown, token);
+	const name = reader.name;
+	drawn.transform = (markdown) => styleMentions(markdown, name, (found) => `**${found}**`);
 	return drawn;
-}
-
-/** Each whole-word `token` in Markdown made bold. */
-export function boldMentions(markdown: string, token: string): string {
-	const pattern = new RegExp(`(^|[^\\w@*])(${token.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")})(?![\\w-])`, "giu");
-	return markdown.replace(pattern, (_all, before: string, found: string) => `${before}**${found}**`);
 }
 
 /** The transcript's line for a switch: "Chat mode on (owner) · …". */

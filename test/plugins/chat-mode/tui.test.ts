@@ -139,6 +139,10 @@ describe("chat mode's UI", () => {
 		const forOwner = owner.draw(entry).join("\n");
 		expect(stripAnsi(forOwner)).toContain("you · wait for it @Ana");
 		expect(forOwner).not.toContain("▍");
+		// Only the whole mention stands out, not the start of a longer name.
+		const longer = ana.draw(chatMessage(9, OWNER, "ask @Anabel, then @ana")).join("\n");
+		expect(longer).toMatch(/ask @Anabel, then \x1b\[1m/);
+		expect(longer).not.toMatch(/\x1b\[1m[^ ]*@Ana/);
 		// What others wrote reaches the screen without its control sequences.
 		const hostile = stripAnsi(ana.draw(chatMessage(6, OWNER, "hi \x1b]0;pwned\x07 there")).join("\n"));
 		expect(hostile).not.toContain("\x1b]0;");
