@@ -53,7 +53,7 @@ describe("p2 serve", () => {
 		expect(statSync(join(dataDir, SERVER_INFO_FILE)).mode & 0o777).toBe(0o600);
 		expect(statSync(dataDir).mode & 0o777).toBe(0o700);
 		expect(link).toStartWith(`${info.origin}/owner#`);
-	});
+	}, 30_000);
 
 	test("a run interrupted by kill -9 is marked interrupted after restart, and the session goes on", async () => {
 		const dataDir = mkdtempSync(join(tmpdir(), "p2-serve-"));
@@ -93,7 +93,8 @@ describe("p2 serve", () => {
 		const request = JSON.stringify(fake.requests.at(-1));
 		expect(request).toContain("interrupted");
 		c.close();
-	});
+		// Two servers from source, and this process building its schemas on first use: seconds on a busy machine.
+	}, 30_000);
 });
 
 /** server.json as the server wrote it; a test fails at once if it is not one. */
