@@ -164,15 +164,21 @@ describe.skipIf(!sshdPath)("SSH environment", () => {
 		const rest = Array.from({ length: 11 }, (_, i) =>
 			bash.execute(`m${i + 1}`, { command: `while [ ! -e many.gate ]; do sleep 0.05; done; echo done ${i}` }),
 		);
-		// One more, given up while it waits its turn: it ends at once and never runs.
-		const giveUp = new AbortController();
-		const queued = bash.execute("mq", { command: "touch never.ran" }, giveUp.signal);
-		giveUp.abort();
-		await expect(queued).rejects.toThrow("Command aborted");
-		// Eight run at once (sshd allows ten sessions); ending the first must still get through.
-		abort.abort();
-		await expect(first).rejects.toThrow("Command aborted");
-		writeFileSync(join(work, "many.gate"), "");
+		const gate = join(work, "many.gate");
+		try {
+			// One more, given up while it waits its turn: it ends at once and never runs.
+			const giveUp = new AbortController();
+			const queued = bash.execute("mq", { command: "touch never.ran" }, giveUp.signal);
+			giveUp.abort();
+			await expect(queued).rejects.toThrow("Command aborted");
+			// Eight run at once (sshd allows ten sessions); ending the first must still get through.
+			abort.abort();
+			await expect(first).rejects.toThrow("Command aborted");
+		} finally {
+			// Also when the test fails: the commands end instead of running on.
+			abort.abort();
+			writeFileSync(gate, "");
+		}
 		const results = (await Promise.all(rest)) as Result[];
 		expect(results.map(text)).toEqual(Array.from({ length: 11 }, (_, i) => `done ${i}`));
 		expect(existsSync(join(work, "never.ran"))).toBe(false);
