@@ -6,11 +6,11 @@
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { authorLabel } from "../../protocol/author-label.ts";
 import { ProtocolError } from "../../protocol/codes.ts";
 import { type Author, MAIN_CONVERSATION } from "../../protocol/common.ts";
 import { errorText } from "../../protocol/errors.ts";
 import { own } from "../../protocol/own-keys.ts";
-import { guestLabel } from "../../protocol/share-link.ts";
 import type { InputDecision, PersonInput } from "../../server/agent/extensions.ts";
 import { LiveState } from "../../server/objects/live-state.ts";
 import { maySeeSession, type Principal } from "../../server/objects/principal.ts";
@@ -106,12 +106,9 @@ function authorName(entry: StoredEntry): string {
 	return readAuthor(entry.author)?.name ?? "someone";
 }
 
-/** Who wrote an entry, as the transcript shows people: a guest's own name marked unverified, or the owner. */
-function authorLabel(entry: StoredEntry): string {
-	if (entry.kind === "assistant") return "pi";
-	const author = readAuthor(entry.author);
-	if (!author) return "someone";
-	return author.role === "full" || author.role === "view" ? guestLabel(author.name) : "owner";
+/** Who wrote an entry, as the transcript shows people. */
+function entryAuthorLabel(entry: StoredEntry): string {
+	return entry.kind === "assistant" ? "pi" : authorLabel(readAuthor(entry.author));
 }
 
 interface SessionObject {
@@ -251,7 +248,7 @@ class ChatMode {
 		}
 		const text = entry && entryText(entry);
 		if (!entry || text === null || text === undefined) return { refuse: "the message this replies to is not here" };
-		return { seq, author: authorLabel(entry).slice(0, 200), line: firstLine(text, MAX_QUOTE) };
+		return { seq, author: entryAuthorLabel(entry).slice(0, 200), line: firstLine(text, MAX_QUOTE) };
 	}
 
 	input(session: string, input: PersonInput): InputDecision | undefined {

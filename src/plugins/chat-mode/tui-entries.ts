@@ -4,22 +4,15 @@
  * came from the server and other people: it is read with own-key lookups and shown through `visibleText`.
  */
 import { type Component, Spacer, Text, truncateToWidth } from "@earendil-works/pi-tui";
+import { authorLabel } from "../../protocol/author-label.ts";
 import type { Author } from "../../protocol/common.ts";
 import { own } from "../../protocol/own-keys.ts";
-import { guestLabel } from "../../protocol/share-link.ts";
 import { visibleText } from "../../ui/text.ts";
 import type { ThemeRef } from "../../ui/theme/theme-ref.ts";
 import { ThemedItem } from "../../ui/transcript/themed.ts";
 import { UserMessage } from "../../ui/transcript/user-message.ts";
 import { MESSAGE_ENTRY, SWITCH_ENTRY } from "./contract.ts";
 import { mentions, readAuthor, replyLine, styleMentions } from "./display.ts";
-
-/** A person as others see them: a guest's own (unverified) name, or the owner. */
-export function personLabel(author: Pick<Author, "name" | "role"> | null | undefined): string {
-	if (!author) return "someone";
-	if (author.role === "full" || author.role === "view") return guestLabel(author.name);
-	return "owner";
-}
 
 /** What a chat message entry says, or null when it is not one (or not readable). */
 export interface ChatMessageView {
@@ -83,7 +76,7 @@ export class ChatMessageItem extends ThemedItem<ChatMessageData> {
 			this.addChild({ invalidate() {}, render: (width) => [truncateToWidth(` ${t.fg("dim", line)}`, width)] });
 		}
 		const mine = message.author !== null && message.author.id === reader.id;
-		const who = mine ? "you" : personLabel(message.author);
+		const who = mine ? "you" : authorLabel(message.author);
 		const mentioned = mentionsReader(message, reader);
 		let text = visibleText(message.text);
 		if (mentioned && reader.name) text = styleMentions(text, reader.name, (found) => t.bold(t.fg("warning", found)));
@@ -107,7 +100,7 @@ export function mentionedUserMessage(entry: unknown, reader: Reader, theme: Them
 	if (!reader.name || !mentionsReader(message, reader)) return undefined;
 	const drawn = new UserMessage(theme, {
 		text,
-		author: personLabel(message.author),
+		author: authorLabel(message.author),
 		...(typeof lead === "string" && lead ? { lead } : {}),
 	});
 	const name = reader.name;
@@ -117,7 +110,7 @@ export function mentionedUserMessage(entry: unknown, reader: Reader, theme: Them
 
 /** The transcript's line for a switch: "Chat mode on (owner) · …". */
 export function switchText(on: boolean, author: Author | null): string {
-	const who = personLabel(author);
+	const who = authorLabel(author);
 	return on
 		? `Chat mode on (${who}): messages are chat; mention @pi to ask the agent`
 		: `Chat mode off (${who}): every message goes to the agent`;

@@ -7,6 +7,7 @@ import type { AutocompleteItem, AutocompleteSuggestions, Component } from "@eare
 import { truncateToWidth } from "@earendil-works/pi-tui";
 import type { Completion, CompletionSource } from "../../guest/completions.ts";
 import type { GuestContext, GuestPlugin } from "../../guest/plugin.ts";
+import { authorLabel } from "../../protocol/author-label.ts";
 import { type Author, MAIN_CONVERSATION } from "../../protocol/common.ts";
 import { errorText } from "../../protocol/errors.ts";
 import type { ObjectRef } from "../../protocol/object-client.ts";
@@ -27,7 +28,6 @@ import {
 	ChatMessageItem,
 	mentionedUserMessage,
 	mentionsReader,
-	personLabel,
 	type Reader,
 	readChatMessage,
 	readSwitch,
@@ -209,7 +209,7 @@ class ChatModeUi {
 						? { seq: entry.seq, author: entry.author, text: entry.text, quote: null }
 						: readChatMessage(entry);
 				if (message && mentionsReader(message, reader) && this.#ctx.services.get("conversation")?.scrolledAway()) {
-					const line = `${personLabel(message.author)} mentioned you: ${firstLine(message.text, 60)} · scroll down to read`;
+					const line = `${authorLabel(message.author)} mentioned you: ${firstLine(message.text, 60)} · scroll down to read`;
 					this.#ctx.ui.slots.setStatus(MENTION_STATUS, visibleText(line, false));
 				}
 			}
@@ -267,11 +267,11 @@ class ChatModeUi {
 		const out: ReplyCandidate[] = [];
 		for (const entry of entries) {
 			if (entry.kind === "user") {
-				out.push({ seq: entry.seq, author: personLabel(entry.author), text: entry.text });
+				out.push({ seq: entry.seq, author: authorLabel(entry.author), text: entry.text });
 				continue;
 			}
 			const message = readChatMessage(entry);
-			if (message) out.push({ seq: message.seq, author: personLabel(message.author), text: message.text });
+			if (message) out.push({ seq: message.seq, author: authorLabel(message.author), text: message.text });
 		}
 		return out;
 	}
@@ -332,7 +332,7 @@ class ChatModeUi {
 				for (const person of this.#people()) {
 					const value = mentionToken(person.name);
 					if (value === "@" || !value.slice(1).toLowerCase().includes(query)) continue;
-					items.push({ value, label: visibleText(value, false), description: personLabel(person) });
+					items.push({ value, label: visibleText(value, false), description: authorLabel(person) });
 				}
 				const answer: AutocompleteSuggestions | null = items.length ? { items, prefix: token } : null;
 				return Promise.resolve(answer);

@@ -196,8 +196,8 @@ export type ChatState = typeof ChatState.infer;
 
 export const MAX_TEXT = 256 * 1024;
 
-/** The author id the server stamps on a task one conversation's agent gives another (a subagent's). */
-export const AGENT_AUTHOR_ID = "agent";
+export { AGENT_AUTHOR_ID } from "../../protocol/author-label.ts";
+
 const RequestId = lazy(() => type("/^[A-Za-z0-9_-]{8,64}$/"));
 
 export const SendArgs = lazy(() =>

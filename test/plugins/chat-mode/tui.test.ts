@@ -161,6 +161,9 @@ describe("chat mode's UI", () => {
 		expect(stripAnsi(bold)).toContain("owner: @pi ask @Ana");
 		expect(bold).toMatch(/\x1b\[1m@Ana/);
 		expect(owner.draw(asked, "user")).toEqual([]);
+		// A task one conversation's agent gave another is the agent's, as the chat names it, not the owner's.
+		const byAgent: ChatEntry = { ...asked, seq: 10, author: { id: "agent", name: "agent", role: "owner" } };
+		expect(stripAnsi(ana.draw(byAgent, "user").join("\n"))).toContain("agent: @pi ask @Ana");
 		expect(ana.draw({ ...asked, text: "@pi nothing for Ana" }, "user")).toEqual([]);
 	});
 

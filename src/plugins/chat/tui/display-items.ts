@@ -3,7 +3,7 @@
  * unchanged item keeps its component and only changed items rebuild.
  */
 
-import { guestLabel } from "../../../protocol/share-link.ts";
+import { authorLabel } from "../../../protocol/author-label.ts";
 import type { ToolCardData } from "../../../ui/tools/tool-card.ts";
 import type { AssistantMessageData } from "../../../ui/transcript/assistant-message.ts";
 import type { CompactionSummaryData } from "../../../ui/transcript/compaction-summary.ts";
@@ -12,14 +12,7 @@ import type { ResetMarkerData } from "../../../ui/transcript/reset-marker.ts";
 import type { ShellBlockData } from "../../../ui/transcript/shell-block.ts";
 import type { StatusLineData } from "../../../ui/transcript/status-line.ts";
 import type { UserMessageData } from "../../../ui/transcript/user-message.ts";
-import {
-	AGENT_AUTHOR_ID,
-	type Author,
-	type ChatEntry,
-	type ChatState,
-	type LiveTool,
-	type ToolResult,
-} from "../contract.ts";
+import type { ChatEntry, ChatState, LiveTool, ToolResult } from "../contract.ts";
 
 interface ItemBase {
 	readonly key: string;
@@ -56,14 +49,6 @@ export interface ViewOptions {
 	readonly expandKey?: string;
 	/** The key that stops what runs, as pi names it. */
 	readonly interruptKey?: string;
-}
-
-/** A message's author as others see it: a guest's own name is not verified by anyone. */
-export function authorLabel(author: Author): string {
-	if (author.role === "full" || author.role === "view") return guestLabel(author.name);
-	// A subagent's task: its parent's agent wrote it (the server stamps this id; no person has it).
-	if (author.id === AGENT_AUTHOR_ID) return "agent";
-	return "owner";
 }
 
 /**

@@ -3,13 +3,13 @@
  * a lost connection; and in the editor's top border, what the agent is doing, with pi's spinner.
  */
 import { Text } from "@earendil-works/pi-tui";
+import { authorLabel } from "../../../protocol/author-label.ts";
 import type { ChatEditor } from "../../../ui/chat-editor.ts";
 import { SPINNER_MS } from "../../../ui/chat-editor.ts";
 import { visibleText } from "../../../ui/text.ts";
 import type { ThemeRef } from "../../../ui/theme/theme-ref.ts";
 import type { ChatState } from "../contract.ts";
 import type { AttachedFile } from "./composer.ts";
-import { authorLabel } from "./display-items.ts";
 
 export interface DockState {
 	readonly chat: ChatState | undefined;
