@@ -1,6 +1,10 @@
 import { describe, expect, test } from "bun:test";
 import type { SessionRow } from "../../../src/plugins/sessions/contract.ts";
-import { chooseSession } from "../../../src/plugins/sessions/tui/session-choice.ts";
+import {
+	chooseSession,
+	newSessionWhateverTheCatalog,
+	type SessionChoiceInput,
+} from "../../../src/plugins/sessions/tui/session-choice.ts";
 import { sessionRow } from "../../support/session-row.ts";
 
 const row = (id: string, cwd: string, updatedAt: number, over: Partial<SessionRow> = {}): SessionRow =>
@@ -12,6 +16,40 @@ const C = "aaaaaaab-0000-4000-8000-000000000003";
 describe("session choice", () => {
 	const sessions = [row(A, "/p", 5), row(B, "/q", 9), row(C, "/p", 7, { archived: true })];
 	const base = { role: "deviceOwner" as const, guestSession: null, sessions, local: { cwd: "/p" } };
+
+	test("the new session known before the catalog is the one chosen for an owner whatever the catalog holds", () => {
+		const argsTried: SessionChoiceInput["args"][] = [
+			{ continue: false },
+			{ continue: true },
+			{ continue: false, session: "aaaa" },
+			{ continue: false, fork: "bbbb" },
+			{ continue: false, lastSession: B },
+		];
+		for (const args of argsTried) {
+			for (const local of [{ cwd: "/p" }, { cwd: "/new" }, undefined]) {
+				const early = newSessionWhateverTheCatalog(args, local);
+				if (early === undefined) continue;
+				for (const catalog of [[], sessions]) {
+					for (const role of ["deviceOwner", "owner"] as const) {
+						const chosen = chooseSession({
+							role,
+							guestSession: null,
+							sessions: catalog,
+							args,
+							...(local ? { local } : {}),
+						});
+						expect(chosen).toEqual({ kind: "create", cwd: early });
+					}
+				}
+			}
+		}
+		// Only a plain start on this device is known early.
+		expect(argsTried.filter((args) => newSessionWhateverTheCatalog(args, { cwd: "/p" }))).toEqual([
+			{ continue: false },
+			{ continue: false, lastSession: B },
+		]);
+		expect(newSessionWhateverTheCatalog({ continue: false }, undefined)).toBeUndefined();
+	});
 
 	test("a new session in this directory by default, like pi", () => {
 		expect(chooseSession({ ...base, args: { continue: false } })).toEqual({ kind: "create", cwd: "/p" });

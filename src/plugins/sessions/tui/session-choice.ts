@@ -24,6 +24,17 @@ export interface SessionChoiceInput {
 }
 
 /**
+ * The owner's new session that `chooseSession` will choose whatever the catalog holds (no session named, none to
+ * continue, this device's directory): its directory, known before the catalog or the role arrive.
+ */
+export function newSessionWhateverTheCatalog(
+	args: SessionChoiceInput["args"],
+	local: SessionChoiceInput["local"],
+): string | undefined {
+	return local && !args.session && !args.fork && !args.continue ? local.cwd : undefined;
+}
+
+/**
  * Which session the chat opens, as pi decides it: `--session <id>` (a unique prefix will do), `--continue`
  * (the latest session in this directory), else a new session here. Guests always get the session they joined;
  * a remote owner without a local directory continues the session they had open last (the launcher remembers

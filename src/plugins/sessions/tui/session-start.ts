@@ -7,7 +7,7 @@ import type { GuestContext } from "../../../guest/plugin.ts";
 import { errorText } from "../../../protocol/errors.ts";
 import type { ObjectRef } from "../../../protocol/object-client.ts";
 import { sessionsContract } from "../contract.ts";
-import { chooseSession } from "./session-choice.ts";
+import { chooseSession, newSessionWhateverTheCatalog, type SessionChoiceInput } from "./session-choice.ts";
 import { applyStartFlags } from "./start-flags.ts";
 
 export class SessionStart {
@@ -27,8 +27,10 @@ export class SessionStart {
 		this.#catalog = ctx.objects.open(sessionsContract, {});
 		// A plain start on this device's server (its owner; no session asked for, none to reopen) opens a new
 		// session whatever the catalog holds: it is asked for now, not a round trip later.
-		const cwd = ctx.start.local?.cwd;
-		if (cwd === undefined || opensExisting(ctx)) return;
+		const cwd = ctx.snapshot.restored?.session
+			? undefined
+			: newSessionWhateverTheCatalog(choiceArgs(ctx), ctx.start.local);
+		if (cwd === undefined) return;
 		const catalog = this.#catalog;
 		const ask = () => {
 			if (ctx.session.id || this.#choosing) return;
@@ -73,12 +75,7 @@ export class SessionStart {
 						role,
 						guestSession: ctx.session.identity?.session ?? null,
 						sessions: sessions.state?.sessions ?? [],
-						args: {
-							continue: start.args.continue || start.args.resume,
-							...(start.args.session ? { session: start.args.session } : {}),
-							...(start.args.fork ? { fork: start.args.fork } : {}),
-							...(start.args.lastSession ? { lastSession: start.args.lastSession } : {}),
-						},
+						args: choiceArgs(ctx),
 						...(start.local ? { local: { cwd: start.local.cwd } } : {}),
 					});
 			let id: string;
@@ -134,8 +131,13 @@ export class SessionStart {
 	}
 }
 
-/** Whether this start opens a session that exists: one a reload left open, or one the command line names. */
-function opensExisting(ctx: GuestContext): boolean {
+/** What the command line asks of the session choice. */
+function choiceArgs(ctx: GuestContext): SessionChoiceInput["args"] {
 	const { args } = ctx.start;
-	return Boolean(ctx.snapshot.restored?.session || args.session || args.fork || args.continue || args.resume);
+	return {
+		continue: args.continue || args.resume,
+		...(args.session ? { session: args.session } : {}),
+		...(args.fork ? { fork: args.fork } : {}),
+		...(args.lastSession ? { lastSession: args.lastSession } : {}),
+	};
 }
