@@ -144,8 +144,9 @@ export class Catalog {
 			),
 		);
 		const record = decode(row!);
-		// A new session's store is made (and given its copy of this row) just after the answer: making a database
-		// takes longer than the rest of a create, and the client's next step (opening the chat) needs the answer.
+		// A new session's store is opened (and given its copy of this row) just after the answer: opening it (or
+		// making it, when no spare is ready) takes longer than the rest of a create, and the client's next step
+		// (opening the chat) needs the answer.
 		// A store opened first gets its copy then (SessionStores), from the row as it is by then.
 		setImmediate(() => {
 			if (this.#closed) return;

@@ -90,7 +90,7 @@ export function sessionStorePath(dataDir: string, sessionId: string): string {
 
 /**
  * A new, empty session store made ahead of need (`<data>/sessions/.spare-store`, never a session's name): making
- * one takes ~10 ms, on the way from a new session to its first frame; taking the spare is a rename.
+ * one takes ~10 ms, on the way from a new session to its first frame; taking the spare is a hard link.
  */
 export function makeSpareStore(dataDir: string): string {
 	ensurePrivateDir(dataDir);
