@@ -1,20 +1,12 @@
 import { describe, expect, test } from "bun:test";
 import { Text, TuiAltScreen } from "@earendil-works/pi-tui";
-import { Layout } from "../../src/guest/layout.ts";
-import { Theme } from "../../src/ui/theme/theme.ts";
-import { ThemeRef } from "../../src/ui/theme/theme-ref.ts";
 import { FakeTerminal } from "../support/fake-terminal.ts";
+import { testLayout } from "../support/guest-context.ts";
 
 function layout() {
 	const terminal = new FakeTerminal(60, 10);
 	const tui = new TuiAltScreen(terminal, false, undefined, { mouse: false });
-	const ui = new Layout({
-		tui,
-		theme: new ThemeRef(Theme.ansi()),
-		keys: () => [],
-		keyText: () => "",
-		setProgress() {},
-	});
+	const ui = testLayout(tui);
 	const text = new Text("first", 0, 0);
 	tui.setLayoutRoot(text);
 	tui.start();

@@ -1,49 +1,21 @@
 import { afterEach, describe, expect, test } from "bun:test";
-import { mkdtempSync, readFileSync, realpathSync, rmSync, statSync } from "node:fs";
+import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { chatContract } from "../../src/plugins/chat/contract.ts";
 import { sessionsContract } from "../../src/plugins/sessions/contract.ts";
-import {
-	DEVICE_TOKEN_HEADER,
-	readServerInfo,
-	SERVER_INFO_FILE,
-	type ServerInfo,
-} from "../../src/protocol/server-info.ts";
-import type { P2Server } from "../../src/server/server.ts";
-import { type FakeOpenAI, startFakeOpenAI, writeFakeModelsJson } from "../support/fake-openai.ts";
+import { DEVICE_TOKEN_HEADER, SERVER_INFO_FILE } from "../../src/protocol/server-info.ts";
+import { fakeModelDirs } from "../support/fake-openai.ts";
 import { connectClient, waitForState } from "../support/p2-server.ts";
+import { asServer, startServe } from "../support/serve-process.ts";
 
-const MAIN = join(import.meta.dir, "../../src/main.ts");
 const cleanups: (() => unknown)[] = [];
 
 afterEach(async () => {
 	for (const f of cleanups.splice(0).reverse()) await f();
 });
 
-async function serve(dataDir: string) {
-	const proc = Bun.spawn([process.execPath, MAIN, "serve", "--port", "0"], {
-		env: { ...process.env, P2_DATA_DIR: dataDir },
-		stdout: "pipe",
-		stderr: "pipe",
-	});
-	cleanups.push(() => proc.kill(9));
-	const reader = proc.stdout.getReader();
-	let out = "";
-	while (!out.includes("Owner link")) {
-		const { value, done } = await reader.read();
-		if (done) throw new Error(`p2 serve exited: ${out}${await new Response(proc.stderr).text()}`);
-		out += new TextDecoder().decode(value);
-	}
-	reader.releaseLock();
-	const info = serverInfoOf(JSON.parse(readFileSync(join(dataDir, SERVER_INFO_FILE), "utf8")));
-	const link = /Owner link[^:]*: (\S+)/.exec(out)?.[1] ?? "";
-	return { proc, info, link };
-}
-
-function asServer(info: ServerInfo): P2Server {
-	return { origin: info.origin } as P2Server;
-}
+const serve = (dataDir: string) => startServe(dataDir, (proc) => cleanups.push(() => proc.kill(9)));
 
 describe("p2 serve", () => {
 	test("writes its device token 0600 beside its port, and prints an owner link", async () => {
@@ -56,13 +28,7 @@ describe("p2 serve", () => {
 	}, 30_000);
 
 	test("a run interrupted by kill -9 is marked interrupted after restart, and the session goes on", async () => {
-		const dataDir = mkdtempSync(join(tmpdir(), "p2-serve-"));
-		const cwd = realpathSync(mkdtempSync(join(tmpdir(), "p2-cwd-")));
-		cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
-		cleanups.push(() => rmSync(cwd, { recursive: true, force: true }));
-		const fake: FakeOpenAI = await startFakeOpenAI();
-		cleanups.push(() => fake.stop());
-		writeFakeModelsJson(dataDir, fake.baseUrl);
+		const { dataDir, cwd, fake } = await fakeModelDirs(cleanups, "p2-serve-");
 
 		const first = await serve(dataDir);
 		let c = await connectClient(asServer(first.info), { [DEVICE_TOKEN_HEADER]: first.info.deviceToken });
@@ -96,10 +62,3 @@ describe("p2 serve", () => {
 		// Two servers from source, and this process building its schemas on first use: seconds on a busy machine.
 	}, 30_000);
 });
-
-/** server.json as the server wrote it; a test fails at once if it is not one. */
-function serverInfoOf(raw: unknown): ServerInfo {
-	const info = readServerInfo(raw);
-	if (!info) throw new Error("server.json is not a server's info");
-	return info;
-}

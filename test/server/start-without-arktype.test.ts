@@ -1,5 +1,5 @@
 import { afterEach, beforeAll, expect, test } from "bun:test";
-import { mkdtempSync, realpathSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { chatContract } from "../../src/plugins/chat/contract.ts";
@@ -7,7 +7,7 @@ import { sessionsContract } from "../../src/plugins/sessions/contract.ts";
 import { DEVICE_TOKEN_HEADER } from "../../src/protocol/server-info.ts";
 import { cachedGuestBundle } from "../../src/server/bundle.ts";
 import { loadServerValidators } from "../../src/server/server-validators.ts";
-import { startFakeOpenAI, writeFakeModelsJson } from "../support/fake-openai.ts";
+import { fakeModelDirs } from "../support/fake-openai.ts";
 import { connectClient, waitForState } from "../support/p2-server.ts";
 import { asServer, startServe } from "../support/serve-process.ts";
 
@@ -24,13 +24,7 @@ beforeAll(async () => {
 }, 120_000);
 
 test("a server starts, reads models.json, opens a session and runs a message without loading arktype", async () => {
-	const dataDir = mkdtempSync(join(tmpdir(), "p2-no-arktype-"));
-	const cwd = realpathSync(mkdtempSync(join(tmpdir(), "p2-cwd-")));
-	cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
-	cleanups.push(() => rmSync(cwd, { recursive: true, force: true }));
-	const fake = await startFakeOpenAI();
-	cleanups.push(() => fake.stop());
-	writeFakeModelsJson(dataDir, fake.baseUrl);
+	const { dataDir, cwd, fake } = await fakeModelDirs(cleanups, "p2-no-arktype-");
 
 	// P2_TRACE_ARKTYPE makes the first load of arktype write its stack to stderr.
 	const server = await startServe(dataDir, (proc) => cleanups.push(() => proc.kill(9)), [], { P2_TRACE_ARKTYPE: "1" });

@@ -1,4 +1,5 @@
-import { writeFileSync } from "node:fs";
+import { mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 
 /** One scripted answer of the fake provider. */
@@ -190,4 +191,22 @@ export function writeFakeModelsJson(dataDir: string, baseUrl: string): void {
 		},
 	};
 	writeFileSync(join(dataDir, "models.json"), `${JSON.stringify(config, null, 2)}\n`, { mode: 0o600 });
+}
+
+/**
+ * A server's data directory whose models.json names the fake model, a working directory for its sessions, and
+ * the fake itself; `cleanups` removes all three.
+ */
+export async function fakeModelDirs(
+	cleanups: (() => unknown)[],
+	prefix: string,
+): Promise<{ dataDir: string; cwd: string; fake: FakeOpenAI }> {
+	const dataDir = mkdtempSync(join(tmpdir(), prefix));
+	const cwd = realpathSync(mkdtempSync(join(tmpdir(), "p2-cwd-")));
+	cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
+	cleanups.push(() => rmSync(cwd, { recursive: true, force: true }));
+	const fake = await startFakeOpenAI();
+	cleanups.push(() => fake.stop());
+	writeFakeModelsJson(dataDir, fake.baseUrl);
+	return { dataDir, cwd, fake };
 }

@@ -55,10 +55,15 @@ export const TEST_START: StartData = {
 	reason: "start",
 };
 
+/** The guest's layout over `tui`, in the plain theme, with no keys bound. */
+export function testLayout(tui: TuiAltScreen, theme = new ThemeRef(Theme.ansi())): Layout {
+	return new Layout({ tui, theme, keys: () => [], keyText: () => "", setProgress() {} });
+}
+
 export function testGuest(options: TestGuestOptions = {}): TestGuest {
 	const tui = new TuiAltScreen(new FakeTerminal(80, 24), false, undefined, { mouse: false });
 	const theme = new ThemeRef(Theme.ansi());
-	const layout = new Layout({ tui, theme, keys: () => [], keyText: () => "", setProgress() {} });
+	const layout = testLayout(tui, theme);
 	const notices: TestGuest["notices"] = [];
 	const requests: TestGuest["requests"] = [];
 	const opened: string[] = [];

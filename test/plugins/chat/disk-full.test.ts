@@ -1,6 +1,6 @@
 import type { Database } from "bun:sqlite";
 import { afterEach, expect, test } from "bun:test";
-import { mkdtempSync, realpathSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type ChatEntry, chatContract } from "../../../src/plugins/chat/contract.ts";
@@ -11,7 +11,7 @@ import { startServer } from "../../../src/server/server.ts";
 import { StoreFullError } from "../../../src/server/store/errors.ts";
 import { SessionStore } from "../../../src/server/store/session-store.ts";
 import { sqliteCode } from "../../../src/server/store/sqlite.ts";
-import { startFakeOpenAI, writeFakeModelsJson } from "../../support/fake-openai.ts";
+import { fakeModelDirs } from "../../support/fake-openai.ts";
 import { connectClient, FAST_RETRY, waitForState } from "../../support/p2-server.ts";
 
 const cleanups: (() => unknown)[] = [];
@@ -21,13 +21,7 @@ afterEach(async () => {
 
 /** A server whose session stores can be filled up, a session, and its conversation open. */
 async function setup() {
-	const dataDir = mkdtempSync(join(tmpdir(), "p2-full-"));
-	const cwd = realpathSync(mkdtempSync(join(tmpdir(), "p2-cwd-")));
-	cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
-	cleanups.push(() => rmSync(cwd, { recursive: true, force: true }));
-	const fake = await startFakeOpenAI();
-	cleanups.push(() => fake.stop());
-	writeFakeModelsJson(dataDir, fake.baseUrl);
+	const { dataDir, cwd, fake } = await fakeModelDirs(cleanups, "p2-full-");
 	const connections = new Map<string, Database>();
 	const server = await startServer({
 		dataDir,

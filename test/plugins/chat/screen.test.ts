@@ -2,13 +2,11 @@ import { describe, expect, test } from "bun:test";
 import { TuiAltScreen } from "@earendil-works/pi-tui";
 import { CommandRegistry } from "../../../src/guest/commands.ts";
 import { Completions } from "../../../src/guest/completions.ts";
-import { Layout } from "../../../src/guest/layout.ts";
 import { EntryRenderers, MarkdownTransformers, ToolRenderers } from "../../../src/guest/registries.ts";
 import type { ChatEntry, ChatState } from "../../../src/plugins/chat/contract.ts";
 import { ChatScreen } from "../../../src/plugins/chat/tui/screen.ts";
-import { Theme } from "../../../src/ui/theme/theme.ts";
-import { ThemeRef } from "../../../src/ui/theme/theme-ref.ts";
 import { FakeTerminal } from "../../support/fake-terminal.ts";
+import { testLayout } from "../../support/guest-context.ts";
 
 const author = { id: "me", name: "Me", role: "deviceOwner" as const };
 function state(n: number): ChatState {
@@ -30,13 +28,7 @@ function state(n: number): ChatState {
 
 function screen() {
 	const tui = new TuiAltScreen(new FakeTerminal(80, 20), false, undefined, { mouse: false });
-	const ui = new Layout({
-		tui,
-		theme: new ThemeRef(Theme.ansi()),
-		keys: () => [],
-		keyText: () => "",
-		setProgress() {},
-	});
+	const ui = testLayout(tui);
 	const registries = {
 		toolRenderers: new ToolRenderers(),
 		entryRenderers: new EntryRenderers(),

@@ -1,12 +1,9 @@
 import { afterEach, expect, test } from "bun:test";
-import { mkdtempSync, realpathSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { chatContract } from "../../../src/plugins/chat/contract.ts";
 import { sessionsContract } from "../../../src/plugins/sessions/contract.ts";
 import { conversationsContract } from "../../../src/plugins/subagents/contract.ts";
 import { DEVICE_TOKEN_HEADER } from "../../../src/protocol/server-info.ts";
-import { startFakeOpenAI, writeFakeModelsJson } from "../../support/fake-openai.ts";
+import { fakeModelDirs } from "../../support/fake-openai.ts";
 import { connectClient, waitForState } from "../../support/p2-server.ts";
 import { asServer, startServe } from "../../support/serve-process.ts";
 
@@ -16,13 +13,7 @@ afterEach(async () => {
 });
 
 test("kill -9 while a subagent works: every committed entry of both conversations is kept, both runs are marked interrupted, the subagent aborted", async () => {
-	const dataDir = mkdtempSync(join(tmpdir(), "p2-subagent-crash-"));
-	const cwd = realpathSync(mkdtempSync(join(tmpdir(), "p2-cwd-")));
-	cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
-	cleanups.push(() => rmSync(cwd, { recursive: true, force: true }));
-	const fake = await startFakeOpenAI();
-	cleanups.push(() => fake.stop());
-	writeFakeModelsJson(dataDir, fake.baseUrl);
+	const { dataDir, cwd, fake } = await fakeModelDirs(cleanups, "p2-subagent-crash-");
 
 	const first = await startServe(dataDir, (proc) => cleanups.push(() => proc.kill(9)));
 	let c = await connectClient(asServer(first.info), { [DEVICE_TOKEN_HEADER]: first.info.deviceToken });
