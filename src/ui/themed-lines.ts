@@ -1,9 +1,11 @@
 import type { Component } from "@earendil-works/pi-tui";
+import { sameData } from "./same-data.ts";
 import type { ThemeRef } from "./theme/theme-ref.ts";
 
 /**
  * A component drawn from plain data as lines: built again only when its data, the theme's version or the
- * width changes (the header, the footer).
+ * width changes (the header, the footer). Data equal to what is shown keeps the lines: the footer is given its
+ * data again on every streamed frame, and building it measures and cuts text.
  */
 export abstract class ThemedLines<D> implements Component {
 	protected readonly theme: ThemeRef;
@@ -16,6 +18,7 @@ export abstract class ThemedLines<D> implements Component {
 	}
 
 	set(data: D): void {
+		if (sameData(data, this.data)) return;
 		this.data = data;
 		this.#cache = undefined;
 	}

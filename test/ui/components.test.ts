@@ -146,6 +146,23 @@ describe("a streaming answer", () => {
 			" Operation aborted",
 		]);
 	});
+
+	test("controls split across appends (a CR before its LF, an escape, a tab) show as in the whole text", () => {
+		const full = "one\r\ntwo\x1b[31m red?\tend\r\n\x07bell \u0085next";
+		const whole = new AssistantMessage(dark(), { parts: [{ type: "text", text: full }], hideThinking: false });
+		const growing = new AssistantMessage(dark(), { parts: [{ type: "text", text: full[0]! }], hideThinking: false });
+		for (let i = 2; i <= full.length; i++) {
+			growing.update({ parts: [{ type: "text", text: full.slice(0, i) }], hideThinking: false });
+			growing.render(60);
+		}
+		expect(growing.render(60)).toEqual(whole.render(60));
+		expect(plain(growing.render(60)).join("\n")).toContain("two␛[31m red?    end");
+		// A text that is not the shown one grown (a retry's new answer) is shown whole, not appended.
+		growing.update({ parts: [{ type: "text", text: "Other\r\n" }], hideThinking: false });
+		expect(growing.render(60)).toEqual(
+			new AssistantMessage(dark(), { parts: [{ type: "text", text: "Other\r\n" }], hideThinking: false }).render(60),
+		);
+	});
 });
 
 describe("tool cards", () => {
@@ -321,6 +338,17 @@ describe("header and footer", () => {
 		const lines = plain(new Footer(dark(), footer()).render(50));
 		expect(lines[1]!.startsWith("↑5.2k ↓1.7k R1.0k CH16.2% $0.042 0.8%/200k")).toBe(true);
 		expect(visibleWidth(lines[1]!)).toBeLessThanOrEqual(50);
+	});
+
+	test("given equal data again (every streamed frame), the footer keeps its lines; new data draws anew", () => {
+		const shown = new Footer(dark(), footer());
+		const first = shown.render(100);
+		shown.set(footer());
+		expect(shown.render(100)).toBe(first);
+		shown.set(footer({ branch: "main" }));
+		const second = shown.render(100);
+		expect(second).not.toBe(first);
+		expect(plain(second)[0]).toContain("(main)");
 	});
 });
 

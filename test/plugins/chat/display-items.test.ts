@@ -155,7 +155,7 @@ describe("display items", () => {
 
 describe("comparing display data without serialising it", () => {
 	test("equal when the data is, whatever the key order; different when any leaf or shape is", async () => {
-		const { sameData } = await import("../../../src/plugins/chat/tui/display-items.ts");
+		const { sameData } = await import("../../../src/ui/same-data.ts");
 		const text = "x".repeat(10_000);
 		expect(sameData({ a: 1, b: [text, { c: null }] }, { b: [`${text}`, { c: null }], a: 1 })).toBe(true);
 		expect(sameData({ a: text }, { a: `${text}y` })).toBe(false);
