@@ -8,8 +8,6 @@ import {
 
 const LINK_DEFINITION = /(^|\n) {0,3}\[[^\]\n]+\]:/;
 
-/** After this many splits that rendered exactly like the whole text, the split is trusted for this answer. */
-const VERIFICATIONS = 20;
 /** Paragraph chunks checked against the whole text (cheap while the paragraph is short; then trusted). */
 const CHUNK_VERIFICATIONS = 3;
 /** A growing paragraph is frozen in chunks of this many lines, so an append lexes only the newest lines. */
@@ -75,8 +73,11 @@ export class StreamingMarkdown implements Component {
 	#holdChunks = false;
 	#tail: Markdown;
 	#whole: Markdown | undefined;
+	/** The whole text's Markdown that checks the splits: kept, so a check may render only the blocks that are new. */
+	#verifier: Markdown | undefined;
 	#unverified = false;
-	#verified = 0;
+	/** Blocks closed so far: the split is checked after the 1st, 2nd, 4th, 8th… (a few checks, spread over the answer). */
+	#closed = 0;
 	#chunkVerifications = 0;
 
 	constructor(
@@ -125,6 +126,7 @@ export class StreamingMarkdown implements Component {
 	}
 
 	invalidate(): void {
+		this.#verifier = undefined;
 		for (const piece of this.#pieces) piece.markdown.invalidate();
 		this.#tail.invalidate();
 		this.#whole?.invalidate();
@@ -145,16 +147,21 @@ export class StreamingMarkdown implements Component {
 			if (lines.length && chunks === 0) lines.push(gap);
 			lines.push(...tail);
 		}
-		if (this.#unverified && this.#verified < VERIFICATIONS) {
+		if (this.#unverified) {
 			this.#unverified = false;
-			const whole = this.#make(this.#text);
+			const whole = this.#verifier ?? this.#make(this.#text);
+			whole.setText(this.#text);
 			const expected = whole.render(width);
 			if (expected.length !== lines.length || expected.some((line, i) => line !== lines[i])) {
 				this.#whole = whole;
+				this.#verifier = undefined;
 				this.#pieces = [];
 				return expected;
 			}
-			this.#verified++;
+			// Kept without its lines (an answer is not held twice); its rendered blocks are cached weakly by pi-tui
+			// and serve the next check while they live.
+			whole.setText("");
+			this.#verifier = whole;
 		}
 		return lines;
 	}
@@ -178,7 +185,8 @@ export class StreamingMarkdown implements Component {
 			if (rest) this.#pieces.push({ markdown: this.#make(rest), gap: false });
 		} else {
 			this.#pieces.push({ markdown: this.#make(text.slice(this.#blockStart, end)), gap: true });
-			this.#unverified = true;
+			this.#closed++;
+			if ((this.#closed & (this.#closed - 1)) === 0) this.#unverified = true;
 		}
 		let next = end + 2;
 		while (text[next] === "\n") next++;

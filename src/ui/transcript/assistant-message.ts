@@ -20,8 +20,11 @@ export interface AssistantMessageData {
 export class AssistantMessage extends ThemedItem<AssistantMessageData> {
 	/** Rewrites each block's Markdown before it is parsed (plugins' transformers; blocks, not the whole text). */
 	transform: ((markdown: string, width: number) => string) | undefined;
-	/** The Markdown of each shown part, so a growing answer re-lexes only the part that grew. */
-	#shown: { part: AssistantPart; markdown: StreamingMarkdown }[] = [];
+	/**
+	 * The Markdown of each shown part and the text it shows, so a growing answer re-lexes only the part that grew
+	 * and makes visible only the text that was appended.
+	 */
+	#shown: { part: AssistantPart; visible: string; markdown: StreamingMarkdown }[] = [];
 
 	/** Still streaming: no stop reason yet. */
 	get streaming(): boolean {
@@ -53,7 +56,14 @@ export class AssistantMessage extends ThemedItem<AssistantMessageData> {
 		for (let i = 0; i < parts.length; i++) {
 			const shown = this.#shown[i]!;
 			const now = parts[i]!;
-			if (shown.part.text !== now.text) shown.markdown.setText(visibleText(now.text));
+			const was = shown.part.text;
+			if (was !== now.text) {
+				// visibleText maps each character on its own, so an appended text needs only its new end made visible.
+				shown.visible = now.text.startsWith(was)
+					? shown.visible + visibleText(now.text.slice(was.length))
+					: visibleText(now.text);
+				shown.markdown.setText(shown.visible);
+			}
 			shown.part = now;
 		}
 		this.data = data;
@@ -76,19 +86,13 @@ export class AssistantMessage extends ThemedItem<AssistantMessageData> {
 					color: (s: string) => t().fg("thinkingText", s),
 					italic: true,
 				});
-				this.#shown.push({ part, markdown: md });
+				this.#shown.push({ part, visible: text, markdown: md });
 				this.addChild(md);
 			} else {
 				const transform = this.transform;
-				const md = new StreamingMarkdown(
-					visibleText(part.text),
-					1,
-					0,
-					markdown,
-					undefined,
-					transform ? { transform } : undefined,
-				);
-				this.#shown.push({ part, markdown: md });
+				const visible = visibleText(part.text);
+				const md = new StreamingMarkdown(visible, 1, 0, markdown, undefined, transform ? { transform } : undefined);
+				this.#shown.push({ part, visible, markdown: md });
 				this.addChild(md);
 			}
 		}
@@ -114,5 +118,6 @@ export class AssistantMessage extends ThemedItem<AssistantMessageData> {
 }
 
 function visibleParts(parts: readonly AssistantPart[]): AssistantPart[] {
-	return parts.filter((p) => p.text.trim() !== "" || (p.type === "thinking" && p.redacted));
+	// A search for the first visible character, not a trimmed copy of a long text on every frame.
+	return parts.filter((p) => /\S/.test(p.text) || (p.type === "thinking" && p.redacted));
 }
