@@ -56,7 +56,7 @@ async function sandboxedRenderCostPerToken(): Promise<StreamCost> {
 			},
 			limits: { heartbeatTimeoutMs: 120_000 },
 			onMessage(message) {
-				if (message.kind === "log") {
+				if (message.kind === "log" && !message.text.startsWith("timeline ")) {
 					sandbox.terminate();
 					resolve(JSON.parse(message.text) as StreamCost);
 				} else if (message.kind === "error") reject(new Error(message.message));

@@ -2,8 +2,9 @@
  * CPU and memory of a streamed answer, end to end, beside pi 1.6.0 (issue 19): the same fake model streams a
  * 400-line answer (one paragraph, the shape that re-lexes everything) and an ordinary Markdown answer to p2
  * (launcher and this device's server, both counted) and to pi in a pseudo-terminal. Prints CPU seconds per
- * answer (p2's also by process: launcher, server; the Markdown answer's by thread of the first process), the ratio to pi, and resident memory after start and after 20
- * answers. Linux (/proc).
+ * answer (p2's also by process: launcher, server; the Markdown answer's by thread of the first process), the
+ * ratio to pi, and resident memory after start and after 20 answers. The Markdown answer runs three times and
+ * its median counts (one answer's CPU moves by a fifth between runs on a shared machine). Linux (/proc).
  * Run: PI_CLI=/path/to/pi/dist/bundle/cli.js bun bench/stream-cpu.ts
  */
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -61,6 +62,7 @@ const markdown = Array.from(
 		`## Part ${i}\n\nThe function reads the file, splits it into lines and returns the ones that match.\n\n- item one\n- item two\n\n\`\`\`ts\nconst x${i} = read(path);\n\`\`\``,
 ).join("\n\n");
 const chunksOf = (text: string) => Math.ceil(text.length / 6);
+const MARKDOWN_RUNS = 3;
 
 interface Contender {
 	readonly name: string;
@@ -111,13 +113,31 @@ const results: Record<string, unknown> = {};
 async function measure(who: Contender) {
 	const rssStart = who.pids().reduce((sum, pid) => sum + rssMiB(pid), 0);
 	const paragraphCpu = await answer(who, paragraph, "line 399 of a long answer");
-	const markdownCpu = await answer(who, markdown, "const x39");
-	const markdownThreads = lastByThread.get(who.name);
-	for (let i = 0; i < 18; i++) await answer(who, `Answer ${i}: ${"words ".repeat(200)}done${i}`, `done${i}`);
+	// The Markdown answer three times (each ends with its own marker): the median run's numbers.
+	const markdownRuns: { cpu: number[]; threads: Record<string, number> | undefined }[] = [];
+	for (let i = 0; i < MARKDOWN_RUNS; i++) {
+		const cpu = await answer(who, `${markdown}\n\nEnd ${i}.`, `End ${i}.`);
+		markdownRuns.push({ cpu, threads: lastByThread.get(who.name) });
+	}
+	markdownRuns.sort((a, b) => total(a.cpu) - total(b.cpu));
+	// A one-word answer: what every answer costs whatever its length (the prompt, the run, storing, drawing).
+	const shortRuns: number[][] = [];
+	for (let i = 0; i < MARKDOWN_RUNS; i++) shortRuns.push(await answer(who, `Short${i}.`, `Short${i}.`));
+	shortRuns.sort((a, b) => total(a) - total(b));
+	const shortCpu = shortRuns[Math.floor(MARKDOWN_RUNS / 2)]!;
+	const median = markdownRuns[Math.floor(MARKDOWN_RUNS / 2)]!;
+	const markdownCpu = median.cpu;
+	const markdownThreads = median.threads;
+	for (let i = 0; i < 20 - 1 - 2 * MARKDOWN_RUNS; i++) {
+		await answer(who, `Answer ${i}: ${"words ".repeat(200)}done${i}`, `done${i}`);
+	}
 	const rssAfter = who.pids().reduce((sum, pid) => sum + rssMiB(pid), 0);
 	results[who.name] = {
 		cpuSecondsParagraph400: Number(total(paragraphCpu).toFixed(2)),
 		cpuSecondsMarkdown: Number(total(markdownCpu).toFixed(2)),
+		cpuSecondsMarkdownRuns: markdownRuns.map((r) => Number(total(r.cpu).toFixed(2))),
+		cpuSecondsShortAnswer: Number(total(shortCpu).toFixed(3)),
+		...(shortCpu.length > 1 ? { byProcessShortAnswer: byProcess(shortCpu) } : {}),
 		...(paragraphCpu.length > 1
 			? { byProcessParagraph400: byProcess(paragraphCpu), byProcessMarkdown: byProcess(markdownCpu) }
 			: {}),
@@ -152,6 +172,7 @@ if (piCli) {
 	results.ratios = {
 		cpuParagraph400: Number((p2.cpuSecondsParagraph400! / pi.cpuSecondsParagraph400!).toFixed(2)),
 		cpuMarkdown: Number((p2.cpuSecondsMarkdown! / pi.cpuSecondsMarkdown!).toFixed(2)),
+		cpuShortAnswer: Number((p2.cpuSecondsShortAnswer! / pi.cpuSecondsShortAnswer!).toFixed(2)),
 		rssAfterStart: Number((p2.rssMiBAfterStart! / pi.rssMiBAfterStart!).toFixed(2)),
 		rssAfter20Answers: Number((p2.rssMiBAfter20Answers! / pi.rssMiBAfter20Answers!).toFixed(2)),
 	};

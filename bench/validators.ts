@@ -50,7 +50,7 @@ function run(bundle: GuestBundle): Promise<FrameCost> {
 			start: START,
 			limits: { heartbeatTimeoutMs: 120_000 },
 			onMessage(message) {
-				if (message.kind === "log") {
+				if (message.kind === "log" && !message.text.startsWith("timeline ")) {
 					sandbox.terminate();
 					resolve(JSON.parse(message.text) as FrameCost);
 				} else if (message.kind === "error") reject(new Error(message.message));
