@@ -5,17 +5,7 @@
  * problems are named without paths or contents. pi's files are only ever read.
  */
 
-import {
-	closeSync,
-	constants,
-	type FSWatcher,
-	fstatSync,
-	openSync,
-	readdirSync,
-	readSync,
-	statSync,
-	watch,
-} from "node:fs";
+import { type FSWatcher, readdirSync, statSync, watch } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join } from "node:path";
 import { errorText } from "../protocol/errors.ts";
@@ -30,8 +20,8 @@ import {
 	type ThemeFile,
 } from "../protocol/preferences.ts";
 import { parseThemeJson } from "../protocol/theme-schema.ts";
+import { readBounded } from "./bounded-read.ts";
 
-export const MAX_PREFS_FILE_BYTES = 256 * 1024;
 const MAX_THEME_BYTES_TOTAL = 1024 * 1024;
 const WATCH_DEBOUNCE_MS = 100;
 
@@ -48,51 +38,6 @@ export function preferencePaths(env: Record<string, string | undefined>): Prefer
 		agentDir: env.PI_CODING_AGENT_DIR ?? join(home, ".pi", "agent"),
 		p2Dir: env.P2_TUI_CONFIG_DIR ?? join(home, ".pi", "p2-tui"),
 	};
-}
-
-export type ReadResult =
-	| { readonly kind: "text"; readonly text: string }
-	| { readonly kind: "missing" }
-	| { readonly kind: "problem"; readonly problem: string };
-
-/**
- * A small regular file, read through the descriptor it was opened with: a FIFO does not block the open, a
- * device or directory is refused, and nothing past the limit is read.
- */
-export function readBounded(path: string, limit = MAX_PREFS_FILE_BYTES): ReadResult {
-	let fd: number;
-	try {
-		fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
-	} catch (error) {
-		const code = (error as NodeJS.ErrnoException).code;
-		return code === "ENOENT" || code === "ENOTDIR"
-			? { kind: "missing" }
-			: { kind: "problem", problem: "cannot be read" };
-	}
-	try {
-		const stat = fstatSync(fd);
-		if (!stat.isFile()) return { kind: "problem", problem: "is not a regular file" };
-		if (stat.size > limit) return { kind: "problem", problem: `is larger than ${limit / 1024} KiB` };
-		const buffer = Buffer.alloc(limit + 1);
-		let length = 0;
-		for (;;) {
-			const n = readSync(fd, buffer, length, buffer.length - length, null);
-			if (n === 0) break;
-			length += n;
-			if (length > limit) return { kind: "problem", problem: `is larger than ${limit / 1024} KiB` };
-		}
-		return {
-			kind: "text",
-			text: buffer
-				.subarray(0, length)
-				.toString("utf8")
-				.replace(/^\uFEFF/, ""),
-		};
-	} catch {
-		return { kind: "problem", problem: "cannot be read" };
-	} finally {
-		closeSync(fd);
-	}
 }
 
 function readJson(path: string, label: string, problems: string[], limit?: number): unknown {

@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { isKeyId, isPrivilegedId } from "../protocol/keybindings.ts";
 import { FORBIDDEN_KEYS, forbiddenKeyIn, hasOwnKey, isRecord, own, type PlainRecord } from "../protocol/own-keys.ts";
 import { checkSetting, SETTING_PATHS } from "../protocol/preferences.ts";
-import { readBounded } from "./local-preferences.ts";
+import { readBounded } from "./bounded-read.ts";
 import { writePrivateJson } from "./private-file.ts";
 
 const TOP_LEVEL = new Set(["keybindings", "theme", "settings"]);

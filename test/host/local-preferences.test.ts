@@ -1,8 +1,9 @@
 import { afterEach, describe, expect, test } from "bun:test";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { preferencePaths, readBounded, readPreferences, watchPreferences } from "../../src/host/local-preferences.ts";
+import { readBounded } from "../../src/host/bounded-read.ts";
+import { preferencePaths, readPreferences, watchPreferences } from "../../src/host/local-preferences.ts";
 import type { Preferences } from "../../src/protocol/preferences.ts";
 import { BUILTIN_THEMES } from "../../src/ui/theme/builtin.ts";
 import { waitUntil } from "../support/wait.ts";
@@ -89,6 +90,22 @@ describe("the person's preferences", () => {
 			"themes/fifo.json is not a regular file",
 		]);
 		expect(readBounded(join(home, "missing"))).toEqual({ kind: "missing" });
+	});
+
+	test("bounded reads: a file at the limit is read whole, one byte more is refused; a file that says it is empty is read", () => {
+		fakeHome();
+		const file = join(home, "sized.txt");
+		writeFileSync(file, "\uFEFFé".padEnd(1000, "x"));
+		const limit = Buffer.byteLength(readFileSync(file, "utf8"));
+		expect(readBounded(file, limit)).toEqual({ kind: "text", text: "é".padEnd(999, "x") });
+		expect(readBounded(file, limit - 1)).toEqual({
+			kind: "problem",
+			problem: `is larger than ${(limit - 1) / 1024} KiB`,
+		});
+		// Files under /proc report a size of 0 and still have content.
+		const status = readBounded("/proc/self/status");
+		expect(status.kind === "text" && status.text.includes("Name:")).toBe(true);
+		expect(readBounded("/proc/self/status", 10).kind).toBe("problem");
 	});
 
 	test("a change on disk is posted once, and directories created later are seen", async () => {
