@@ -5,13 +5,7 @@ import pkg from "../package.json" with { type: "json" };
 import { hardenIntrinsics } from "./host/harden-intrinsics.ts";
 import { onTerminal } from "./host/is-terminal.ts";
 import { terminalLine } from "./host/visible-text.ts";
-import {
-	discardSpareWorker,
-	preloadBundle,
-	preloadEmbeddedBundle,
-	preloadedBundle,
-	prewarmWorker,
-} from "./host/worker-spawn.ts";
+import { discardSpareWorker, preloadEmbeddedBundle, preloadedBundle, prewarmWorker } from "./host/worker-spawn.ts";
 import { errorText } from "./protocol/errors.ts";
 
 const HELP = `p2 ${pkg.version} — a terminal client for a server-backed, multi-user coding agent`;
@@ -66,16 +60,9 @@ async function run(argv: string[], prewarmedAt: number | undefined): Promise<num
 		]);
 		const dataDir = resolveDataDir(process.env);
 		prestartDeviceServer(dataDir, process.env, realClock);
-		// From source there is no embedded bundle: the one this device's server served last time is evaluated
-		// while the rest of the launcher loads (it runs only if the server still serves it).
-		if (!preloadedBundle()) {
-			const [{ BundleCache, deviceBundleKey }, { configDir }] = await Promise.all([
-				import("./host/bundle-cache.ts"),
-				import("./host/config.ts"),
-			]);
-			const kept = new BundleCache(configDir(process.env)).read(deviceBundleKey(dataDir));
-			if (kept) preloadBundle(kept);
-		}
+		// From source there is no embedded bundle: main.ts usually handed the kept one to the worker already.
+		if (!preloadedBundle())
+			(await import("./host/kept-device-bundle.ts")).preloadKeptDeviceBundle(process.env, dataDir);
 	}
 	const preloadedAt = performance.now();
 	const { launch } = await import("./launch.ts");

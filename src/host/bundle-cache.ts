@@ -4,7 +4,7 @@
  * only a bundle whose hash the server still serves is ever started; another is fetched and replaces it.
  */
 import { join } from "node:path";
-import { readBounded } from "./local-preferences.ts";
+import { readBounded } from "./bounded-read.ts";
 import { writePrivateText } from "./private-file.ts";
 import type { GuestBundleSource } from "./worker-spawn.ts";
 

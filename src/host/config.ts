@@ -1,5 +1,4 @@
 import { existsSync, readFileSync } from "node:fs";
-import { homedir } from "node:os";
 import { join } from "node:path";
 import { forbiddenKeyIn, isRecord, own } from "../protocol/own-keys.ts";
 import { writePrivateJson } from "./private-file.ts";
@@ -43,10 +42,6 @@ function readConfigFile(raw: unknown): ConfigFile | string {
 		};
 	}
 	return { version: 1, origins: out };
-}
-
-export function configDir(env: Record<string, string | undefined>): string {
-	return env.P2_TUI_CONFIG_DIR ?? join(env.HOME ?? homedir(), ".pi", "p2-tui");
 }
 
 /**

@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { deviceBundleKey } from "../../src/host/bundle-cache.ts";
-import { configDir } from "../../src/host/config.ts";
+import { configDir } from "../../src/host/config-dir.ts";
 import { fakeHomeForFile, MAIN } from "../support/fake-home.ts";
 import { runInPty } from "../support/pty.ts";
 
