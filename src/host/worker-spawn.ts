@@ -29,6 +29,8 @@ interface Spare {
 
 interface SpawnState {
 	spare: Spare | undefined;
+	/** The bootstrap workers start from, when not the default (from source: a build of it, if kept). */
+	bootstrap?: string;
 	/** The bundle handed to the prewarmed worker, if any: the launcher offers it to the server before any other. */
 	preloaded: GuestBundleSource | undefined;
 }
@@ -52,7 +54,7 @@ const MAX_EARLY = 64;
 
 function spawn(): Worker {
 	// An empty environment: not even the trusted bootstrap sees the person's variables.
-	return new Worker(BOOTSTRAP, { env: {}, smol: true } as WorkerOptions);
+	return new Worker(state.bootstrap ?? BOOTSTRAP, { env: {}, smol: true } as WorkerOptions);
 }
 
 function load(worker: Worker, bundle: GuestBundleSource): void {
@@ -64,8 +66,9 @@ function load(worker: Worker, bundle: GuestBundleSource): void {
  * realm down run beside the launcher's own start (imports, server, bundle fetch) instead of after it. This
  * module imports nothing, so calling it costs nothing on the launcher's path.
  */
-export function prewarmWorker(): void {
+export function prewarmWorker(bootstrap?: string): void {
 	if (state.spare) return;
+	if (bootstrap !== undefined) state.bootstrap = bootstrap;
 	const worker = spawn();
 	const held: Spare = {
 		worker,

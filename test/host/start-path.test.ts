@@ -46,7 +46,13 @@ describe("the launcher's start path", () => {
 
 	test("p2's entry loads only what starts the guest worker, before the rest of p2", () => {
 		const loaded = [...staticGraph(join(SRC, "main.ts")).keys()].map((f) => f.slice(SRC.length)).sort();
-		expect(loaded).toEqual(["/host/embedded-root.ts", "/host/is-terminal.ts", "/host/worker-spawn.ts", "/main.ts"]);
+		expect(loaded).toEqual([
+			"/dev-bootstrap.ts",
+			"/host/embedded-root.ts",
+			"/host/is-terminal.ts",
+			"/host/worker-spawn.ts",
+			"/main.ts",
+		]);
 	});
 
 	test("the embedded server's bundle, read before the server loads, loads no schema library unless it is built", () => {

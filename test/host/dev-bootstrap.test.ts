@@ -1,0 +1,58 @@
+import { afterEach, describe, expect, test } from "bun:test";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { BOOTSTRAP_SOURCE, devBootstrap, INPUTS_FILE } from "../../src/dev-bootstrap.ts";
+import { buildBootstrap } from "../../src/dev-bootstrap-build.ts";
+
+let cache = "";
+afterEach(() => {
+	if (cache) rmSync(cache, { recursive: true, force: true });
+});
+
+/** Starts a worker from `bootstrap`, gives it an empty guest and resolves with the bootstrap's start-up report. */
+function startedFrom(bootstrap: string): Promise<string> {
+	const worker = new Worker(bootstrap, { env: {}, smol: true } as WorkerOptions);
+	return new Promise<string>((resolve, reject) => {
+		worker.addEventListener("message", (event: MessageEvent) => {
+			const message = event.data as { kind: string; text?: string; message?: string };
+			if (message.kind === "log" && message.text?.startsWith("timeline ")) resolve(message.text);
+			if (message.kind === "error") reject(new Error(message.message));
+		});
+		worker.addEventListener("error", (event) => reject(new Error((event as ErrorEvent).message)));
+		worker.postMessage({ kind: "load", bundle: "globalThis.p2Guest = { start() {} };" });
+		worker.postMessage({ kind: "init", start: {} });
+	}).finally(() => worker.terminate());
+}
+
+describe("the worker's bootstrap from source, kept built", () => {
+	test("none kept: the source; once built, the built script, which locks down and starts a guest", async () => {
+		cache = mkdtempSync(join(tmpdir(), "p2-bootstrap-"));
+		expect(devBootstrap(cache, false)).toBe(BOOTSTRAP_SOURCE);
+		await buildBootstrap(cache);
+		const built = devBootstrap(cache, false);
+		expect(built.startsWith(cache)).toBe(true);
+		expect(readFileSync(built, "utf8")).toContain('"use strict"');
+		const inputs: string[] = JSON.parse(readFileSync(join(cache, INPUTS_FILE), "utf8"));
+		expect(inputs).toContain(BOOTSTRAP_SOURCE);
+		expect(inputs.some((path) => path.includes("node_modules"))).toBe(false);
+		expect(await startedFrom(built)).toMatch(/^timeline lockdown=\d+/);
+	}, 30_000);
+
+	test("a source changed since the build: the source again, not the stale script", async () => {
+		cache = mkdtempSync(join(tmpdir(), "p2-bootstrap-"));
+		await buildBootstrap(cache);
+		const input = join(cache, "an-input.ts");
+		writeFileSync(input, "export {};\n");
+		// A list naming a source that then changes, as an edit of the bootstrap would.
+		writeFileSync(join(cache, INPUTS_FILE), JSON.stringify([input]));
+		const { bootstrapKey } = await import("../../src/dev-bootstrap.ts");
+		writeFileSync(join(cache, `${bootstrapKey([input])}.js`), "// built from the old source");
+		expect(devBootstrap(cache, false)).toBe(join(cache, `${bootstrapKey([input])}.js`));
+		writeFileSync(input, "export const changed = true;\n");
+		expect(devBootstrap(cache, false)).toBe(BOOTSTRAP_SOURCE);
+		// An unreadable list is no list.
+		writeFileSync(join(cache, INPUTS_FILE), "{");
+		expect(devBootstrap(cache, false)).toBe(BOOTSTRAP_SOURCE);
+	}, 30_000);
+});
