@@ -1,4 +1,4 @@
-import { common, createLowlight } from "lowlight";
+import type * as Lowlight from "lowlight";
 import type { FgToken } from "../protocol/theme-tokens.ts";
 import type { Theme } from "./theme/theme.ts";
 
@@ -6,10 +6,23 @@ import type { Theme } from "./theme/theme.ts";
  * Grammars are registered when first needed: registering all of `common` costs about 200 ms of the worker's
  * start. A name is tried directly; an alias or extension (`ts`, `py`) registers the rest once, to learn them.
  */
-const lowlight = createLowlight();
+let loaded: { lowlight: ReturnType<typeof Lowlight.createLowlight>; common: typeof Lowlight.common } | undefined;
 let allRegistered = false;
 
+/**
+ * highlight.js is evaluated when code is first highlighted, not when the UI starts: its grammars are a fifth
+ * of the UI bundle. (`require` of a bundled module makes the bundler wrap it to run on this first call.)
+ */
+function highlighter(): NonNullable<typeof loaded> {
+	if (!loaded) {
+		const { common, createLowlight } = require("lowlight") as typeof Lowlight;
+		loaded = { lowlight: createLowlight(), common };
+	}
+	return loaded;
+}
+
 function ensure(name: string): boolean {
+	const { lowlight, common } = highlighter();
 	if (lowlight.registered(name)) return true;
 	const grammar = (common as Record<string, (typeof common)[string]>)[name];
 	if (grammar) {
@@ -92,7 +105,7 @@ function highlightNow(code: string, language: string | undefined, theme: Theme):
 	if (!lang) return undefined;
 	let tree: HastNode;
 	try {
-		tree = lowlight.highlight(lang, code) as unknown as HastNode;
+		tree = highlighter().lowlight.highlight(lang, code) as unknown as HastNode;
 	} catch {
 		return undefined;
 	}

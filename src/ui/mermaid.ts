@@ -1,9 +1,16 @@
 import { Marked, type Token } from "@earendil-works/pi-tui";
-import { render, toAnsi } from "lovely-mermaid";
+import type * as LovelyMermaid from "lovely-mermaid";
 import type { FgToken } from "../protocol/theme-tokens.ts";
 import type { ThemeRef } from "./theme/theme-ref.ts";
 
 const lexer = new Marked();
+
+let mermaid: typeof LovelyMermaid | undefined;
+/** The diagram renderer is evaluated at the first diagram, not when the UI starts (a tenth of the UI bundle). */
+const diagrams = (): typeof LovelyMermaid => {
+	mermaid ??= require("lovely-mermaid") as typeof LovelyMermaid;
+	return mermaid;
+};
 
 function isMermaid(token: Token): token is Token & { text: string } {
 	return (
@@ -49,7 +56,7 @@ export function createMermaidTransformer(theme: ThemeRef) {
 			.lexer(markdown)
 			.map((token) => {
 				if (!isMermaid(token)) return token.raw;
-				const art = render(token.text);
+				const art = diagrams().render(token.text);
 				if (!art || art.width > width) return token.raw;
 				const t = theme.current;
 				if (art.warnings.length > 0) {
@@ -71,7 +78,7 @@ export function createMermaidTransformer(theme: ThemeRef) {
 					}).filter(([, value]) => value !== ""),
 				);
 				// Links are not drawn as hyperlinks: the launcher removes OSC 8 anyway.
-				const lines = toAnsi(
+				const lines = diagrams().toAnsi(
 					{ ...art, styled: art.styled.map((row) => row.map(({ href: _href, ...span }) => span)) },
 					roles,
 				);
