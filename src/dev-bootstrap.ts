@@ -4,10 +4,11 @@
  * `node_modules/.cache/p2-worker-bootstrap/` under a key of its inputs (this Bun, the lock file and the
  * bootstrap's own sources, by size and time); a start that finds none for the current inputs loads the sources
  * and builds the script a little later, for the next start. The executable has its bootstrap built in and never
- * comes here. This module is read before the worker starts, so it imports only Node's own modules.
+ * comes here. This module is read before the worker starts, so it imports almost nothing.
  */
 import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
+import { filesStamp } from "./server/files-stamp.ts";
 
 export const ROOT = join(import.meta.dir, "..");
 export const BOOTSTRAP_SOURCE = join(ROOT, "src", "host", "worker-bootstrap.ts");
@@ -19,17 +20,7 @@ const BUILD_DELAY_MS = 3000;
 
 /** The key of a build from `inputs`. */
 export function bootstrapKey(inputs: readonly string[]): string {
-	const hash = new Bun.CryptoHasher("sha256");
-	hash.update(`${Bun.version}\n`);
-	for (const file of [join(ROOT, "package-lock.json"), ...inputs]) {
-		try {
-			const stat = statSync(file, { bigint: true });
-			hash.update(`${file}:${stat.size}:${stat.mtimeNs}\n`);
-		} catch {
-			hash.update(`${file}:-\n`);
-		}
-	}
-	return hash.digest("hex");
+	return filesStamp([join(ROOT, "package-lock.json"), ...inputs]);
 }
 
 function lastInputs(cacheDir: string): string[] | undefined {

@@ -5,6 +5,7 @@
  */
 import { statSync } from "node:fs";
 import { join } from "node:path";
+import { filesStamp } from "./files-stamp.ts";
 
 const ROOT = join(import.meta.dir, "..", "..");
 
@@ -28,25 +29,13 @@ export function sourcesStampOnce(): string {
 }
 
 /**
- * The sources as they stand, by name, size and time (no file is read: this is on the launcher's start path).
- * Any edit changes it (no edit keeps both a file's size and its time); the development bundle and the server's
- * validators are cached under it.
+ * The sources as they stand (see `filesStamp`); the development bundle and the server's validators are cached
+ * under it.
  */
 export function sourcesStamp(root = ROOT): string {
-	const hash = new Bun.CryptoHasher("sha256");
-	hash.update(`${Bun.version}\n`);
 	const glob = new Bun.Glob("**/*.{ts,tsx,js,json}");
-	const files = [
+	return filesStamp([
 		join(root, "package-lock.json"),
 		...[...glob.scanSync({ cwd: join(root, "src"), onlyFiles: true, absolute: true })].sort(),
-	];
-	for (const file of files) {
-		try {
-			const stat = statSync(file, { bigint: true });
-			hash.update(`${file}:${stat.size}:${stat.mtimeNs}\n`);
-		} catch {
-			hash.update(`${file}:-\n`);
-		}
-	}
-	return hash.digest("hex");
+	]);
 }

@@ -37,6 +37,7 @@ describe("the launcher's start path", () => {
 		const server = [...graph.keys()].filter((file) => file.includes("/src/server/")).map((f) => f.slice(SRC.length));
 		expect(server.sort()).toEqual([
 			"/server/build-id.ts",
+			"/server/files-stamp.ts",
 			"/server/store/data-dir-lock.ts",
 			"/server/store/data-dir.ts",
 			"/server/store/errors.ts",
@@ -52,6 +53,7 @@ describe("the launcher's start path", () => {
 			"/host/is-terminal.ts",
 			"/host/worker-spawn.ts",
 			"/main.ts",
+			"/server/files-stamp.ts",
 		]);
 	});
 
