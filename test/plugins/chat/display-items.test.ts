@@ -1,6 +1,13 @@
 import { describe, expect, test } from "bun:test";
 import type { ChatEntry, ChatState } from "../../../src/plugins/chat/contract.ts";
-import { displayItems, sameItem, type ViewOptions } from "../../../src/plugins/chat/tui/display-items.ts";
+import {
+	committedItems,
+	displayItems,
+	liveItems,
+	sameItem,
+	shownWithKey,
+	type ViewOptions,
+} from "../../../src/plugins/chat/tui/display-items.ts";
 import type { Author } from "../../../src/protocol/common.ts";
 
 const author: Author = { id: "me", name: "Me", role: "deviceOwner" };
@@ -164,5 +171,34 @@ describe("comparing display data without serialising it", () => {
 		expect(sameData({ a: 1 }, { a: 1, b: 2 })).toBe(false);
 		expect(sameData({ a: null }, { a: {} })).toBe(false);
 		expect(sameData("1", 1)).toBe(false);
+	});
+});
+
+describe("committed items and what runs, made apart", () => {
+	test("together they are the display items; the committed tool calls keep a live call from showing twice", () => {
+		const entries = [
+			{
+				seq: 1,
+				at: 1,
+				kind: "tool",
+				callId: "t1",
+				name: "read",
+				args: {},
+				result: { content: [], details: null, isError: false },
+				durationMs: 3,
+			},
+		] as unknown as ChatEntry[];
+		const live = {
+			runId: "r1",
+			message: { parts: [{ type: "text", text: "Hi" }], toolCalls: ["t1", "t2"] },
+			tools: [],
+			retry: null,
+		} as unknown as ChatState["live"];
+		const committed = committedItems(entries, view);
+		const items = [...committed.items, ...liveItems({ live, shell: null }, committed.toolCallIds, view)];
+		expect(items).toEqual(displayItems({ entries, live, shell: null }, view));
+		expect(items.map((i) => i.key)).toEqual(["tool:t1", "live:r1", "tool:t2"]);
+		expect(committed.shownWith).toBe(shownWithKey({ ...view, now: 9999 }));
+		expect(committed.shownWith).not.toBe(shownWithKey({ ...view, toolsExpanded: true }));
 	});
 });

@@ -22,3 +22,18 @@ test("entries stay in seq order across a sliding window and older pages; a new o
 	expect(history.first?.seq).toBe(2);
 	expect(history.last?.seq).toBe(8);
 });
+
+test("the version changes when the entries do, not when the same ones come again; a new history never repeats one", () => {
+	const history = new EntryHistory();
+	const five = entry(5);
+	history.merge([five]);
+	const seen = history.version;
+	history.merge([five]);
+	expect(history.version).toBe(seen);
+	history.merge([entry(6)]);
+	expect(history.version).not.toBe(seen);
+	const changed = history.version;
+	history.merge([entry(5, "again, as a new object")]);
+	expect(history.version).not.toBe(changed);
+	expect(new EntryHistory().version).not.toBe(history.version);
+});

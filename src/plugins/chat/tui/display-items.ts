@@ -68,24 +68,53 @@ export function shownFrom(entries: readonly ChatEntry[]): number {
 export type ChatView = Pick<ChatState, "live" | "shell"> & { readonly entries: readonly ChatEntry[] };
 
 export function displayItems(state: ChatView, view: ViewOptions): DisplayItem[] {
+	const committed = committedItems(state.entries, view);
+	return [...committed.items, ...liveItems(state, committed.toolCallIds, view)];
+}
+
+/** The committed entries' items, and the tool calls they hold: the same while the entries and the view are. */
+export interface CommittedItems {
+	readonly items: readonly DisplayItem[];
+	readonly toolCallIds: ReadonlySet<string>;
+	/** What the items were made for beside the entries (the view, but the clock, which they do not read). */
+	readonly shownWith: string;
+}
+
+/** How a view shows committed entries: items made for one view serve another with the same key. */
+export function shownWithKey(view: ViewOptions): string {
+	return `${view.viewerId}|${view.toolsExpanded}|${view.hideThinking}|${view.home}|${view.expandKey}|${view.interruptKey}`;
+}
+
+export function committedItems(entries: readonly ChatEntry[], view: ViewOptions): CommittedItems {
 	const items: DisplayItem[] = [];
-	const from = shownFrom(state.entries);
-	const liveToolIds = new Set(state.live?.tools.map((t) => t.id) ?? []);
-	const shownWith = `${view.viewerId}|${view.toolsExpanded}|${view.hideThinking}|${view.home}|${view.expandKey}|${view.interruptKey}`;
-	for (const entry of state.entries) {
+	const from = shownFrom(entries);
+	const shownWith = shownWithKey(view);
+	const toolCallIds = new Set<string>();
+	for (const entry of entries) {
+		if (entry.kind === "tool") toolCallIds.add(entry.callId);
 		if (entry.seq < from) continue;
 		items.push({ ...entryItem(entry, view), committed: true, seq: entry.seq, source: { entry, view: shownWith } });
 	}
+	return { items, toolCallIds, shownWith };
+}
+
+/** What runs now: the streaming answer, its tool calls, running tools and a running shell command. */
+export function liveItems(
+	state: Pick<ChatState, "live" | "shell">,
+	committedToolCalls: ReadonlySet<string>,
+	view: ViewOptions,
+): DisplayItem[] {
+	const items: DisplayItem[] = [];
+	const liveToolIds = new Set(state.live?.tools.map((t) => t.id) ?? []);
 	const live = state.live;
 	if (live?.message) {
-		const committed = new Set(state.entries.flatMap((e) => (e.kind === "tool" ? [e.callId] : [])));
 		items.push({
 			key: `live:${live.runId}`,
 			kind: "assistant",
 			data: { parts: live.message.parts, hideThinking: view.hideThinking },
 		});
 		for (const id of live.message.toolCalls) {
-			if (committed.has(id) || liveToolIds.has(id)) continue;
+			if (committedToolCalls.has(id) || liveToolIds.has(id)) continue;
 			items.push(pendingTool(id, undefined, view));
 		}
 	}

@@ -1,5 +1,8 @@
 import type { ChatEntry } from "../contract.ts";
 
+/** Versions count across histories, so a new history (another session) never repeats one of an old one. */
+let versions = 0;
+
 /**
  * Every committed entry the screen has seen, by seq, in order. The server's window slides forward during a
  * long session and older pages arrive on demand, but what the person has on screen never disappears or moves.
@@ -8,9 +11,15 @@ import type { ChatEntry } from "../contract.ts";
 export class EntryHistory {
 	readonly #entries: ChatEntry[] = [];
 	readonly #bySeq = new Map<number, ChatEntry>();
+	#version = ++versions;
 
 	get entries(): readonly ChatEntry[] {
 		return this.#entries;
+	}
+
+	/** Changes whenever the entries do (what is made from them is kept until then). */
+	get version(): number {
+		return this.#version;
 	}
 
 	get first(): ChatEntry | undefined {
@@ -25,6 +34,7 @@ export class EntryHistory {
 		for (const entry of entries) {
 			if (this.#bySeq.get(entry.seq) === entry) continue;
 			this.#bySeq.set(entry.seq, entry);
+			this.#version = ++versions;
 			const last = this.#entries.at(-1);
 			if (!last || entry.seq > last.seq) {
 				this.#entries.push(entry);

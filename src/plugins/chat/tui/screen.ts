@@ -17,7 +17,14 @@ import { createMermaidTransformer } from "../../../ui/mermaid.ts";
 import { type LoadedResources, StartupResources, type StartupResourcesData } from "../../../ui/startup-resources.ts";
 import type { ChatEntry, ChatState, QueueMode } from "../contract.ts";
 import { type AttachedFile, Composer } from "./composer.ts";
-import { displayItems } from "./display-items.ts";
+import {
+	type CommittedItems,
+	committedItems,
+	type DisplayItem,
+	liveItems,
+	shownWithKey,
+	type ViewOptions,
+} from "./display-items.ts";
 import { Dock } from "./dock.ts";
 import { headerData } from "./header-hints.ts";
 import { createItem } from "./item-factory.ts";
@@ -98,6 +105,8 @@ export class ChatScreen implements GuestScreen {
 	#place: string;
 	#chat: ChatState | undefined;
 	#usage: FooterUsage | undefined;
+	/** The committed entries' items, made for this version of the entries. */
+	#committed: { version: number; items: CommittedItems } | undefined;
 	#session: SessionFacts = { cwd: undefined, title: "" };
 	/** Providers with usable models (the footer names the model's provider when there are several). */
 	#providers = 0;
@@ -254,9 +263,14 @@ export class ChatScreen implements GuestScreen {
 	}
 
 	setChat(state: ChatState | undefined): void {
-		const first = !this.#chat && state;
+		const previous = this.#chat;
+		const wasBusy = this.busy;
+		const first = !previous && state;
 		this.#chat = state;
-		if (state) this.#transcript.merge(state.entries, this.busy);
+		// A streamed frame changes what runs, not the entries: they are not looked through again for it.
+		if (state && (state.entries !== previous?.entries || this.busy !== wasBusy)) {
+			this.#transcript.merge(state.entries, this.busy);
+		}
 		if (first) this.#transcript.setHasOlder(state.older);
 		// Up-arrow history starts with this person's own messages in the conversation, oldest first (pi).
 		if (first) {
@@ -417,20 +431,28 @@ export class ChatScreen implements GuestScreen {
 	#refresh(): void {
 		const chat = this.#chat;
 		const { ui } = this.#options;
-		const items = chat
-			? displayItems(
-					{ ...chat, entries: this.#transcript.entries },
-					{
-						viewerId: this.#viewer,
-						expandKey: ui.keyText("app.tools.expand"),
-						interruptKey: ui.keyText("app.interrupt"),
-						toolsExpanded: this.#toolsExpanded,
-						hideThinking: this.#settings.hideThinkingBlock,
-						home: this.#options.home,
-						now: Date.now(),
-					},
-				)
-			: [];
+		let items: DisplayItem[] = [];
+		if (chat) {
+			const view: ViewOptions = {
+				viewerId: this.#viewer,
+				expandKey: ui.keyText("app.tools.expand"),
+				interruptKey: ui.keyText("app.interrupt"),
+				toolsExpanded: this.#toolsExpanded,
+				hideThinking: this.#settings.hideThinkingBlock,
+				home: this.#options.home,
+				now: Date.now(),
+			};
+			// A streamed answer changes only what runs: the committed entries' items are made again only when the
+			// entries or the way they are shown change, not on every frame of a long transcript.
+			const version = this.#transcript.entriesVersion;
+			const kept = this.#committed;
+			const committed =
+				kept && kept.version === version && kept.items.shownWith === shownWithKey(view)
+					? kept.items
+					: committedItems(this.#transcript.entries, view);
+			this.#committed = { version, items: committed };
+			items = [...committed.items, ...liveItems(chat, committed.toolCallIds, view)];
+		}
 		this.#resources.set(this.#resourcesData());
 		this.#transcript.show(items);
 		this.#dock.update({

@@ -77,6 +77,11 @@ export class Transcript {
 		return this.#history.entries;
 	}
 
+	/** Changes whenever the entries do (also for another session's). */
+	get entriesVersion(): number {
+		return this.#history.version;
+	}
+
 	/** The conversation's entries, and whether something is still being written after them. */
 	merge(entries: readonly ChatEntry[], busy = false): void {
 		this.#history.merge(entries);
