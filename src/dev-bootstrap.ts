@@ -13,8 +13,12 @@ import { filesStamp } from "./server/files-stamp.ts";
 export const ROOT = join(import.meta.dir, "..");
 export const BOOTSTRAP_SOURCE = join(ROOT, "src", "host", "worker-bootstrap.ts");
 export const BOOTSTRAP_CACHE = join(ROOT, "node_modules", ".cache", "p2-worker-bootstrap");
-/** The file in a cache folder that lists the bootstrap's sources (outside node_modules) as the last build saw them. */
-export const INPUTS_FILE = "inputs.json";
+/**
+ * The file in a cache folder that lists the bootstrap's sources (outside node_modules) as this checkout's last
+ * build saw them. Named for the checkout: checkouts that share node_modules (by a link) keep their own lists,
+ * so none starts a bootstrap built from another's sources.
+ */
+export const INPUTS_FILE = `inputs-${new Bun.CryptoHasher("sha256").update(ROOT).digest("hex").slice(0, 16)}.json`;
 /** Long enough after a start that building competes with nothing the person waits for. */
 const BUILD_DELAY_MS = 3000;
 
