@@ -54,9 +54,13 @@ export function devBootstrap(cacheDir = BOOTSTRAP_CACHE, buildLater = true): str
 	}
 	if (buildLater && !buildScheduled) {
 		buildScheduled = true;
+		// Named by a computed path: the executable's bundler leaves the builder out (it never builds).
+		const builder = new URL("./dev-bootstrap-build.ts", import.meta.url).href;
 		setTimeout(
 			() =>
-				void import("./dev-bootstrap-build.ts").then(({ buildBootstrap }) => buildBootstrap(cacheDir)).catch(() => {}),
+				void import(builder)
+					.then(({ buildBootstrap }: typeof import("./dev-bootstrap-build.ts")) => buildBootstrap(cacheDir))
+					.catch(() => {}),
 			BUILD_DELAY_MS,
 		).unref();
 	}
