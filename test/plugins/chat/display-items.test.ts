@@ -199,6 +199,15 @@ describe("committed items and what runs, made apart", () => {
 		expect(items).toEqual(displayItems({ entries, live, shell: null }, view));
 		expect(items.map((i) => i.key)).toEqual(["tool:t1", "live:r1", "tool:t2"]);
 		expect(committed.shownWith).toBe(shownWithKey({ ...view, now: 9999 }));
-		expect(committed.shownWith).not.toBe(shownWithKey({ ...view, toolsExpanded: true }));
+		for (const other of [
+			{ toolsExpanded: true },
+			{ hideThinking: true },
+			{ viewerId: "someone else" },
+			{ home: "/home/x" },
+			{ expandKey: "ctrl+x" },
+			{ interruptKey: "ctrl+y" },
+		]) {
+			expect(committed.shownWith).not.toBe(shownWithKey({ ...view, ...other }));
+		}
 	});
 });

@@ -80,9 +80,13 @@ export interface CommittedItems {
 	readonly shownWith: string;
 }
 
-/** How a view shows committed entries: items made for one view serve another with the same key. */
+/**
+ * How a view shows committed entries: items made for one view serve another with the same key. Every option
+ * but the clock counts (committed entries do not read it), an option added later included.
+ */
 export function shownWithKey(view: ViewOptions): string {
-	return `${view.viewerId}|${view.toolsExpanded}|${view.hideThinking}|${view.home}|${view.expandKey}|${view.interruptKey}`;
+	const { now: _clock, ...shown } = view;
+	return JSON.stringify(shown, Object.keys(shown).sort());
 }
 
 export function committedItems(entries: readonly ChatEntry[], view: ViewOptions): CommittedItems {
