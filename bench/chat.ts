@@ -4,11 +4,11 @@
  * memory after scrolling through all of it. Prints JSON. Run: bun bench/chat.ts
  */
 import { join } from "node:path";
-import { Sandbox } from "../src/host/sandbox.ts";
 import { buildGuestBundle } from "../src/server/bundle.ts";
 import { fakeHome, MAIN } from "../test/support/fake-home.ts";
 import { runInPty } from "../test/support/pty.ts";
 import { seedConversation } from "../test/support/seed.ts";
+import { sandboxedResult } from "./guest/sandboxed-result.ts";
 import { assistantMessageCost, paragraphAnswer, type StreamCost, streamCost } from "./guest/stream-render.ts";
 
 const round = (n: number, digits = 3) => Number(n.toFixed(digits));
@@ -34,39 +34,7 @@ async function piRenderCostPerToken(tokens: number | readonly string[]): Promise
 
 /** The same streaming render inside the real sandbox: the bundle runs under ses in a Compartment. */
 async function sandboxedRenderCostPerToken(): Promise<StreamCost> {
-	const bundle = await buildGuestBundle({ entry: join(import.meta.dir, "guest", "render-entry.ts") });
-	return new Promise((resolve, reject) => {
-		const sandbox = new Sandbox({
-			bundle,
-			start: {
-				origin: "http://127.0.0.1:1",
-				columns: 120,
-				rows: 40,
-				capabilities: {
-					kittyProtocol: false,
-					modifyOtherKeys: false,
-					trueColor: true,
-					platform: "linux",
-					windowsKeys: false,
-				},
-				env: {},
-				mouse: "off",
-				args: { verbose: false, draft: "", continue: false, resume: false },
-				reason: "start",
-			},
-			limits: { heartbeatTimeoutMs: 120_000 },
-			onMessage(message) {
-				if (message.kind === "log" && !message.text.startsWith("timeline ")) {
-					sandbox.terminate();
-					resolve(JSON.parse(message.text) as StreamCost);
-				} else if (message.kind === "error") reject(new Error(message.message));
-			},
-			onProblem() {},
-			onEnd(reason, detail) {
-				if (reason !== "terminated") reject(new Error(`${reason}: ${detail}`));
-			},
-		});
-	});
+	return sandboxedResult(await buildGuestBundle({ entry: join(import.meta.dir, "guest", "render-entry.ts") }));
 }
 
 /** Frames the UI wrote per second while a fast answer streamed (synchronized-output blocks in the pty). */

@@ -5,28 +5,10 @@
  * Run: bun bench/validators.ts [runs]
  */
 import { join } from "node:path";
-import { Sandbox } from "../src/host/sandbox.ts";
-import type { StartData } from "../src/protocol/channel.ts";
 import { buildGuestBundle, fitForSes, sandboxPlugin } from "../src/server/bundle.ts";
 import type { GuestBundle } from "../src/server/server.ts";
+import { sandboxedResult } from "./guest/sandboxed-result.ts";
 import type { FrameCost } from "./guest/state-frames.ts";
-
-const START: StartData = {
-	origin: "http://127.0.0.1:1",
-	columns: 120,
-	rows: 40,
-	capabilities: {
-		kittyProtocol: false,
-		modifyOtherKeys: false,
-		trueColor: true,
-		platform: "linux",
-		windowsKeys: false,
-	},
-	env: {},
-	mouse: "off",
-	args: { verbose: false, draft: "", continue: false, resume: false },
-	reason: "start",
-};
 
 /** The arktype entry is built as the guest bundle was before: real arktype, only the sandbox plugin. */
 async function arktypeBundle(): Promise<GuestBundle> {
@@ -43,25 +25,7 @@ async function arktypeBundle(): Promise<GuestBundle> {
 	return { source, hash: "bench" };
 }
 
-function run(bundle: GuestBundle): Promise<FrameCost> {
-	return new Promise((resolve, reject) => {
-		const sandbox = new Sandbox({
-			bundle,
-			start: START,
-			limits: { heartbeatTimeoutMs: 120_000 },
-			onMessage(message) {
-				if (message.kind === "log" && !message.text.startsWith("timeline ")) {
-					sandbox.terminate();
-					resolve(JSON.parse(message.text) as FrameCost);
-				} else if (message.kind === "error") reject(new Error(message.message));
-			},
-			onProblem() {},
-			onEnd(reason, detail) {
-				if (reason !== "terminated") reject(new Error(`${reason}: ${detail}`));
-			},
-		});
-	});
-}
+const run = (bundle: GuestBundle) => sandboxedResult<FrameCost>(bundle);
 
 const runs = Number(process.argv[2] ?? 3);
 const bundles = {
