@@ -44,6 +44,11 @@ const slots = globalThis as { [SLOT]?: SpawnState };
 slots[SLOT] ??= { spare: undefined, preloaded: undefined };
 const state: SpawnState = slots[SLOT];
 
+/** Why the prewarmed worker failed before anyone took it, if it did. */
+export function spareWorkerFailure(): string | undefined {
+	return state.spare?.failure;
+}
+
 /** The bundle the prewarmed worker is evaluating (this device's embedded one, or the one kept from last time). */
 export function preloadedBundle(): GuestBundleSource | undefined {
 	return state.preloaded;
@@ -138,6 +143,8 @@ export function takeWorker(bundle: GuestBundleSource): TakenWorker {
 		return { worker: taken.worker, early: taken.early };
 	}
 	taken?.worker.terminate();
+	// A bootstrap that failed to load (a broken build kept from source) is not tried again: the default is.
+	if (taken?.failure) state.bootstrap = undefined;
 	const worker = spawn();
 	load(worker, bundle);
 	return { worker, early: [] };

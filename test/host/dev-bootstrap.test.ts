@@ -56,3 +56,32 @@ describe("the worker's bootstrap from source, kept built", () => {
 		expect(devBootstrap(cache, false)).toBe(BOOTSTRAP_SOURCE);
 	}, 30_000);
 });
+
+describe("a prewarmed worker whose bootstrap fails", () => {
+	test("the guest's worker starts from the default bootstrap instead", async () => {
+		const { discardSpareWorker, prewarmWorker, spareWorkerFailure, takeWorker } = await import(
+			"../../src/host/worker-spawn.ts"
+		);
+		const { waitUntil } = await import("../support/wait.ts");
+		cache = mkdtempSync(join(tmpdir(), "p2-bootstrap-"));
+		const broken = join(cache, "broken.js");
+		writeFileSync(broken, "throw new Error('a broken build');\n");
+		try {
+			prewarmWorker(broken);
+			await waitUntil(() => spareWorkerFailure() !== undefined, "the broken bootstrap's failure");
+			const { worker } = takeWorker({ source: "globalThis.p2Guest = { start() {} };", hash: "h" });
+			const report = await new Promise<string>((resolve, reject) => {
+				worker.addEventListener("message", (event: MessageEvent) => {
+					const message = event.data as { kind: string; text?: string; message?: string };
+					if (message.kind === "log" && message.text?.startsWith("timeline ")) resolve(message.text);
+					if (message.kind === "error") reject(new Error(message.message));
+				});
+				worker.addEventListener("error", (event) => reject(new Error((event as ErrorEvent).message)));
+				worker.postMessage({ kind: "init", start: {} });
+			}).finally(() => worker.terminate());
+			expect(report).toMatch(/^timeline lockdown=\d+/);
+		} finally {
+			discardSpareWorker();
+		}
+	}, 30_000);
+});
