@@ -6,13 +6,12 @@
  * and builds the script a little later, for the next start. The executable has its bootstrap built in and never
  * comes here. This module is read before the worker starts, so it imports almost nothing.
  */
-import { readFileSync, statSync } from "node:fs";
-import { join } from "node:path";
 import { filesStamp } from "./server/files-stamp.ts";
 
-export const ROOT = join(import.meta.dir, "..");
-export const BOOTSTRAP_SOURCE = join(ROOT, "src", "host", "worker-bootstrap.ts");
-export const BOOTSTRAP_CACHE = join(ROOT, "node_modules", ".cache", "p2-worker-bootstrap");
+// No `node:fs` or `node:path` here (together ~11 ms to load from source): Bun's own calls, and paths by hand.
+export const ROOT = import.meta.dir.slice(0, import.meta.dir.lastIndexOf("/"));
+export const BOOTSTRAP_SOURCE = `${ROOT}/src/host/worker-bootstrap.ts`;
+export const BOOTSTRAP_CACHE = `${ROOT}/node_modules/.cache/p2-worker-bootstrap`;
 /**
  * The file in a cache folder that lists the bootstrap's sources (outside node_modules) as this checkout's last
  * build saw them. Named for the checkout: checkouts that share node_modules (by a link) keep their own lists,
@@ -24,12 +23,12 @@ const BUILD_DELAY_MS = 3000;
 
 /** The key of a build from `inputs`. */
 export function bootstrapKey(inputs: readonly string[]): string {
-	return filesStamp([join(ROOT, "package-lock.json"), ...inputs]);
+	return filesStamp([`${ROOT}/package-lock.json`, ...inputs]);
 }
 
 function lastInputs(cacheDir: string): string[] | undefined {
 	try {
-		const inputs: unknown = JSON.parse(readFileSync(join(cacheDir, INPUTS_FILE), "utf8"));
+		const inputs: unknown = JSON.parse(new TextDecoder().decode(Bun.mmap(`${cacheDir}/${INPUTS_FILE}`)));
 		return Array.isArray(inputs) && inputs.every((i) => typeof i === "string") ? inputs : undefined;
 	} catch {
 		return undefined;
@@ -45,12 +44,9 @@ let buildScheduled = false;
 export function devBootstrap(cacheDir = BOOTSTRAP_CACHE, buildLater = true): string {
 	const inputs = lastInputs(cacheDir);
 	if (inputs) {
-		const path = join(cacheDir, `${bootstrapKey(inputs)}.js`);
-		try {
-			if (statSync(path).isFile()) return path;
-		} catch {
-			// Not built for these sources.
-		}
+		const path = `${cacheDir}/${bootstrapKey(inputs)}.js`;
+		// Not built for these sources: size 0 (as a missing file has).
+		if (Bun.file(path).size > 0) return path;
 	}
 	if (buildLater && !buildScheduled) {
 		buildScheduled = true;
