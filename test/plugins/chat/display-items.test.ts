@@ -3,7 +3,6 @@ import type { ChatEntry, ChatState } from "../../../src/plugins/chat/contract.ts
 import {
 	committedItems,
 	displayItems,
-	liveItems,
 	sameItem,
 	shownWithKey,
 	type ViewOptions,
@@ -175,7 +174,7 @@ describe("comparing display data without serialising it", () => {
 });
 
 describe("committed items and what runs, made apart", () => {
-	test("together they are the display items; the committed tool calls keep a live call from showing twice", () => {
+	test("items made apart from what runs are the display items; committed tool calls keep a live call from showing twice", () => {
 		const entries = [
 			{
 				seq: 1,
@@ -195,7 +194,7 @@ describe("committed items and what runs, made apart", () => {
 			retry: null,
 		} as unknown as ChatState["live"];
 		const committed = committedItems(entries, view);
-		const items = [...committed.items, ...liveItems({ live, shell: null }, committed.toolCallIds, view)];
+		const items = displayItems({ entries, live, shell: null }, view, committed);
 		expect(items).toEqual(displayItems({ entries, live, shell: null }, view));
 		expect(items.map((i) => i.key)).toEqual(["tool:t1", "live:r1", "tool:t2"]);
 		expect(committed.shownWith).toBe(shownWithKey({ ...view, now: 9999 }));

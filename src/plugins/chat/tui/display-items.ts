@@ -67,8 +67,12 @@ export function shownFrom(entries: readonly ChatEntry[]): number {
 /** What the items are made of: the entries the screen has, and what runs now. */
 export type ChatView = Pick<ChatState, "live" | "shell"> & { readonly entries: readonly ChatEntry[] };
 
-export function displayItems(state: ChatView, view: ViewOptions): DisplayItem[] {
-	const committed = committedItems(state.entries, view);
+/** What the screen shows; `committed`: the entries' items when they were made for this view already. */
+export function displayItems(
+	state: ChatView,
+	view: ViewOptions,
+	committed: CommittedItems = committedItems(state.entries, view),
+): DisplayItem[] {
 	return [...committed.items, ...liveItems(state, committed.toolCallIds, view)];
 }
 
@@ -103,7 +107,7 @@ export function committedItems(entries: readonly ChatEntry[], view: ViewOptions)
 }
 
 /** What runs now: the streaming answer, its tool calls, running tools and a running shell command. */
-export function liveItems(
+function liveItems(
 	state: Pick<ChatState, "live" | "shell">,
 	committedToolCalls: ReadonlySet<string>,
 	view: ViewOptions,

@@ -21,7 +21,7 @@ import {
 	type CommittedItems,
 	committedItems,
 	type DisplayItem,
-	liveItems,
+	displayItems,
 	shownWithKey,
 	type ViewOptions,
 } from "./display-items.ts";
@@ -451,7 +451,7 @@ export class ChatScreen implements GuestScreen {
 					? kept.items
 					: committedItems(this.#transcript.entries, view);
 			this.#committed = { version, items: committed };
-			items = [...committed.items, ...liveItems(chat, committed.toolCallIds, view)];
+			items = displayItems({ ...chat, entries: this.#transcript.entries }, view, committed);
 		}
 		this.#resources.set(this.#resourcesData());
 		this.#transcript.show(items);
