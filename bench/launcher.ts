@@ -11,6 +11,7 @@ import { buildGuestBundle } from "../src/server/bundle.ts";
 import { stopDeviceServer } from "../test/support/device-server.ts";
 import { runInPty } from "../test/support/pty.ts";
 import { seedConversation } from "../test/support/seed.ts";
+import { BENCH_START } from "../test/support/start-data.ts";
 
 const ROOT = join(import.meta.dir, "..");
 const MAIN = join(ROOT, "src", "main.ts");
@@ -122,22 +123,7 @@ async function sandboxCost(bundle: string) {
 				globalThis.__h = (x) => handler && handler(x);
 			} else globalThis.__h && globalThis.__h(m);
 		};`;
-	const start = {
-		origin: "http://127.0.0.1:1",
-		columns: 120,
-		rows: 40,
-		capabilities: {
-			kittyProtocol: false,
-			modifyOtherKeys: false,
-			trueColor: true,
-			platform: "linux",
-			windowsKeys: false,
-		},
-		env: { TERM: "xterm-256color" },
-		mouse: "off",
-		args: { verbose: false, draft: "", continue: false, resume: false },
-		reason: "start",
-	};
+	const start = { ...BENCH_START, env: { TERM: "xterm-256color" } };
 	const measure = async (worker: Worker) => {
 		const t0 = performance.now();
 		let outputs = 0;

@@ -3,31 +3,14 @@
  * its entry logs (the worker's own start-up timeline line is not it).
  */
 import { Sandbox } from "../../src/host/sandbox.ts";
-import type { StartData } from "../../src/protocol/channel.ts";
 import type { GuestBundle } from "../../src/server/server.ts";
-
-const START: StartData = {
-	origin: "http://127.0.0.1:1",
-	columns: 120,
-	rows: 40,
-	capabilities: {
-		kittyProtocol: false,
-		modifyOtherKeys: false,
-		trueColor: true,
-		platform: "linux",
-		windowsKeys: false,
-	},
-	env: {},
-	mouse: "off",
-	args: { verbose: false, draft: "", continue: false, resume: false },
-	reason: "start",
-};
+import { BENCH_START } from "../../test/support/start-data.ts";
 
 export function sandboxedResult<T>(bundle: GuestBundle): Promise<T> {
 	return new Promise((resolve, reject) => {
 		const sandbox = new Sandbox({
 			bundle,
-			start: START,
+			start: BENCH_START,
 			limits: { heartbeatTimeoutMs: 120_000 },
 			onMessage(message) {
 				if (message.kind === "log" && !message.text.startsWith("timeline ")) {

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { Appearance } from "../../src/guest/appearance.ts";
 import type { DisplaySettings, Preferences } from "../../src/protocol/preferences.ts";
-import { TEST_START } from "../support/guest-context.ts";
+import { TEST_START } from "../support/start-data.ts";
 
 function preferences(settings: DisplaySettings): Preferences {
 	return { keybindings: {}, settings, themes: [], problems: [], saved: { keybindings: {}, settings: {} } };

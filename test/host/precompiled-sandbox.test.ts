@@ -6,28 +6,12 @@ import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { Sandbox } from "../../src/host/sandbox.ts";
 import { type } from "../../src/protocol/ark.ts";
-import type { StartData, WorkerMessage } from "../../src/protocol/channel.ts";
+import type { WorkerMessage } from "../../src/protocol/channel.ts";
 import { buildGuestBundle } from "../../src/server/bundle.ts";
 import { guestSchemas } from "../../src/server/guest-schemas.ts";
+import { TEST_START } from "../support/start-data.ts";
 import { corpusFor, VALID, verdictDigest } from "../support/validator-corpus.ts";
 import { waitUntil } from "../support/wait.ts";
-
-const START: StartData = {
-	origin: "http://127.0.0.1:1",
-	columns: 80,
-	rows: 24,
-	capabilities: {
-		kittyProtocol: false,
-		modifyOtherKeys: false,
-		trueColor: false,
-		platform: "linux",
-		windowsKeys: false,
-	},
-	env: {},
-	mouse: "off",
-	args: { verbose: false, draft: "", continue: false, resume: false },
-	reason: "start",
-};
 
 describe("precompiled validators in the sandbox", () => {
 	test("agree with arktype on the hostile corpora, serve the object client, and a schema itself throws", async () => {
@@ -35,7 +19,7 @@ describe("precompiled validators in the sandbox", () => {
 		const messages: WorkerMessage[] = [];
 		const sandbox = new Sandbox({
 			bundle,
-			start: START,
+			start: TEST_START,
 			onMessage: (m) => messages.push(m),
 			onProblem: () => {},
 			onEnd: () => {},

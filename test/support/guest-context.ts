@@ -18,6 +18,7 @@ import { ObjectClient, type ObjectRef } from "../../src/protocol/object-client.t
 import { Theme } from "../../src/ui/theme/theme.ts";
 import { ThemeRef } from "../../src/ui/theme/theme-ref.ts";
 import { FakeTerminal } from "./fake-terminal.ts";
+import { TEST_START } from "./start-data.ts";
 
 export interface TestGuestOptions {
 	readonly identity?: Identity;
@@ -37,23 +38,6 @@ export interface TestGuest {
 	readonly notices: { text: string; tone: NoticeTone }[];
 	readonly requests: { action: LauncherAction; payload: unknown }[];
 }
-
-export const TEST_START: StartData = {
-	origin: "http://127.0.0.1:1",
-	columns: 80,
-	rows: 24,
-	capabilities: {
-		kittyProtocol: false,
-		modifyOtherKeys: false,
-		trueColor: false,
-		platform: "linux",
-		windowsKeys: false,
-	},
-	env: {},
-	mouse: "off",
-	args: { verbose: false, draft: "", continue: false, resume: false },
-	reason: "start",
-};
 
 /** The guest's layout over `tui`, in the plain theme, with no keys bound. */
 export function testLayout(tui: TuiAltScreen, theme = new ThemeRef(Theme.ansi())): Layout {
