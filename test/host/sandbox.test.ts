@@ -4,24 +4,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Sandbox, type SandboxLimits, type WorkerEnd } from "../../src/host/sandbox.ts";
 import type { StartData, WorkerMessage } from "../../src/protocol/channel.ts";
+import { TEST_START } from "../support/start-data.ts";
 import { waitUntil } from "../support/wait.ts";
 
-const START: StartData = {
-	origin: "http://127.0.0.1:1",
-	columns: 80,
-	rows: 24,
-	capabilities: {
-		kittyProtocol: false,
-		modifyOtherKeys: false,
-		trueColor: false,
-		platform: "linux",
-		windowsKeys: false,
-	},
-	env: { TERM: "xterm-256color" },
-	mouse: "off",
-	args: { verbose: false, draft: "", continue: false, resume: false },
-	reason: "start",
-};
+const START: StartData = { ...TEST_START, env: { TERM: "xterm-256color" } };
 
 interface Run {
 	messages: WorkerMessage[];
