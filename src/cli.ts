@@ -20,7 +20,7 @@ async function main(argv: string[], prewarmedAt: number | undefined): Promise<nu
 }
 
 async function run(argv: string[], prewarmedAt: number | undefined): Promise<number> {
-	// Before any data from a server, a worker or a file is read (the embedded server runs in this process too).
+	// main.ts has done so; in the executable this is a second copy of the module, and the call finds it done.
 	hardenIntrinsics();
 	if (argv[0] === "serve") {
 		const { serveCommand } = await import("./server/serve-cli.ts");

@@ -7,6 +7,7 @@
  */
 import { devBootstrap } from "./dev-bootstrap.ts";
 import { EMBEDDED_ROOT } from "./host/embedded-root.ts";
+import { hardenIntrinsics } from "./host/harden-intrinsics.ts";
 import { onTerminal } from "./host/is-terminal.ts";
 import { prewarmWorker } from "./host/worker-spawn.ts";
 
@@ -55,9 +56,12 @@ const argv = process.argv.slice(2);
 let prewarmedAt: number | undefined;
 const showsTheUi = runsTheUi(argv);
 if (showsTheUi) {
+	// From source, the built bootstrap is looked up first: its list of sources is this checkout's own build output.
 	prewarmWorker(EMBEDDED_ROOT === undefined ? devBootstrap() : undefined);
 	prewarmedAt = performance.now();
 }
+// Before any data from a server, a worker or a file is read (the kept UI bundle below, all of cli.ts).
+hardenIntrinsics();
 // No top-level await: the executable is compiled to bytecode, which needs a CommonJS entry. Modules are named
 // by computed paths so that the executable's bundler leaves them out of this entry point.
 const cli: Promise<Cli> =

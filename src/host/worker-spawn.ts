@@ -69,7 +69,7 @@ function load(worker: Worker, bundle: GuestBundleSource): void {
 /**
  * Starts the first guest worker before the launcher has its bundle, so that loading `ses` and locking the
  * realm down run beside the launcher's own start (imports, server, bundle fetch) instead of after it. This
- * module imports nothing, so calling it costs nothing on the launcher's path.
+ * module imports next to nothing, so calling it costs little on the launcher's path.
  */
 export function prewarmWorker(bootstrap?: string): void {
 	if (state.spare) return;

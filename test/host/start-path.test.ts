@@ -50,6 +50,7 @@ describe("the launcher's start path", () => {
 		expect(loaded).toEqual([
 			"/dev-bootstrap.ts",
 			"/host/embedded-root.ts",
+			"/host/harden-intrinsics.ts",
 			"/host/is-terminal.ts",
 			"/host/worker-spawn.ts",
 			"/main.ts",
