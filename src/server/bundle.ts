@@ -101,25 +101,48 @@ export async function buildGuestScript(options: GuestBuildOptions = {}): Promise
 /** Builds the guest bundle: the runtime, `src/ui` and the enabled plugins' TUI parts, as one script. */
 export async function buildGuestBundle(options: GuestBuildOptions = {}): Promise<GuestBundle> {
 	const { source } = await buildGuestScript(options);
+	return bundleOf(source);
+}
+
+/** A bundle's source with its hash (what the launcher checks the bundle it runs against). */
+function bundleOf(source: string): GuestBundle {
 	return { source, hash: new Bun.CryptoHasher("sha256").update(source).digest("hex") };
 }
 
 const CACHE_DIR = join(ROOT, "node_modules", ".cache", "p2-guest-bundle");
+const BUILD_CHILD = join(import.meta.dir, "guest-bundle-child.ts");
+
+/** The default bundle, built by a process of its own (`guest-bundle-child.ts`), so this one stays small. */
+async function buildInChild(): Promise<string> {
+	const child = Bun.spawn([process.execPath, BUILD_CHILD], {
+		cwd: ROOT,
+		stdin: "ignore",
+		stdout: "pipe",
+		stderr: "pipe",
+	});
+	const [source, errors, code] = await Promise.all([
+		new Response(child.stdout).text(),
+		new Response(child.stderr).text(),
+		child.exited,
+	]);
+	if (code !== 0 || source === "") throw new Error(`guest bundle build failed (exit ${code}):\n${errors.trim()}`);
+	return source;
+}
 
 /**
  * The development bundle, built once per change of its inputs and kept on disk by their stamp (their names,
  * sizes and times: a start from source then costs a look at the sources, not a build). Only the latest few are kept.
+ * The build runs in a process of its own.
  */
 export async function cachedGuestBundle(cacheDir = CACHE_DIR): Promise<GuestBundle> {
 	const key = sourcesStamp();
 	const path = cachedPath(cacheDir, key);
 	if (existsSync(path)) {
-		const source = readFileSync(path, "utf8");
-		return { source, hash: new Bun.CryptoHasher("sha256").update(source).digest("hex") };
+		return bundleOf(readFileSync(path, "utf8"));
 	}
-	const built = await buildGuestBundle();
-	keepMade(cacheDir, key, built.source);
-	return built;
+	const source = await buildInChild();
+	keepMade(cacheDir, key, source);
+	return bundleOf(source);
 }
 
 /** A server run from source (not the compiled executable): its bundle can be rebuilt while it runs (/dev-reload). */
@@ -134,8 +157,7 @@ export function defaultGuestBundle(): () => Promise<GuestBundle> {
 		let read: GuestBundle | undefined;
 		return async () => {
 			if (!read) {
-				const source = readFileSync(embedded, "utf8");
-				read = { source, hash: new Bun.CryptoHasher("sha256").update(source).digest("hex") };
+				read = bundleOf(readFileSync(embedded, "utf8"));
 			}
 			return read;
 		};
