@@ -3,7 +3,7 @@ import { dirname, join, resolve } from "node:path";
 import type { BunPlugin } from "bun";
 import { sourcesStamp } from "./build-id.ts";
 import type { GuestBundle } from "./server.ts";
-import { cachedPath, keepMade } from "./sources-cache.ts";
+import { cachedPath, keepMade, makeInChild } from "./sources-cache.ts";
 
 const ROOT = join(import.meta.dir, "..", "..");
 const ENTRY = join(ROOT, "src", "guest", "entry.ts");
@@ -110,25 +110,6 @@ function bundleOf(source: string): GuestBundle {
 }
 
 const CACHE_DIR = join(ROOT, "node_modules", ".cache", "p2-guest-bundle");
-const BUILD_CHILD = join(import.meta.dir, "guest-bundle-child.ts");
-
-/** The default bundle, built by a process of its own (`guest-bundle-child.ts`), so this one stays small. */
-async function buildInChild(): Promise<string> {
-	const child = Bun.spawn([process.execPath, BUILD_CHILD], {
-		cwd: ROOT,
-		stdin: "ignore",
-		stdout: "pipe",
-		stderr: "pipe",
-	});
-	const [source, errors, code] = await Promise.all([
-		new Response(child.stdout).text(),
-		new Response(child.stderr).text(),
-		child.exited,
-	]);
-	if (code !== 0 || source === "") throw new Error(`guest bundle build failed (exit ${code}):\n${errors.trim()}`);
-	return source;
-}
-
 /**
  * The development bundle, built once per change of its inputs and kept on disk by their stamp (their names,
  * sizes and times: a start from source then costs a look at the sources, not a build). Only the latest few are kept.
@@ -140,7 +121,7 @@ export async function cachedGuestBundle(cacheDir = CACHE_DIR): Promise<GuestBund
 	if (existsSync(path)) {
 		return bundleOf(readFileSync(path, "utf8"));
 	}
-	const source = await buildInChild();
+	const source = await makeInChild("bundle");
 	keepMade(cacheDir, key, source);
 	return bundleOf(source);
 }

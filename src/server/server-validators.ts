@@ -2,14 +2,14 @@
  * The server's precompiled validators: arktype's compiled checks of every schema the server checks on its
  * start and on every connection (`checks.ts`), so neither loads arktype (about 190 ms, and more to build the
  * schemas). The executable carries them, made when it is built; a server run from source keeps them on disk
- * by the names, sizes and times of its sources, made again after any change (a start after an edit pays
- * arktype once).
+ * by the names, sizes and times of its sources, made again after any change by a process of its own (a start
+ * after an edit pays arktype once, in that process).
  */
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { argsKey, CLIENT_FRAME_KEY, inputKey, type PrecompiledValidator } from "../protocol/schema-checks.ts";
 import { sourcesStampOnce } from "./build-id.ts";
-import { cachedPath, keepMade } from "./sources-cache.ts";
+import { cachedPath, keepMade, makeInChild } from "./sources-cache.ts";
 
 const ROOT = join(import.meta.dir, "..", "..");
 const CACHE_DIR = join(ROOT, "node_modules", ".cache", "p2-server-validators");
@@ -63,8 +63,8 @@ export async function loadServerValidators(cacheDir = CACHE_DIR): Promise<Valida
 	if (embedded) return embedded;
 	const key = sourcesStampOnce();
 	const path = cachedPath(cacheDir, key);
-	// Without a cache this process checks with arktype, which making the validators has loaded anyway.
-	if (!existsSync(path) && !keepMade(cacheDir, key, await serverValidatorsModule())) {
+	// Made by a process of its own (arktype stays out of this one); when it cannot be kept, this one checks with arktype.
+	if (!existsSync(path) && !keepMade(cacheDir, key, await makeInChild("validators"))) {
 		return Object.freeze(Object.create(null));
 	}
 	return ((await import(path)) as { precompiledValidators: Validators }).precompiledValidators;

@@ -5,6 +5,28 @@
 import { mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
+const MAKER = join(import.meta.dir, "make-from-sources.ts");
+
+/**
+ * What `make-from-sources.ts` makes, made by a process of its own (so this one does not keep what making it
+ * loaded). Throws with the maker's errors when it fails.
+ */
+export async function makeInChild(what: "bundle" | "validators"): Promise<string> {
+	const child = Bun.spawn([process.execPath, MAKER, what], {
+		cwd: join(import.meta.dir, "..", ".."),
+		stdin: "ignore",
+		stdout: "pipe",
+		stderr: "pipe",
+	});
+	const [made, errors, code] = await Promise.all([
+		new Response(child.stdout).text(),
+		new Response(child.stderr).text(),
+		child.exited,
+	]);
+	if (code !== 0 || made === "") throw new Error(`making the ${what} failed (exit ${code}):\n${errors.trim()}`);
+	return made;
+}
+
 /** The file `key` is kept under in `cacheDir`. */
 export function cachedPath(cacheDir: string, key: string): string {
 	return join(cacheDir, `${key}.js`);
