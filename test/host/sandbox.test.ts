@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Sandbox, type SandboxLimits, type WorkerEnd } from "../../src/host/sandbox.ts";
 import type { StartData, WorkerMessage } from "../../src/protocol/channel.ts";
+import { bindGlobals } from "../../src/server/bundle.ts";
 import { TEST_START } from "../support/start-data.ts";
 import { waitUntil } from "../support/wait.ts";
 
@@ -204,12 +205,18 @@ describe("hostile bundles", () => {
 		expectAllBlocked(r, 4);
 	});
 
-	test("reaching Bun through constructor chains and error objects", async () => {
-		const get = `{ const x = (SRC); if (typeof x === "undefined") throw new Error("undefined"); return typeof x === "object" || typeof x === "function" ? "got " + Object.keys(x).slice(0, 3) : x; }`;
-		const chain = (name: string, expr: string) =>
-			`attempt(${JSON.stringify(name)}, () => ${get.replace("SRC", expr)});`;
-		const r = await run(
-			attempts(`
+	// The server's own bundles run with the common globals bound as parameters (`bindGlobals`): the same chains fail.
+	for (const [shape, wrap] of [
+		["", (source: string) => source],
+		[", with the globals bound as the server builds a bundle", bindGlobals],
+	] as const) {
+		test(`reaching Bun through constructor chains and error objects${shape}`, async () => {
+			const get = `{ const x = (SRC); if (typeof x === "undefined") throw new Error("undefined"); return typeof x === "object" || typeof x === "function" ? "got " + Object.keys(x).slice(0, 3) : x; }`;
+			const chain = (name: string, expr: string) =>
+				`attempt(${JSON.stringify(name)}, () => ${get.replace("SRC", expr)});`;
+			const r = await run(
+				wrap(
+					attempts(`
 			${chain("host.post.constructor", `host.post.constructor("return Bun")()`)}
 			${chain("host.onMessage.constructor", `host.onMessage.constructor("return globalThis.Bun")()`)}
 			${chain("arrow constructor", `(() => 0).constructor("return Bun")()`)}
@@ -234,8 +241,34 @@ describe("hostile bundles", () => {
 				return keys;
 			});
 		`),
+				),
+			);
+			expectAllBlocked(r, 19);
+		});
+	}
+
+	test("a bundle with its globals bound sees the compartment's own: the launcher's timers, Math with random, its Date", async () => {
+		const r = await run(
+			bindGlobals(`globalThis.p2Guest = { start(host) {
+				const report = (t) => host.post({ kind: "log", level: "info", text: String(t) });
+				report("random " + (typeof Math.random() === "number" && Math.random() < 1));
+				report("date " + (typeof Date.now() === "number"));
+				report("segmenter " + typeof new Intl.Segmenter("en", { granularity: "grapheme" }).segment);
+				report("harden " + typeof harden);
+				report("Bun " + typeof Bun);
+				setTimeout((word) => { report("timer " + word); report("done"); }, 1, "fired");
+			} };`),
 		);
-		expectAllBlocked(r, 19);
+		expect(r.errors()).toEqual([]);
+		expect(r.logs().filter((line) => !line.startsWith("timeline "))).toEqual([
+			"random true",
+			"date true",
+			"segmenter function",
+			"harden function",
+			"Bun undefined",
+			"timer fired",
+			"done",
+		]);
 	});
 
 	test("tampering with what the bridge passes in", async () => {
