@@ -3,7 +3,7 @@
  * 400-line answer (one paragraph, the shape that re-lexes everything) and an ordinary Markdown answer to p2
  * (launcher and this device's server, both counted) and to pi in a pseudo-terminal. Prints CPU seconds per
  * answer (p2's also by process: launcher, server; the Markdown answer's by thread of the first process), the
- * ratio to pi, and resident memory after start and after 20 answers. The Markdown answer runs three times and
+ * ratio to pi, and resident memory after start and after 20 answers. The Markdown answer runs five times and
  * its median counts (one answer's CPU moves by a fifth between runs on a shared machine). Linux (/proc).
  * Run: PI_CLI=/path/to/pi/dist/bundle/cli.js bun bench/stream-cpu.ts
  */
@@ -62,7 +62,7 @@ const markdown = Array.from(
 		`## Part ${i}\n\nThe function reads the file, splits it into lines and returns the ones that match.\n\n- item one\n- item two\n\n\`\`\`ts\nconst x${i} = read(path);\n\`\`\``,
 ).join("\n\n");
 const chunksOf = (text: string) => Math.ceil(text.length / 6);
-const MARKDOWN_RUNS = 3;
+const MARKDOWN_RUNS = 5;
 
 interface Contender {
 	readonly name: string;
@@ -113,7 +113,7 @@ const results: Record<string, unknown> = {};
 async function measure(who: Contender) {
 	const rssStart = who.pids().reduce((sum, pid) => sum + rssMiB(pid), 0);
 	const paragraphCpu = await answer(who, paragraph, "line 399 of a long answer");
-	// The Markdown answer three times (each ends with its own marker): the median run's numbers.
+	// The Markdown answer five times (each ends with its own marker): the median run's numbers.
 	const markdownRuns: { cpu: number[]; threads: Record<string, number> | undefined }[] = [];
 	for (let i = 0; i < MARKDOWN_RUNS; i++) {
 		const cpu = await answer(who, `${markdown}\n\nEnd ${i}.`, `End ${i}.`);
