@@ -247,6 +247,39 @@ describe("hostile bundles", () => {
 		});
 	}
 
+	// That they are the worker's own is not visible from inside (lockdown shows them as built in); installing is
+	// tested in test/host/regexp-methods.test.ts.
+	test("RegExp's match, replace and split in the worker: frozen by lockdown, named and answering as the built-ins", async () => {
+		const r = await run(`globalThis.p2Guest = { start(host) {
+			const report = (t) => host.post({ kind: "log", level: "info", text: String(t) });
+			const p = RegExp.prototype;
+			const methods = [p[Symbol.match], p[Symbol.replace], p[Symbol.split]];
+			report("frozen " + methods.every((m) => Object.isFrozen(m)));
+			report("names " + methods.map((m) => m.name).join());
+			report("split " + JSON.stringify("a-b--c".split(/(-)/)));
+			report("replace " + "2024-12-04".replace(/(?<y>\\d+)-(\\d+)-(\\d+)/, "$3.$2.$<y>"));
+			report("match " + JSON.stringify("a1b22".match(/\\d+/g)));
+			const rx = /a/g;
+			let execs = 0;
+			// Its own exec is called (the built-in's path): one match, then none.
+			Object.defineProperty(rx, "exec", { value: () => (execs++ === 0 ? { 0: "own", length: 1, index: 0 } : null) });
+			report("own exec " + "xa".replace(rx, "[$&]"));
+			try { p[Symbol.split] = () => "mine"; } catch (e) { report("replaced: " + e.constructor.name); }
+			report("done");
+		} };`);
+		expect(r.errors()).toEqual([]);
+		expect(r.logs().filter((line) => !line.startsWith("timeline "))).toEqual([
+			"frozen true",
+			"names [Symbol.match],[Symbol.replace],[Symbol.split]",
+			'split ["a","-","b","-","","-","c"]',
+			"replace 04.12.2024",
+			'match ["1","22"]',
+			"own exec [own]",
+			"replaced: TypeError",
+			"done",
+		]);
+	});
+
 	test("a bundle with its globals bound sees the compartment's own: the launcher's timers, Math with random, its Date", async () => {
 		const r = await run(
 			bindGlobals(`globalThis.p2Guest = { start(host) {
