@@ -44,29 +44,42 @@ export function regExpMethods(): RegExpMethods {
 	const unicodeOf = getter("unicode")!;
 	const unicodeSetsOf = getter("unicodeSets");
 	const searchers = new WeakMap<object, RegExp>();
+	/** Each real RegExp seen, with the flags these steps need (a RegExp's flags never change once `compile` is gone). */
+	const seen = new WeakMap<object, { readonly global: boolean; readonly fullUnicode: boolean }>();
 
-	/** A RegExp whose steps run no code: a real one (the `source` getter checks), of RegExp.prototype, no own property but `lastIndex`. */
-	const isPlain = (rx: unknown): rx is RegExp => {
-		if (typeof rx !== "object" || rx === null || rx === proto) return false;
-		try {
-			apply(sourceOf, rx, []);
-		} catch {
-			return false;
+	/**
+	 * The flags of a RegExp whose steps run no code, else undefined: a real one (the `source` getter checks, once),
+	 * of RegExp.prototype, with no own property but `lastIndex`.
+	 */
+	const plainFlags = (rx: unknown) => {
+		if (typeof rx !== "object" || rx === null || rx === proto) return undefined;
+		let flags = seen.get(rx);
+		if (flags === undefined) {
+			try {
+				apply(sourceOf, rx, []);
+			} catch {
+				return undefined;
+			}
+			flags = {
+				global: apply(globalOf, rx, []) === true,
+				fullUnicode:
+					apply(unicodeOf, rx, []) === true || (unicodeSetsOf !== undefined && apply(unicodeSetsOf, rx, []) === true),
+			};
+			seen.set(rx, flags);
 		}
-		if (getPrototypeOf(rx) !== proto) return false;
+		if (getPrototypeOf(rx) !== proto) return undefined;
 		const keys = ownKeys(rx);
-		return keys.length === 1 && keys[0] === "lastIndex";
+		return keys.length === 1 && keys[0] === "lastIndex" ? flags : undefined;
 	};
-	const isGlobal = (rx: RegExp) => apply(globalOf, rx, []) === true;
-	const isFullUnicode = (rx: RegExp) =>
-		apply(unicodeOf, rx, []) === true || (unicodeSetsOf !== undefined && apply(unicodeSetsOf, rx, []) === true);
 	const run = (rx: RegExp, s: string) => apply(exec, rx, [s]) as RegExpExecArray | null;
 
-	const match = (rx: unknown, string: unknown): unknown => {
-		if (!isPlain(rx)) return apply(builtIn.match, rx, [string]);
+	const match = (target: unknown, string: unknown): unknown => {
+		const flags = plainFlags(target);
+		if (flags === undefined) return apply(builtIn.match, target, [string]);
+		const rx = target as RegExp;
 		const s = `${string as string}`;
-		if (!isGlobal(rx)) return run(rx, s);
-		const fullUnicode = isFullUnicode(rx);
+		if (!flags.global) return run(rx, s);
+		const fullUnicode = flags.fullUnicode;
 		rx.lastIndex = 0;
 		const found: string[] = [];
 		for (;;) {
@@ -78,17 +91,15 @@ export function regExpMethods(): RegExpMethods {
 		}
 	};
 
-	const replace = (rx: unknown, string: unknown, replaceValue: unknown): unknown => {
-		if (!isPlain(rx)) return apply(builtIn.replace, rx, [string, replaceValue]);
+	const replace = (target: unknown, string: unknown, replaceValue: unknown): unknown => {
+		const flags = plainFlags(target);
+		if (flags === undefined) return apply(builtIn.replace, target, [string, replaceValue]);
+		const rx = target as RegExp;
 		const s = `${string as string}`;
 		const functional = typeof replaceValue === "function";
 		const template = functional ? "" : `${replaceValue as string}`;
-		const global = isGlobal(rx);
-		let fullUnicode = false;
-		if (global) {
-			fullUnicode = isFullUnicode(rx);
-			rx.lastIndex = 0;
-		}
+		const { global, fullUnicode } = flags;
+		if (global) rx.lastIndex = 0;
 		const results: RegExpExecArray[] = [];
 		for (;;) {
 			const result = run(rx, s);
@@ -132,10 +143,12 @@ export function regExpMethods(): RegExpMethods {
 		return next >= s.length ? out : out + s.slice(next);
 	};
 
-	const split = (rx: unknown, string: unknown, limit: unknown): unknown => {
-		if (!isPlain(rx)) return apply(builtIn.split, rx, [string, limit]);
+	const split = (target: unknown, string: unknown, limit: unknown): unknown => {
+		const flags = plainFlags(target);
+		if (flags === undefined) return apply(builtIn.split, target, [string, limit]);
+		const rx = target as RegExp;
 		const s = `${string as string}`;
-		const fullUnicode = isFullUnicode(rx);
+		const fullUnicode = flags.fullUnicode;
 		let searcher = searchers.get(rx);
 		if (!searcher) {
 			// Where the specification tries a sticky copy at each position, a global copy searches forward
