@@ -5,12 +5,11 @@
  */
 import {
 	getKeybindings,
+	isKittyProtocolActive,
 	type Keybinding,
 	type KeybindingDefinitions,
 	type KeybindingsConfig,
 	KeybindingsManager,
-	type KeyId,
-	matchesKey,
 } from "@earendil-works/pi-tui";
 import {
 	isPrivilegedId,
@@ -83,7 +82,7 @@ export function buildKeymap(
 	}
 	const bindings: Record<string, string[]> = {};
 	for (const [id, keys] of Object.entries(user)) bindings[id] = [...keys];
-	const manager = new KeybindingsManager(
+	const manager = new RememberingKeybindings(
 		definitions as unknown as KeybindingDefinitions,
 		bindings as KeybindingsConfig,
 	);
@@ -139,7 +138,48 @@ export function matchesId(data: string, id: string): boolean {
 
 /** Whether the input is one of the id's keys. */
 export function keyMatches(keymap: Keymap, data: string, id: string): boolean {
-	return keymap.keys(id).some((key) => matchesKey(data, key as KeyId));
+	return keymap.manager.matches(data, id as Keybinding);
+}
+
+/** Each input's answers, by keymap. */
+const answers = new WeakMap<KeybindingsManager, Map<string, Map<string, boolean>>>();
+/** How many inputs' answers are kept; a longer input (a paste) is not kept at all. */
+const KEPT_INPUTS = 256;
+const KEPT_INPUT_CHARS = 32;
+
+/**
+ * pi-tui's keybindings, keeping each input's answers until the keys change. A keystroke is matched against
+ * most bindings (every command's, then the focused component's own), each a parse of the input per key;
+ * matching depends only on the input, the keys and whether the Kitty protocol is on, so a key pressed again
+ * is answered from what was kept.
+ */
+class RememberingKeybindings extends KeybindingsManager {
+	override setUserBindings(userBindings: KeybindingsConfig): void {
+		answers.delete(this);
+		super.setUserBindings(userBindings);
+	}
+
+	override matches(data: string, keybinding: Keybinding): boolean {
+		if (data.length > KEPT_INPUT_CHARS) return super.matches(data, keybinding);
+		let kept = answers.get(this);
+		if (!kept) {
+			kept = new Map();
+			answers.set(this, kept);
+		}
+		const input = `${isKittyProtocolActive() ? "k" : "-"}${data}`;
+		let byId = kept.get(input);
+		if (!byId) {
+			if (kept.size >= KEPT_INPUTS) kept.clear();
+			byId = new Map();
+			kept.set(input, byId);
+		}
+		let answer = byId.get(keybinding);
+		if (answer === undefined) {
+			answer = super.matches(data, keybinding);
+			byId.set(keybinding, answer);
+		}
+		return answer;
+	}
 }
 
 /** pi's key text: `ctrl+c/ctrl+d`, or capitalized for help (`Ctrl+C`); Alt is Option on a Mac. */

@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test";
+import { type KeyId, matchesKey, setKittyProtocolActive } from "@earendil-works/pi-tui";
 import { CommandRegistry } from "../../src/guest/commands.ts";
 import { hotkeysMarkdown } from "../../src/guest/hotkeys.ts";
 import { buildKeymap, keyMatches, keyText } from "../../src/guest/keymap.ts";
@@ -24,6 +25,43 @@ describe("keymap", () => {
 		expect(keyMatches(mine, "\x0f", "app.tools.expand")).toBe(false);
 		// The keymap is pi-tui's: the editor's ids read from the same manager.
 		expect(mine.manager.getKeys("tui.input.submit")).toEqual(["enter"]);
+	});
+
+	test("a key pressed again is answered as pi-tui's matcher answers it, also after the Kitty protocol or the bindings change", () => {
+		const r = registry({ id: "p2.one", keys: ["enter"] }, { id: "p2.two", keys: ["shift+enter"] });
+		const map = buildKeymap(linux, r.all(), {});
+		const inputs = ["\n", "\r", "\x1b\r", "a", "\x1b[13;2u", "\x0f"];
+		const expected = (data: string, id: string) => map.keys(id).some((key) => matchesKey(data, key as KeyId));
+		try {
+			for (const kitty of [false, true, false]) {
+				setKittyProtocolActive(kitty);
+				for (let pass = 0; pass < 2; pass++) {
+					for (const data of inputs) {
+						for (const id of ["p2.one", "p2.two", "app.tools.expand", "tui.input.submit"]) {
+							expect({ kitty, data, id, matches: keyMatches(map, data, id) }).toEqual({
+								kitty,
+								data,
+								id,
+								matches: expected(data, id),
+							});
+						}
+					}
+				}
+			}
+			// "\n" is Enter without the Kitty protocol and Shift+Enter with it: the kept answer follows.
+			setKittyProtocolActive(false);
+			expect([keyMatches(map, "\n", "p2.one"), keyMatches(map, "\n", "p2.two")]).toEqual([true, false]);
+			setKittyProtocolActive(true);
+			expect([keyMatches(map, "\n", "p2.one"), keyMatches(map, "\n", "p2.two")]).toEqual([false, true]);
+			setKittyProtocolActive(false);
+			// New bindings on the same keymap: what was kept for the old ones is gone.
+			expect(keyMatches(map, "\x0f", "app.tools.expand")).toBe(true);
+			map.manager.setUserBindings({ "app.tools.expand": ["f7"] });
+			expect(keyMatches(map, "\x0f", "app.tools.expand")).toBe(false);
+			expect(keyMatches(map, "\x1b[18~", "app.tools.expand")).toBe(true);
+		} finally {
+			setKittyProtocolActive(false);
+		}
 	});
 
 	test("dispatch order: more specific first, then what the person bound, then registration order", () => {
