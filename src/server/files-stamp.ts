@@ -1,6 +1,7 @@
 /**
- * This Bun and `files` as they stand, by name, size and time (no file is read: it is on start paths). Any edit
- * changes it (no edit keeps both a file's size and its time); what is built from the files is kept under it.
+ * This Bun and `files` as they stand, by name, size and time to the millisecond (no file is read: it is on start
+ * paths). An edit changes it unless it keeps the file's size within the millisecond of the last write; what is
+ * built from the files is kept under it.
  * Bun's own file calls, not `node:fs`: loading that module costs a start from source ~8 ms before the worker.
  * A missing file stamps as Bun describes it (size 0, a time no file has).
  */

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, test } from "bun:test";
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { BundleCache, cachedFetch } from "../../src/host/bundle-cache.ts";
@@ -69,17 +69,25 @@ describe("the development bundle's inputs", () => {
 	test("any change to a source file or the lockfile changes the stamp the cached bundle is kept under", () => {
 		const root = temp();
 		mkdirSync(join(root, "src", "guest"), { recursive: true });
-		writeFileSync(join(root, "src", "guest", "a.ts"), "export const a = 1;\n");
-		writeFileSync(join(root, "package-lock.json"), "{}");
+		// Each write a second after the one before, as edits come (files are stamped by size and time, to the
+		// millisecond: two writes of one size within a millisecond are not told apart).
+		let second = 0;
+		const write = (path: string, text: string) => {
+			writeFileSync(path, text);
+			second++;
+			utimesSync(path, 1_700_000_000 + second, 1_700_000_000 + second);
+		};
+		write(join(root, "src", "guest", "a.ts"), "export const a = 1;\n");
+		write(join(root, "package-lock.json"), "{}");
 		const first = sourcesStamp(root);
 		expect(sourcesStamp(root)).toBe(first);
-		writeFileSync(join(root, "src", "guest", "a.ts"), "export const a = 2;\n");
-		const second = sourcesStamp(root);
-		expect(second).not.toBe(first);
-		writeFileSync(join(root, "src", "guest", "b.ts"), "");
-		const third = sourcesStamp(root);
-		expect(third).not.toBe(second);
-		writeFileSync(join(root, "package-lock.json"), '{"v":2}');
-		expect(sourcesStamp(root)).not.toBe(third);
+		write(join(root, "src", "guest", "a.ts"), "export const a = 2;\n");
+		const edited = sourcesStamp(root);
+		expect(edited).not.toBe(first);
+		write(join(root, "src", "guest", "b.ts"), "");
+		const added = sourcesStamp(root);
+		expect(added).not.toBe(edited);
+		write(join(root, "package-lock.json"), '{"v":2}');
+		expect(sourcesStamp(root)).not.toBe(added);
 	});
 });
