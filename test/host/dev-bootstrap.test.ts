@@ -10,9 +10,8 @@ afterEach(() => {
 	if (cache) rmSync(cache, { recursive: true, force: true });
 });
 
-/** Starts a worker from `bootstrap`, gives it an empty guest and resolves with the bootstrap's start-up report. */
-function startedFrom(bootstrap: string): Promise<string> {
-	const worker = new Worker(bootstrap, { env: {}, smol: true } as WorkerOptions);
+/** The bootstrap's start-up report once `worker` has locked down and started an empty guest (its bundle loaded). */
+function startReport(worker: Worker): Promise<string> {
 	return new Promise<string>((resolve, reject) => {
 		worker.addEventListener("message", (event: MessageEvent) => {
 			const message = event.data as { kind: string; text?: string; message?: string };
@@ -20,9 +19,17 @@ function startedFrom(bootstrap: string): Promise<string> {
 			if (message.kind === "error") reject(new Error(message.message));
 		});
 		worker.addEventListener("error", (event) => reject(new Error((event as ErrorEvent).message)));
-		worker.postMessage({ kind: "load", bundle: "globalThis.p2Guest = { start() {} };" });
 		worker.postMessage({ kind: "init", start: {} });
 	}).finally(() => worker.terminate());
+}
+
+const EMPTY_GUEST = "globalThis.p2Guest = { start() {} };";
+
+/** Starts a worker from `bootstrap`, gives it an empty guest and resolves with the bootstrap's start-up report. */
+function startedFrom(bootstrap: string): Promise<string> {
+	const worker = new Worker(bootstrap, { env: {}, smol: true } as WorkerOptions);
+	worker.postMessage({ kind: "load", bundle: EMPTY_GUEST });
+	return startReport(worker);
 }
 
 describe("the worker's bootstrap from source, kept built", () => {
@@ -69,17 +76,8 @@ describe("a prewarmed worker whose bootstrap fails", () => {
 		try {
 			prewarmWorker(broken);
 			await waitUntil(() => spareWorkerFailure() !== undefined, "the broken bootstrap's failure");
-			const { worker } = takeWorker({ source: "globalThis.p2Guest = { start() {} };", hash: "h" });
-			const report = await new Promise<string>((resolve, reject) => {
-				worker.addEventListener("message", (event: MessageEvent) => {
-					const message = event.data as { kind: string; text?: string; message?: string };
-					if (message.kind === "log" && message.text?.startsWith("timeline ")) resolve(message.text);
-					if (message.kind === "error") reject(new Error(message.message));
-				});
-				worker.addEventListener("error", (event) => reject(new Error((event as ErrorEvent).message)));
-				worker.postMessage({ kind: "init", start: {} });
-			}).finally(() => worker.terminate());
-			expect(report).toMatch(/^timeline lockdown=\d+/);
+			const { worker } = takeWorker({ source: EMPTY_GUEST, hash: "h" });
+			expect(await startReport(worker)).toMatch(/^timeline lockdown=\d+/);
 		} finally {
 			discardSpareWorker();
 		}
