@@ -10,6 +10,7 @@ import { errorText } from "../protocol/errors.ts";
 import { ProcessTerminal, type Terminal } from "../protocol/pi-tui-parts.ts";
 import { closeForwards } from "./actions/forward.ts";
 import type { LaunchArgs } from "./args.ts";
+import { keepBackgroundThreadsLow } from "./background-threads.ts";
 import { type Clock, realClock } from "./clock.ts";
 import { ServerConnection } from "./connection.ts";
 import { exitTranscript, resumeHint } from "./exit-output.ts";
@@ -103,6 +104,7 @@ export async function runLauncher(options: LauncherOptions): Promise<LauncherRes
 		finish = resolve;
 	});
 	let finished = false;
+	let stopLowering: (() => void) | undefined;
 	let connectionState: ConnectionState = "connecting";
 	/** While the UI's own text input needs every key (a search, a dialog), the launcher takes none. */
 	let suspendPrivileged = false;
@@ -351,6 +353,8 @@ export async function runLauncher(options: LauncherOptions): Promise<LauncherRes
 		},
 		forward: (data) => {
 			checkCapabilities();
+			// From the first key on (not during start-up, when the compilers speed the first frame).
+			stopLowering ??= keepBackgroundThreadsLow();
 			workers.post({ kind: "input", data });
 		},
 		emergencyExit: () => end({ code: 130, problems }),
@@ -368,6 +372,7 @@ export async function runLauncher(options: LauncherOptions): Promise<LauncherRes
 		terminal.write(modes.cleanup() + status.clear());
 		finished = true;
 		for (const timer of timers) clearInterval(timer);
+		stopLowering?.();
 		watcher.stop();
 		consent.cancel();
 		picker.cancel();

@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { removeHome } from "../support/device-server.ts";
 import { type PtyRun, runInPty } from "../support/pty.ts";
+import { waitUntil } from "../support/wait.ts";
 
 const MAIN = join(import.meta.dir, "..", "..", "src", "main.ts");
 let home: string;
@@ -64,6 +65,37 @@ describe("p2 in a pseudo-terminal", () => {
 		expect(await second.exited).toBe(0);
 		expect(await first.exited).toBe(0);
 	}, 40000);
+
+	test.if(process.platform === "linux")(
+		"once the person types, the engine's compiler threads run at the lowest priority and the UI's at normal",
+		async () => {
+			const run = runInPty([process.execPath, MAIN], { env });
+			await run.waitFor((s) => s.includes("this device"), "the first screen");
+			const threads = () =>
+				readdirSync(`/proc/${run.pid}/task`).flatMap((id) => {
+					try {
+						const stat = readFileSync(`/proc/${run.pid}/task/${id}/stat`, "utf8");
+						const name =
+							id === String(run.pid) ? "main" : readFileSync(`/proc/${run.pid}/task/${id}/comm`, "utf8").trim();
+						return [{ name, nice: Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[16]) }];
+					} catch {
+						return []; // The thread ended.
+					}
+				});
+			run.type("typed");
+			await run.waitFor((s) => s.includes("typed"), "the typed text");
+			await waitUntil(() => {
+				const jit = threads().filter((t) => t.name.startsWith("JITWorker"));
+				return jit.length > 0 && jit.every((t) => t.nice === 19);
+			}, "the compiler threads lowered");
+			const now = threads();
+			expect(now.find((t) => t.name === "main")?.nice).toBe(0);
+			expect(now.find((t) => t.name === "Worker")?.nice).toBe(0);
+			run.type("\x15\x04");
+			expect(await run.exited).toBe(0);
+		},
+		30000,
+	);
 
 	test("flags pi users know but p2 cannot honor fail with one clear line", async () => {
 		const proc = Bun.spawn([process.execPath, MAIN, "--no-session"], { env, stderr: "pipe", stdout: "pipe" });
