@@ -5,8 +5,7 @@
  */
 import { posix } from "node:path";
 import { ProtocolError } from "../../protocol/codes.ts";
-import { errorText } from "../../protocol/errors.ts";
-import { EnvConnectionError, errorCode, fileErrorText } from "../../server/env/environment.ts";
+import { pathProblem } from "../../server/env/environment.ts";
 import type { TestResult } from "../../server/env/environments.ts";
 import { LiveState } from "../../server/objects/live-state.ts";
 import type { ServerContext, ServerPlugin } from "../../server/plugin.ts";
@@ -96,11 +95,7 @@ class EnvsObject {
 				truncated: folders.length > MAX_LISTED,
 			};
 		} catch (error) {
-			if (error instanceof EnvConnectionError) throw new ProtocolError("unavailable", error.message);
-			const code = errorCode(error);
-			const where = name === "local" ? "" : ` on ${name}`;
-			if (code) throw new ProtocolError("bad_args", `${fileErrorText(code, posix.normalize(path))}${where}`);
-			throw new ProtocolError("unavailable", errorText(error).slice(0, 500));
+			throw pathProblem(error, name, posix.normalize(path));
 		}
 	}
 }

@@ -1,7 +1,7 @@
 import { type FSWatcher, watch } from "node:fs";
 import { ProtocolError } from "../../protocol/codes.ts";
 import type { Role } from "../../protocol/roles.ts";
-import { EnvConnectionError, errorCode, fileErrorText } from "../../server/env/environment.ts";
+import { pathProblem } from "../../server/env/environment.ts";
 import { LiveState } from "../../server/objects/live-state.ts";
 import { type Handlers, type OpenedObject, refuseEvery } from "../../server/objects/object-impl.ts";
 import { isOwner, type Principal } from "../../server/objects/principal.ts";
@@ -232,11 +232,7 @@ class SessionsObject {
 		try {
 			return await target.directory(cwd);
 		} catch (error) {
-			if (error instanceof EnvConnectionError) throw new ProtocolError("unavailable", error.message);
-			const code = errorCode(error);
-			const where = env === "local" ? "" : ` on ${env}`;
-			if (code) throw new ProtocolError("bad_args", `${fileErrorText(code, cwd)}${where}`);
-			throw new ProtocolError("unavailable", `${env}: ${error instanceof Error ? error.message : String(error)}`);
+			throw pathProblem(error, env, cwd);
 		}
 	}
 

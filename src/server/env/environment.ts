@@ -2,6 +2,8 @@
  * Where a session's tools run: this device, or a machine reached over SSH. Every tool, `!` command, file
  * completion and workspace query goes through one `Environment`, so a feature works the same on both.
  */
+import { ProtocolError } from "../../protocol/codes.ts";
+import { errorText } from "../../protocol/errors.ts";
 
 /** What a path is on the target machine; symbolic links are followed, as `stat` does. */
 export interface PathInfo {
@@ -89,6 +91,19 @@ export function errorCode(error: unknown): string | undefined {
 	if (error instanceof EnvFileError) return error.code;
 	const code = (error as { code?: unknown } | null)?.code;
 	return typeof code === "string" ? code : undefined;
+}
+
+/**
+ * A failure to reach `path` on environment `env`, as the person reads it: an unreachable machine is
+ * `unavailable`, a file problem (missing, not a directory, denied) is the request's, anything else names the
+ * machine.
+ */
+export function pathProblem(error: unknown, env: string, path: string): ProtocolError {
+	if (error instanceof EnvConnectionError) return new ProtocolError("unavailable", error.message);
+	const code = errorCode(error);
+	const where = env === "local" ? "" : ` on ${env}`;
+	if (code) return new ProtocolError("bad_args", `${fileErrorText(code, path)}${where}`);
+	return new ProtocolError("unavailable", `${env}: ${errorText(error).slice(0, 500)}`);
 }
 
 /** `~` and `~/rest` joined to the machine's home; anything else as given. */
