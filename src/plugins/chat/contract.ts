@@ -30,6 +30,17 @@ export type ToolResult = typeof ToolResult.infer;
 
 const EntryBase = { seq: "number.integer", at: "number" } as const;
 
+/** A `!` command's record, as stored and as shown. */
+export const SHELL_FIELDS = {
+	id: "string",
+	command: "string",
+	output: "string",
+	exitCode: "number | null",
+	cancelled: "boolean",
+	truncated: "boolean",
+	includeInContext: "boolean",
+} as const;
+
 /** One committed transcript entry, as a client sees it. Tool calls arrive joined with their results. */
 export const ChatEntry = lazy(() =>
 	type({
@@ -73,18 +84,7 @@ export const ChatEntry = lazy(() =>
 			firstKeptSeq: "number",
 		})
 		/** A command the person ran (`!cmd`, or `!!cmd` left out of the model's context). */
-		.or({
-			...EntryBase,
-			kind: "'shell'",
-			id: "string",
-			command: "string",
-			output: "string",
-			exitCode: "number | null",
-			cancelled: "boolean",
-			truncated: "boolean",
-			includeInContext: "boolean",
-			author: Author,
-		})
+		.or({ ...EntryBase, kind: "'shell'", ...SHELL_FIELDS, author: Author })
 		/** A fresh context (/new-context): the model sees nothing before it but the handoff note, if any. */
 		.or({ ...EntryBase, kind: "'reset'", handoff: "string | null" })
 		.or({ ...EntryBase, kind: "'interrupted'", message: "string" })

@@ -1,6 +1,7 @@
 import { type } from "../../protocol/ark.ts";
 import { PLUGIN_ENTRY_TYPE } from "../../server/agent/extensions.ts";
 import { checkWith } from "../../server/plugin.ts";
+import { SHELL_FIELDS } from "./contract.ts";
 import type { StoredData, StoredRow } from "./view.ts";
 
 const Image = type({ type: "'image'", data: "string", mimeType: "string" });
@@ -38,16 +39,7 @@ const SHAPES = {
 	error: type({ kind: "'error'", message: "string" }),
 	compaction: type({ kind: "'compaction'", summary: "string", tokensBefore: "number" }),
 	reset: type({ kind: "'reset'", handoff: "string | null" }),
-	shell: type({
-		kind: "'shell'",
-		id: "string",
-		command: "string",
-		output: "string",
-		exitCode: "number | null",
-		cancelled: "boolean",
-		truncated: "boolean",
-		includeInContext: "boolean",
-	}),
+	shell: type({ kind: "'shell'", ...SHELL_FIELDS }),
 } as const;
 
 const PluginShape = type({ kind: "string", data: "Record<string, unknown>" });
