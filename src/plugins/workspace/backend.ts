@@ -41,7 +41,7 @@ const GIT_TIMEOUT_MS = 10_000;
 /** A search gives up after this long and says so. */
 export const GREP_TIMEOUT_MS = 5_000;
 /** The viewer reads at most this far into a file looking for a page or a match. */
-const MAX_SCAN_BYTES = 256 * 1024 * 1024;
+export const MAX_SCAN_BYTES = 256 * 1024 * 1024;
 const CHUNK = 64 * 1024;
 /** p2's own search skips these folders and files larger than this. */
 const SKIPPED = new Set([".git", "node_modules", ".hg", ".svn", "dist", "build", ".next", "target", ".venv"]);

@@ -7,7 +7,16 @@ import { posix } from "node:path";
 import { ProtocolError } from "../../protocol/codes.ts";
 import { EnvConnectionError, type Environment } from "../../server/env/environment.ts";
 import { shellQuote } from "../../server/env/ssh.ts";
-import { gitDiff, gitGrepArgv, gitStatus, looksBinary, markIgnored, parseMatches, type Runner } from "./backend.ts";
+import {
+	gitDiff,
+	gitGrepArgv,
+	gitStatus,
+	looksBinary,
+	MAX_SCAN_BYTES,
+	markIgnored,
+	parseMatches,
+	type Runner,
+} from "./backend.ts";
 import {
 	type ChangeEntry,
 	type DiffResult,
@@ -22,10 +31,30 @@ import {
 } from "./contract.ts";
 import { GIT } from "./run.ts";
 
-/** A page is looked for in this much of a remote file at most (it travels whole over the connection). */
-const MAX_REMOTE_READ = 8 * 1024 * 1024;
+/** How much of a file's start tells whether it is binary (as here: a NUL, or not UTF-8). */
+const BINARY_PROBE_BYTES = 8192;
 const GREP_TIMEOUT_MS = 5_000;
 const SKIPPED = [".git", "node_modules", ".hg", ".svn", "dist", "build", ".next", "target", ".venv"];
+
+/** The read script's output: the file's size, its first bytes in hex, the page's lines, then "start more". */
+export function remotePage(path: string, out: Buffer): ReadResult {
+	const sizeEnd = out.indexOf(10);
+	const probeEnd = out.indexOf(10, sizeEnd + 1);
+	if (sizeEnd < 0 || probeEnd < 0)
+		throw new ProtocolError("unavailable", `${path}: the machine's answer was cut short`);
+	const size = Number(out.subarray(0, sizeEnd).toString("latin1")) || 0;
+	const probe = Buffer.from(out.subarray(sizeEnd + 1, probeEnd).toString("latin1"), "hex");
+	if (looksBinary(probe)) return { path, size, binary: true, line: null, lines: [], more: false };
+	const rows = new TextDecoder().decode(out.subarray(probeEnd + 1)).split("\n");
+	if (rows.at(-1) === "") rows.pop();
+	const trailer = /^(\d+) ([01])$/.exec(rows.pop() ?? "");
+	if (!trailer) throw new ProtocolError("unavailable", `${path}: the machine's answer was cut short`);
+	const start = Number(trailer[1]);
+	const lines = rows.map((row) => row.replace(/\r$/, "").slice(0, MAX_LINE_CHARS));
+	// A file longer than is looked in goes on past the page, as here.
+	const more = trailer[2] === "1" || size > MAX_SCAN_BYTES;
+	return { path, size, binary: false, line: start > 0 ? start : null, lines, more };
+}
 
 function notThere(path: string): ProtocolError {
 	return new ProtocolError("not_found", `${path || "."} is not in the session's directory`);
@@ -156,7 +185,11 @@ done`,
 		});
 	}
 
-	/** A page of a file (the first MAX_REMOTE_READ bytes of it are looked in). */
+	/**
+	 * A page of a file, cut out on the machine: only the page's lines travel (with the file's size and its first
+	 * 8 KiB, hex-encoded, to tell a binary file). The search for `find` runs there too, in awk's C locale: letters
+	 * outside ASCII match only in their own case.
+	 */
 	read(root: string, path: string, line: number, limit: number, find?: string): Promise<ReadResult> {
 		return reached(async () => {
 			const file = await confineRemote(this.#env, root, path);
@@ -167,28 +200,17 @@ done`,
 				`[ -f "$1" ] || exit 3
 wc -c < "$1" | tr -d ' \\n'
 printf '\\n'
-head -c ${MAX_REMOTE_READ} -- "$1"`,
-				[file.real],
+head -c ${BINARY_PROBE_BYTES} -- "$1" | od -An -v -tx1 | tr -d ' \\n'
+printf '\\n'
+head -c ${MAX_SCAN_BYTES} -- "$1" | P2_FIND="$4" LC_ALL=C awk -v from="$2" -v limit="$3" '
+BEGIN { needle = ENVIRON["P2_FIND"]; start = needle == "" ? from : 0 }
+!start && NR >= from && index(tolower($0), needle) { start = NR }
+start && NR >= start { if (shown == limit) { more = 1; exit } print substr($0, 1, ${MAX_LINE_CHARS * 4}); shown++ }
+END { print start + 0, more + 0 }'`,
+				[file.real, String(line), String(limit), find?.toLowerCase() ?? ""],
 			);
 			if (!out) throw new ProtocolError("bad_args", `${file.rel} is not a file`);
-			const newline = out.indexOf(10);
-			const size = Number(out.subarray(0, newline).toString("utf8")) || 0;
-			const body = out.subarray(newline + 1);
-			if (looksBinary(body.subarray(0, 8192))) {
-				return { path: file.rel, size, binary: true, line: null, lines: [], more: false };
-			}
-			const rows = new TextDecoder().decode(body).split("\n");
-			if (rows.at(-1) === "") rows.pop();
-			const needle = find?.toLowerCase();
-			let start: number | null = needle ? null : line;
-			if (needle) {
-				const at = rows.findIndex((row, i) => i + 1 >= line && row.toLowerCase().includes(needle));
-				start = at >= 0 ? at + 1 : null;
-			}
-			const from = start ?? rows.length + 1;
-			const lines = rows.slice(from - 1, from - 1 + limit).map((r) => r.replace(/\r$/, "").slice(0, MAX_LINE_CHARS));
-			const more = from - 1 + limit < rows.length || size > body.length;
-			return { path: file.rel, size, binary: false, line: start, lines, more };
+			return remotePage(file.rel, out);
 		});
 	}
 
