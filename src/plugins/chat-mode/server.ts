@@ -261,12 +261,17 @@ class ChatMode {
 			const data: MessageData = { text: input.text, ...(quote ? { quote } : {}) };
 			return { keep: { type: MESSAGE_ENTRY, data } };
 		}
-		const chat = this.#sinceLastRun(session).map((entry) => ({
-			author: authorName(entry),
-			text: entryText(entry) ?? "",
-		}));
+		// The chat since the agent last ran, as it is when the message reaches the agent: a mention sent while the
+		// agent works waits, and the chat goes on meanwhile (and would then be before the next run's start).
+		const context = () => {
+			const chat = this.#sinceLastRun(session).map((entry) => ({
+				author: authorName(entry),
+				text: entryText(entry) ?? "",
+			}));
+			return chatContext(chat, input.author.name);
+		};
 		return {
-			context: chatContext(chat, input.author.name),
+			context,
 			...(quote ? { lead: replyLine(quote.author, quote.line) } : {}),
 		};
 	}

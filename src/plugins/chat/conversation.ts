@@ -84,8 +84,9 @@ export class Conversation {
 		);
 		if ("refuse" in outcome) throw new ProtocolError("conflict", outcome.refuse);
 		if ("keep" in outcome) return this.#keep(outcome.keep, author, args.requestId);
+		const context = outcome.context();
 		const said: Said = {
-			...(outcome.context ? { context: outcome.context } : {}),
+			...(context ? { context } : {}),
 			...(outcome.lead ? { lead: outcome.lead } : {}),
 		};
 		const content = withContext(args.text, said.context);
@@ -115,7 +116,7 @@ export class Conversation {
 				throw error;
 			}
 			const message: UserMessage = { role: "user", content, timestamp: row.at };
-			this.#queue.add(row, message, hold, said);
+			this.#queue.add(row, message, hold, said, outcome.context);
 			return "queued";
 		}
 		const engine = this.#runs.agent(core.requireModel());

@@ -57,8 +57,8 @@ export class InputQueue {
 	}
 
 	/** A stored input, shown in the queue; the agent gets it at once unless it waits for the owner's approval. */
-	add(row: QueuedRow, message: UserMessage, waiting: boolean, said?: Said): void {
-		const queued = this.#pending.add(row, message, waiting, said);
+	add(row: QueuedRow, message: UserMessage, waiting: boolean, said?: Said, context?: () => string | null): void {
+		const queued = this.#pending.add(row, message, waiting, said, context);
 		if (!waiting) {
 			if (row.mode === "steer") this.#core.agent?.steer(message);
 			else this.#core.agent?.followUp(message);

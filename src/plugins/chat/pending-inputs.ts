@@ -2,6 +2,7 @@ import type { UserMessage } from "@earendil-works/pi-ai";
 import type { Author } from "../../protocol/common.ts";
 import type { QueuedRow } from "../../server/store/session-store.ts";
 import type { QueuedInput } from "./contract.ts";
+import { withContext } from "./history.ts";
 
 /** A message sent while the agent works (or held for approval): stored, shown in the queue, not yet an entry. */
 export interface Queued {
@@ -11,6 +12,8 @@ export interface Queued {
 	waiting: boolean;
 	/** What plugins said of it (see `Said`), stored with it when it reaches the agent. */
 	readonly said?: Said;
+	/** The plugins' context as it is now: asked again when it reaches the agent (see `deliveredSaid`). */
+	readonly context?: () => string | null;
 }
 
 /** What the plugins' say in a message adds to its stored entry: the model's context and the transcript's lead. */
@@ -20,6 +23,23 @@ export interface Said {
 }
 
 export const authorIdOf = (q: Queued) => (q.row.author as Author).id;
+
+/**
+ * What plugins say of a queued message as it reaches the agent: its context made again (chat mode's context is
+ * the chat since the agent last ran, which went on while the message waited), and the message the model reads
+ * made with it. When the context cannot be made now, the one made at sending stands.
+ */
+export function deliveredSaid(q: Queued): Said {
+	if (!q.context) return q.said ?? {};
+	let context: string | null | undefined;
+	try {
+		context = q.context();
+	} catch {
+		context = q.said?.context;
+	}
+	q.message.content = withContext(q.row.text, context ?? undefined);
+	return { ...(context ? { context } : {}), ...(q.said?.lead ? { lead: q.said.lead } : {}) };
+}
 
 export function asQueuedInput({ row, waiting }: Queued): QueuedInput {
 	return { id: row.id, mode: row.mode, text: row.text, author: row.author as Author, at: row.at, waiting };
@@ -34,8 +54,8 @@ export class PendingInputs {
 	readonly #byId = new Map<string, Queued>();
 	readonly #byMessage = new Map<UserMessage, string>();
 
-	add(row: QueuedRow, message: UserMessage, waiting: boolean, said?: Said): Queued {
-		const queued: Queued = { row, message, waiting, ...(said ? { said } : {}) };
+	add(row: QueuedRow, message: UserMessage, waiting: boolean, said?: Said, context?: () => string | null): Queued {
+		const queued: Queued = { row, message, waiting, ...(said ? { said } : {}), ...(context ? { context } : {}) };
 		this.#byId.set(row.id, queued);
 		this.#byMessage.set(message, row.id);
 		return queued;

@@ -20,7 +20,7 @@ import { afterStored, type ConversationCore } from "./conversation-core.ts";
 import { streamStep } from "./engine-patches.ts";
 import { toAgentHistory } from "./history.ts";
 import { type InputQueue, returnedOf } from "./input-queue.ts";
-import type { Queued } from "./pending-inputs.ts";
+import { deliveredSaid, type Queued } from "./pending-inputs.ts";
 import { logRunEnd } from "./run-notices.ts";
 import type { StoredData } from "./view.ts";
 
@@ -154,7 +154,7 @@ export class Runs {
 	runQueued(engine: ConversationEngine, q: Queued): Error | null {
 		this.#core.update(this.#queue.take(q));
 		this.#queue.requeue();
-		const data = { kind: "user", text: q.row.text, ...q.said } satisfies StoredData;
+		const data = { kind: "user", text: q.row.text, ...deliveredSaid(q) } satisfies StoredData;
 		try {
 			this.start(engine, q.message, {
 				entry: { kind: "user", data, author: q.row.author, requestId: q.row.requestId },
@@ -303,7 +303,7 @@ export class Runs {
 		try {
 			entry = core.store.deliver(core.id, q.row.id, {
 				kind: "user",
-				data: { kind: "user", text: q.row.text, ...q.said } satisfies StoredData,
+				data: { kind: "user", text: q.row.text, ...deliveredSaid(q) } satisfies StoredData,
 				author: q.row.author,
 				requestId: q.row.requestId,
 				runId: run.id,

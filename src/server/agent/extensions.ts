@@ -41,12 +41,13 @@ export interface PluginEntry {
 /**
  * What a plugin makes of a message. `refuse`: the sender gets this error and keeps the text. `keep`: stored as
  * the plugin's entry instead, and the agent does not run. Otherwise it runs; `context` is what the model reads
- * before the text (not shown), `lead` one line the transcript shows above the message.
+ * before the text (not shown), `lead` one line the transcript shows above the message. A `context` function is
+ * asked when the message reaches the model: at once when it starts a run, at its delivery when it was queued.
  */
 export type InputDecision =
 	| { readonly refuse: string }
 	| { readonly keep: PluginEntry }
-	| { readonly context?: string; readonly lead?: string };
+	| { readonly context?: string | (() => string); readonly lead?: string };
 
 export interface AgentContribution {
 	/** A name for errors: the plugin's. */
@@ -64,11 +65,14 @@ export interface InputScope {
 	readonly conversation: string;
 }
 
-/** What the plugins together make of a message: the first refusal or keeper decides; contexts add up. */
+/**
+ * What the plugins together make of a message: the first refusal or keeper decides; contexts add up, made when
+ * `context` is called (when the message reaches the model).
+ */
 export type InputOutcome =
 	| { readonly refuse: string }
 	| { readonly keep: PluginEntry }
-	| { readonly context: string | null; readonly lead: string | null };
+	| { readonly context: () => string | null; readonly lead: string | null };
 
 export const PLUGIN_ENTRY_TYPE = /^[a-z][a-z0-9-]*\.[a-z][a-z0-9-]*$/;
 
@@ -99,7 +103,7 @@ export class AgentExtensions {
 
 	/** Every plugin's say in a message, in plugin order: the first that refuses or keeps it decides. */
 	input(scope: InputScope, input: PersonInput): InputOutcome {
-		const contexts: string[] = [];
+		const contexts: (string | (() => string))[] = [];
 		let lead: string | null = null;
 		for (const c of this.#contributions) {
 			const decision = c.input?.(scope, input);
@@ -114,7 +118,11 @@ export class AgentExtensions {
 			if (decision.context) contexts.push(decision.context);
 			if (decision.lead && lead === null) lead = decision.lead;
 		}
-		return { context: contexts.length ? contexts.join("\n\n") : null, lead };
+		const context = () => {
+			const texts = contexts.map((c) => (typeof c === "function" ? c() : c)).filter((c) => c !== "");
+			return texts.length ? texts.join("\n\n") : null;
+		};
+		return { context, lead };
 	}
 
 	/** The prompt sections, in plugin order, without the empty ones. */

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, test } from "bun:test";
-import { readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type ChatEntry, chatContract } from "../../../src/plugins/chat/contract.ts";
 import { chatModeContract, REPLY_FIELD } from "../../../src/plugins/chat-mode/contract.ts";
@@ -120,6 +121,35 @@ describe("chat mode on the server", () => {
 			String(m.content).includes("@pi try the other approach"),
 		);
 		expect(String(firstAgain?.content)).toContain("[dee]: ok, I won't");
+	});
+
+	test("a mention sent while the agent works reads the chat as it is when it reaches the agent", async () => {
+		const { server, chat, mode, dee } = await setup();
+		await mode.call("set", { on: true });
+		const gate = join(mkdtempSync(join(tmpdir(), "p2-gate-")), "open");
+		server.fake.enqueue(
+			{ toolCalls: [{ name: "bash", args: { command: `while [ ! -e ${gate} ]; do sleep 0.02; done` } }] },
+			{ text: "Looked and tidied." },
+		);
+		expect(await send(chat, "@pi look around")).toEqual({ status: "started" });
+		await waitForState(chat, (s) => (s.live?.tools.length ?? 0) > 0);
+		expect(await send(dee.chat, "before the mention")).toEqual({ status: "kept" });
+		expect(await send(dee.chat, "@pi and then tidy up")).toEqual({ status: "queued" });
+		expect(await send(chat, "after the mention, while it waited")).toEqual({ status: "kept" });
+		await waitForState(chat, (s) => chatMessages(s.entries).length === 2);
+		writeFileSync(gate, "");
+		await waitForState(chat, (s) => s.live === null && s.entries.filter((e) => e.kind === "assistant").length === 2);
+		// The model read the queued mention with all the chat since it last ran, the chat sent after it included.
+		const asked = (server.fake.requests[1] as FakeRequest).messages.at(-1);
+		expect(String(asked?.content)).toContain("[dee]: before the mention");
+		expect(String(asked?.content)).toContain("[owner]: after the mention, while it waited");
+		expect(String(asked?.content).endsWith("@pi and then tidy up")).toBe(true);
+		// What is stored with it is what the model read, so the next run's history reads the same.
+		server.fake.enqueue({ text: "Again." });
+		await send(chat, "@pi once more");
+		await waitForState(chat, (s) => s.live === null && s.entries.filter((e) => e.kind === "assistant").length === 3);
+		const history = (server.fake.requests[2] as FakeRequest).messages;
+		expect(history.map((m) => String(m.content))).toContain(String(asked?.content));
 	});
 
 	test("a long chat before a mention reaches the model whole, in order", async () => {
