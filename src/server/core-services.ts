@@ -3,7 +3,6 @@ import type { Provider, RetryPolicy } from "@earendil-works/pi-ai";
 import { loadModelCatalog, type ModelCatalog } from "./agent/models.ts";
 import { keepModelsLive } from "./agent/models-live.ts";
 import { ENVS_FILE } from "./env/config.ts";
-import type { EnvConnectionError } from "./env/environment.ts";
 import { Environments } from "./env/environments.ts";
 import { EventBus } from "./events.ts";
 import { watchFileIn } from "./file-watch.ts";
@@ -70,27 +69,6 @@ export function damagedReporter(log: ServerLog): (message: string) => void {
 	};
 }
 
-const ENV_KEY = "env:";
-const RECONNECT = "env.reconnect";
-
-/**
- * A machine that cannot be reached, or whose host key changed or is not verified yet, is a notice for the owner
- * (once per trouble, under the machine's source), with /retry connecting again; a connection that works again
- * ends it.
- */
-function environmentNotices(log: ServerLog): (name: string, trouble: EnvConnectionError | null) => void {
-	const current = new Map<string, string>();
-	return (name, trouble) => {
-		const key = `${ENV_KEY}${name}`;
-		if (!trouble) {
-			if (current.delete(name)) log.resolve(key, key, `connected to ${name} again`);
-			return;
-		}
-		if (current.get(name) === trouble.message) return;
-		current.set(name, trouble.message);
-		log.warn(key, trouble.message, { key, retry: RECONNECT });
-	};
-}
 export async function createServices(options: ServicesOptions, given?: ServerLog): Promise<CoreServices> {
 	ensurePrivateDir(options.dataDir);
 	const env = options.env ?? process.env;
@@ -131,13 +109,8 @@ export async function createServices(options: ServicesOptions, given?: ServerLog
 	const environments = new Environments({
 		dataDir: options.dataDir,
 		home: env.HOME,
-		onConnection: environmentNotices(log),
-	});
-	log.onRetry(RECONNECT, async (key) => {
-		const name = key.slice(ENV_KEY.length);
-		if (!environments.has(name)) return `${name} is no longer in envs.json.`;
-		const result = await environments.test(name);
-		return result.ok ? `Connected to ${name} again.` : result.error;
+		// The envs plugin makes notices of it.
+		onConnection: (name, trouble) => bus.emit({ type: "env.connection", name, trouble: trouble?.message ?? null }),
 	});
 	if (environments.problem) log.warn("server", environments.problem);
 	const stopWatchingEnvs = watchFileIn(options.dataDir, ENVS_FILE, () => {

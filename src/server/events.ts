@@ -15,6 +15,8 @@ export interface ServerEvents {
 	"session.watched": { session: string; watched: boolean };
 	/** What is usable changed (a sign-in, an edited models.json): the model catalog was read again. */
 	"models.changed": {};
+	/** A machine could not be reached (`trouble` says why), or a test reached it again (null). */
+	"env.connection": { name: string; trouble: string | null };
 }
 
 export type ServerEventName = keyof ServerEvents;

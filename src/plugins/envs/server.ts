@@ -100,6 +100,38 @@ class EnvsObject {
 	}
 }
 
+const ENV_KEY = "env:";
+const RECONNECT = "env.reconnect";
+
+/**
+ * A machine that cannot be reached, or whose host key changed or is not verified yet, is a notice for the owner
+ * (once per trouble, under the machine's source), with /retry connecting again; a connection that works again
+ * ends it.
+ */
+function keepNotices(ctx: ServerContext): () => void {
+	const current = new Map<string, string>();
+	const offConnection = ctx.bus.on("env.connection", ({ name, trouble }) => {
+		const key = `${ENV_KEY}${name}`;
+		if (trouble === null) {
+			if (current.delete(name)) ctx.log.resolve(key, key, `connected to ${name} again`);
+			return;
+		}
+		if (current.get(name) === trouble) return;
+		current.set(name, trouble);
+		ctx.log.warn(key, trouble, { key, retry: RECONNECT });
+	});
+	const offRetry = ctx.log.onRetry(RECONNECT, async (key) => {
+		const name = key.slice(ENV_KEY.length);
+		if (!ctx.environments.has(name)) return `${name} is no longer in envs.json.`;
+		const result = await ctx.environments.test(name);
+		return result.ok ? `Connected to ${name} again.` : result.error;
+	});
+	return () => {
+		offConnection();
+		offRetry();
+	};
+}
+
 export function envsPlugin(): ServerPlugin {
 	let stop = () => {};
 	return {
@@ -108,7 +140,11 @@ export function envsPlugin(): ServerPlugin {
 			const envs = new EnvsObject(ctx);
 			// The core reads envs.json again when it changes; the list follows.
 			const off = ctx.environments.onChange(() => envs.refresh());
-			stop = () => void off();
+			const offNotices = keepNotices(ctx);
+			stop = () => {
+				off();
+				offNotices();
+			};
 			ctx.host.serve(envsContract, {
 				open: () => ({
 					state: envs.live,
