@@ -33,6 +33,18 @@ function report(message: string): void {
 	post({ kind: "error", message: message.slice(0, 4000) });
 }
 
+/**
+ * The text of an output message (a frame, posted at every render) read from the guest's object without running
+ * its code or copying it through JSON: own data properties only, each read once. Anything else (a getter, an
+ * inherited field, a text that is not a string) is undefined and takes the checked copy.
+ */
+function outputText(message: unknown): string | undefined {
+	if (typeof message !== "object" || message === null) return undefined;
+	if (Object.getOwnPropertyDescriptor(message, "kind")?.value !== "output") return undefined;
+	const data = Object.getOwnPropertyDescriptor(message, "data")?.value;
+	return typeof data === "string" && data.length <= MAX_OUTPUT_CHARS ? data : undefined;
+}
+
 /** Copies a guest value into plain data, so no getter, proxy or prototype of the guest's reaches us. */
 function plain(value: unknown): unknown {
 	return JSON.parse(JSON.stringify(value) ?? "null");
@@ -150,6 +162,8 @@ function start(entry: GuestEntry, startData: StartData): void {
 	const host: GuestHost = harden({
 		// The launcher validates every message against the full schema; this refuses the obvious at once.
 		post(message: unknown) {
+			const output = outputText(message);
+			if (output !== undefined) return post({ kind: "output", data: output });
 			let text: string | undefined;
 			try {
 				text = JSON.stringify(message);

@@ -322,6 +322,44 @@ describe("hostile bundles", () => {
 		expect(r.logs()).toContain("done");
 	});
 
+	test("an output message reaches the launcher as plain data: its own text, nothing inherited or extra", async () => {
+		const r = await run(`globalThis.p2Guest = { start(host) {
+			const report = (t) => host.post({ kind: "log", level: "warn", text: String(t) });
+			const attempt = (name, fn) => { try { fn(); report(name + ": posted"); } catch (e) { report(name + ": refused"); } };
+			attempt("plain", () => host.post({ kind: "output", data: "plain text" }));
+			attempt("extra fields", () => host.post({ kind: "output", data: "with extras", extra: { deep: 1 } }));
+			attempt("inherited", () => host.post(Object.create({ kind: "output", data: "inherited text" })));
+			attempt("getter data", () => host.post({ kind: "output", get data() { report("getter ran"); return "from a getter"; } }));
+			const descriptor = (value) => ({ value, writable: true, enumerable: true, configurable: true });
+			const fields = { kind: "output", data: "proxied text" };
+			attempt("proxy", () => host.post(new Proxy({}, {
+				getOwnPropertyDescriptor: (_, key) => (key in fields ? descriptor(fields[key]) : undefined),
+				get: () => { throw new Error("read through get"); },
+			})));
+			attempt("not a string", () => host.post({ kind: "output", data: ["array"] }));
+			report("done");
+		} };`);
+		const outputs = r.messages.filter((m) => m.kind === "output");
+		expect(outputs).toEqual([
+			{ kind: "output", data: "plain text" },
+			{ kind: "output", data: "with extras" },
+			// A getter is left to the checked copy, which reads it once like any plain value.
+			{ kind: "output", data: "from a getter" },
+			{ kind: "output", data: "proxied text" },
+		]);
+		expect(r.logs().filter((l) => l !== "done" && !l.startsWith("timeline "))).toEqual([
+			"plain: posted",
+			"extra fields: posted",
+			"inherited: refused",
+			"getter ran",
+			"getter data: posted",
+			"proxy: posted",
+			"not a string: posted",
+		]);
+		// The array is no output: the launcher refuses it.
+		expect(r.problems.some((p) => p.includes("refused a worker message"))).toBe(true);
+	});
+
 	test("forged launcher messages never reach the launcher", async () => {
 		const r = await run(
 			attempts(`
