@@ -197,7 +197,7 @@ done`,
 			const out = await script(
 				this.#env,
 				root,
-				`[ -f "$1" ] || exit 3
+				`[ -f "$1" ] && [ -r "$1" ] || exit 3
 wc -c < "$1" | tr -d ' \\n'
 printf '\\n'
 head -c ${BINARY_PROBE_BYTES} -- "$1" | od -An -v -tx1 | tr -d ' \\n'
