@@ -3,11 +3,14 @@ import type { ChatEntry, ChatState } from "../../../src/plugins/chat/contract.ts
 import {
 	committedItems,
 	displayItems,
+	liveAnswerItem,
+	onlyAnswerGrew,
 	sameItem,
 	shownWithKey,
 	type ViewOptions,
 } from "../../../src/plugins/chat/tui/display-items.ts";
 import type { Author } from "../../../src/protocol/common.ts";
+import { applyPatch } from "../../../src/protocol/patch.ts";
 
 const author: Author = { id: "me", name: "Me", role: "deviceOwner" };
 const view: ViewOptions = { viewerId: "me", toolsExpanded: false, hideThinking: false, home: undefined, now: 10_000 };
@@ -208,5 +211,65 @@ describe("committed items and what runs, made apart", () => {
 		]) {
 			expect(committed.shownWith).not.toBe(shownWithKey({ ...view, ...other }));
 		}
+	});
+});
+
+describe("a streamed frame that only grows the answer", () => {
+	type Parts = NonNullable<NonNullable<ChatState["live"]>["message"]>["parts"];
+	const live = (parts: Parts) =>
+		state({
+			live: {
+				runId: "r1",
+				startedAt: 0,
+				message: { parts, toolCalls: [] },
+				tools: [],
+				retry: null,
+			},
+		});
+	const grow = (s: ChatState, text: string): ChatState =>
+		applyPatch(s, [{ op: "append", path: ["live", "message", "parts", 0, "text"], text }]);
+
+	test("is told apart from every other change, as the patches make them", () => {
+		const before = live([{ type: "text", text: "Hello" }]);
+		expect(onlyAnswerGrew(before, grow(before, " world"))).toBe(true);
+		const two = live([
+			{ type: "thinking", text: "hm", redacted: false },
+			{ type: "text", text: "Hi" },
+		]);
+		const both = applyPatch(two, [
+			{ op: "append", path: ["live", "message", "parts", 0, "text"], text: "m" },
+			{ op: "append", path: ["live", "message", "parts", 1, "text"], text: "!" },
+		]);
+		expect(onlyAnswerGrew(two, both)).toBe(true);
+		const changes: [string, ChatState][] = [
+			["a queued message", applyPatch(grow(before, "!"), [{ op: "push", path: ["queue"], items: [{ id: "q" }] }])],
+			["a tool starts", applyPatch(before, [{ op: "push", path: ["live", "tools"], items: [{ id: "t" }] }])],
+			["a tool call", applyPatch(before, [{ op: "push", path: ["live", "message", "toolCalls"], items: ["c"] }])],
+			[
+				"a new part",
+				applyPatch(before, [{ op: "push", path: ["live", "message", "parts"], items: [{ type: "text", text: "" }] }]),
+			],
+			["a retry", applyPatch(before, [{ op: "set", path: ["live", "retry"], value: { attempt: 1 } }])],
+			["the model", applyPatch(before, [{ op: "set", path: ["model"], value: { provider: "p", id: "m" } }])],
+			[
+				"text replaced",
+				applyPatch(before, [{ op: "set", path: ["live", "message", "parts", 0, "text"], value: "Bye" }]),
+			],
+			[
+				"a part's type",
+				applyPatch(before, [{ op: "set", path: ["live", "message", "parts", 0, "type"], value: "thinking" }]),
+			],
+			["the answer ends", applyPatch(before, [{ op: "set", path: ["live", "message"], value: null }])],
+			["the run ends", applyPatch(before, [{ op: "set", path: ["live"], value: null }])],
+		];
+		for (const [what, next] of changes) expect([what, onlyAnswerGrew(before, next)]).toEqual([what, false]);
+		// Nothing changed is no grown answer either way it is asked.
+		expect(onlyAnswerGrew(state({}), state({}))).toBe(false);
+	});
+
+	test("its item is the one the whole list holds", () => {
+		const s = grow(live([{ type: "text", text: "Hello" }]), " there");
+		const item = displayItems(s, view).find((i) => i.key.startsWith("live:"));
+		expect(liveAnswerItem(s.live!, s.live!.message!, view)).toEqual(item!);
 	});
 });

@@ -5,6 +5,7 @@ import { Completions } from "../../../src/guest/completions.ts";
 import { EntryRenderers, MarkdownTransformers, ToolRenderers } from "../../../src/guest/registries.ts";
 import type { ChatEntry, ChatState } from "../../../src/plugins/chat/contract.ts";
 import { ChatScreen } from "../../../src/plugins/chat/tui/screen.ts";
+import { applyPatch } from "../../../src/protocol/patch.ts";
 import { FakeTerminal } from "../../support/fake-terminal.ts";
 import { testLayout } from "../../support/guest-context.ts";
 
@@ -217,5 +218,59 @@ describe("the dock", () => {
 		const last = lines.findIndex((l) => l.includes("message 40"));
 		// The message's own padding row, then pi's blank row.
 		expect(lines.slice(last + 1, border)).toEqual(["", ""]);
+	});
+});
+
+describe("a streamed answer", () => {
+	const start: ChatState = {
+		...state(1),
+		live: {
+			runId: "r1",
+			startedAt: 0,
+			message: { parts: [{ type: "text", text: "" }], toolCalls: [] },
+			tools: [],
+			retry: null,
+		},
+	};
+	const append = (s: ChatState, text: string) =>
+		applyPatch(s, [{ op: "append", path: ["live", "message", "parts", 0, "text"], text }]);
+	const words = "Here is **the plan**:\n\n- read the file\n- split it\n\n```ts\nconst x = 1;\n```\n\nDone.".match(
+		/.{1,5}/gs,
+	)!;
+
+	test("frame by frame, shows what the whole answer shows at once", async () => {
+		const streamed = screen();
+		let s = start;
+		streamed.chat.setChat(s);
+		for (const w of words) {
+			s = append(s, w);
+			streamed.chat.setChat(s);
+			await streamed.frame();
+		}
+		const whole = screen();
+		whole.chat.setChat(s);
+		await whole.frame();
+		expect(streamed.tui.getScreenLines()).toEqual(whole.tui.getScreenLines());
+		expect(streamed.tui.getScreenLines().join("\n")).toContain("Done.");
+	});
+
+	test("a frame that also queues a message shows the queue with the text", async () => {
+		const { chat, tui, frame } = screen();
+		const grown = append(start, "Working on it");
+		chat.setChat(start);
+		chat.setChat(grown);
+		await frame();
+		const queued = applyPatch(append(grown, " now"), [
+			{
+				op: "push",
+				path: ["queue"],
+				items: [{ id: "q1", mode: "followUp", text: "and then this", author, at: 1, waiting: false }],
+			},
+		]);
+		chat.setChat(queued);
+		await frame();
+		const text = tui.getScreenLines().join("\n");
+		expect(text).toContain("Working on it now");
+		expect(text).toContain("and then this");
 	});
 });

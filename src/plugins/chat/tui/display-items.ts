@@ -107,6 +107,54 @@ export function committedItems(entries: readonly ChatEntry[], view: ViewOptions)
 }
 
 /** What runs now: the streaming answer, its tool calls, running tools and a running shell command. */
+type Live = NonNullable<ChatState["live"]>;
+
+/** The answer being written, as the transcript shows it. */
+export function liveAnswerItem(
+	live: Live,
+	message: NonNullable<Live["message"]>,
+	view: Pick<ViewOptions, "hideThinking">,
+): DisplayItem {
+	return {
+		key: `live:${live.runId}`,
+		kind: "assistant",
+		data: { parts: message.parts, hideThinking: view.hideThinking },
+	};
+}
+
+/**
+ * Whether `next` differs from `previous` only by text appended to the parts of the answer being written (what a
+ * streamed frame does): every other field is the same value, as a patch leaves what it does not touch.
+ */
+export function onlyAnswerGrew(previous: ChatState, next: ChatState): boolean {
+	const was = previous.live;
+	const now = next.live;
+	if (!was?.message || !now?.message) return false;
+	if (
+		!sameBut(previous, next, "live") ||
+		!sameBut(was, now, "message") ||
+		!sameBut(was.message, now.message, "parts")
+	) {
+		return false;
+	}
+	const before = was.message.parts;
+	const after = now.message.parts;
+	return (
+		before.length === after.length &&
+		before.every((part, i) => {
+			const grown = after[i]!;
+			return part === grown || (sameBut(part, grown, "text") && grown.text.startsWith(part.text));
+		})
+	);
+}
+
+/** The same own fields holding the same values, but `key`'s (which both have). */
+function sameBut<T extends object>(a: T, b: T, key: keyof T & string): boolean {
+	const keys = Object.keys(a);
+	if (keys.length !== Object.keys(b).length || !Object.hasOwn(b, key)) return false;
+	return keys.every((k) => k === key || (Object.hasOwn(b, k) && Object.is(a[k as keyof T], b[k as keyof T])));
+}
+
 function liveItems(
 	state: Pick<ChatState, "live" | "shell">,
 	committedToolCalls: ReadonlySet<string>,
@@ -116,11 +164,7 @@ function liveItems(
 	const liveToolIds = new Set(state.live?.tools.map((t) => t.id) ?? []);
 	const live = state.live;
 	if (live?.message) {
-		items.push({
-			key: `live:${live.runId}`,
-			kind: "assistant",
-			data: { parts: live.message.parts, hideThinking: view.hideThinking },
-		});
+		items.push(liveAnswerItem(live, live.message, view));
 		for (const id of live.message.toolCalls) {
 			if (committedToolCalls.has(id) || liveToolIds.has(id)) continue;
 			items.push(pendingTool(id, undefined, view));

@@ -22,6 +22,8 @@ import {
 	committedItems,
 	type DisplayItem,
 	displayItems,
+	liveAnswerItem,
+	onlyAnswerGrew,
 	shownWithKey,
 	type ViewOptions,
 } from "./display-items.ts";
@@ -264,6 +266,16 @@ export class ChatScreen implements GuestScreen {
 
 	setChat(state: ChatState | undefined): void {
 		const previous = this.#chat;
+		// A streamed frame only grows the answer being written: that item alone changes (nothing else on screen
+		// reads its text), not the transcript's list, the pending area or the footer.
+		if (previous && state?.live?.message && onlyAnswerGrew(previous, state)) {
+			const item = liveAnswerItem(state.live, state.live.message, { hideThinking: this.#settings.hideThinkingBlock });
+			if (this.#transcript.update(item)) {
+				this.#chat = state;
+				this.#options.ui.tui.requestRender();
+				return;
+			}
+		}
 		const wasBusy = this.busy;
 		const first = !previous && state;
 		this.#chat = state;

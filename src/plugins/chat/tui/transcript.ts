@@ -262,6 +262,15 @@ export class Transcript {
 		for (const key of keys) this.#document.addChild(this.#items.get(key)!.view.component);
 	}
 
+	/** One item shown already, changed in place (a streamed frame's answer); false when it is not shown as such. */
+	update(item: DisplayItem): boolean {
+		const existing = this.#items.get(item.key);
+		if (!existing || existing.item.kind !== item.kind) return false;
+		if (!sameItem(existing.item, item)) existing.view.update(item);
+		existing.item = item;
+		return true;
+	}
+
 	#reconcile(items: DisplayItem[]): void {
 		const keys = items.map((i) => i.key);
 		const changedOrder = keys.length !== this.#order.length || keys.some((k, i) => k !== this.#order[i]);
