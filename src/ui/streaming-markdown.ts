@@ -82,6 +82,8 @@ export class StreamingMarkdown implements Component {
 	 */
 	#closed = 0;
 	#chunkVerifications = 0;
+	/** The piece that blocks closed by the current append go into, and where its text starts. */
+	#batch: { readonly from: number; piece: Piece } | undefined;
 
 	constructor(
 		text: string,
@@ -113,6 +115,7 @@ export class StreamingMarkdown implements Component {
 			return;
 		}
 		this.#text = text;
+		this.#batch = undefined;
 		for (;;) {
 			const end = blockEnd(text, this.#blockStart);
 			if (end === undefined) break;
@@ -147,8 +150,11 @@ export class StreamingMarkdown implements Component {
 		}
 		const tail = this.#tail.render(width);
 		if (tail.length) {
+			// pi-tui draws a block that shows nothing (a bare `>` being typed) as one empty line when alone; after
+			// other blocks the whole text has only the gap before it.
+			const nothing = tail.length === 1 && tail[0] === "";
 			if (lines.length && chunks === 0) lines.push(gap);
-			lines.push(...tail);
+			if (!nothing || lines.length === 0) lines.push(...tail);
 		}
 		if (this.#unverified) {
 			this.#unverified = false;
@@ -187,7 +193,16 @@ export class StreamingMarkdown implements Component {
 			const rest = text.slice(this.#tailStart, end);
 			if (rest) this.#pieces.push({ markdown: this.#make(rest), gap: false });
 		} else {
-			this.#pieces.push({ markdown: this.#make(text.slice(this.#blockStart, end)), gap: true });
+			const batch = this.#batch;
+			if (batch && this.#pieces.at(-1) === batch.piece) {
+				// Blocks that one append closes are one piece (one Markdown, one lex), rendered as the whole text would.
+				batch.piece = { markdown: this.#make(text.slice(batch.from, end)), gap: batch.piece.gap };
+				this.#pieces[this.#pieces.length - 1] = batch.piece;
+			} else {
+				const piece = { markdown: this.#make(text.slice(this.#blockStart, end)), gap: true };
+				this.#pieces.push(piece);
+				this.#batch = { from: this.#blockStart, piece };
+			}
 			this.#closed++;
 			if (isPowerOfFour(this.#closed)) this.#unverified = true;
 		}

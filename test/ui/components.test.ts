@@ -478,6 +478,22 @@ describe("streaming Markdown", () => {
 			expect(streaming.render(80)).toEqual(new Markdown(full, 1, 0, theme).render(80));
 		}
 	});
+
+	test("appends that close several blocks at once (a frame's worth of text) render as the whole text would", async () => {
+		const { Markdown } = await import("@earendil-works/pi-tui");
+		const { StreamingMarkdown } = await import("../../src/ui/streaming-markdown.ts");
+		const theme = dark().markdownTheme();
+		for (const full of texts) {
+			for (const step of [9, 37, 120]) {
+				const streaming = new StreamingMarkdown("", 1, 0, theme);
+				for (let i = step; i < full.length + step; i += step) {
+					const text = full.slice(0, i);
+					streaming.setText(text);
+					expect(streaming.render(100)).toEqual(new Markdown(text, 1, 0, theme).render(100));
+				}
+			}
+		}
+	});
 });
 
 /** `n` plain lines of prose, as a model writes a long paragraph. */
