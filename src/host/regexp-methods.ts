@@ -13,7 +13,7 @@
  * getters are built in. So these run the same steps, with the same calls of `exec`, replacer functions,
  * conversions and `lastIndex` writes, in the same order, and skip the reads. Anything else (a subclass, an own
  * `exec` or `flags`, a proxy, another object) goes to the built-in method. After lockdown no RegExp can change
- * its flags (`compile` is removed), so a split's searcher is kept per regular expression.
+ * its flags (`compile` is removed), so a split's searcher is kept for its source and flags.
  */
 
 type Method = (this: unknown, ...args: unknown[]) => unknown;
@@ -25,6 +25,15 @@ export interface RegExpMethods {
 }
 
 const MAX_LENGTH = 2 ** 53 - 1;
+const MAX_SEARCHERS = 256;
+const SEARCH_FLAGS = [
+	["d", "hasIndices"],
+	["i", "ignoreCase"],
+	["m", "multiline"],
+	["s", "dotAll"],
+	["u", "unicode"],
+	["v", "unicodeSets"],
+] as const;
 
 export function regExpMethods(): RegExpMethods {
 	const proto = RegExp.prototype;
@@ -39,11 +48,19 @@ export function regExpMethods(): RegExpMethods {
 		split: proto[Symbol.split] as Method,
 	};
 	const sourceOf = getter("source")!;
-	const flagsOf = getter("flags")!;
 	const globalOf = getter("global")!;
 	const unicodeOf = getter("unicode")!;
 	const unicodeSetsOf = getter("unicodeSets");
-	const searchers = new WeakMap<object, RegExp>();
+	/** The flags a split's searcher keeps (all but `g` and `y`), in the order `flags` writes them. */
+	const searchFlags = SEARCH_FLAGS.flatMap(([letter, name]) => {
+		const get = getter(name);
+		return get ? [[letter, get] as const] : [];
+	});
+	/**
+	 * Split searchers by source and flags: a regular expression literal is a new object each time its code runs
+	 * (`text.split(/\n/)` in a function), so keeping them per object kept nothing. At most MAX_SEARCHERS.
+	 */
+	const searchers = new Map<string, RegExp>();
 	/** Each real RegExp seen, with the flags these steps need (a RegExp's flags never change once `compile` is gone). */
 	const seen = new WeakMap<object, { readonly global: boolean; readonly fullUnicode: boolean }>();
 
@@ -149,13 +166,16 @@ export function regExpMethods(): RegExpMethods {
 		const rx = target as RegExp;
 		const s = `${string as string}`;
 		const fullUnicode = flags.fullUnicode;
-		let searcher = searchers.get(rx);
+		let flagText = "";
+		for (const [letter, get] of searchFlags) if (apply(get, rx, []) === true) flagText += letter;
+		const key = `${flagText}/${apply(sourceOf, rx, []) as string}`;
+		let searcher = searchers.get(key);
 		if (!searcher) {
 			// Where the specification tries a sticky copy at each position, a global copy searches forward
 			// from it: the first position where the sticky copy would match is where the search finds it.
-			const flags = `${apply(flagsOf, rx, []) as string}`;
-			searcher = new NativeRegExp(rx, `${flags.replace("y", "").replace("g", "")}g`);
-			searchers.set(rx, searcher);
+			searcher = new NativeRegExp(rx, `${flagText}g`);
+			if (searchers.size >= MAX_SEARCHERS) searchers.clear();
+			searchers.set(key, searcher);
 		}
 		const parts: unknown[] = [];
 		const lim = limit === undefined ? 2 ** 32 - 1 : (limit as number) >>> 0;
