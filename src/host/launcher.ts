@@ -353,9 +353,9 @@ export async function runLauncher(options: LauncherOptions): Promise<LauncherRes
 		},
 		forward: (data) => {
 			checkCapabilities();
+			workers.post({ kind: "input", data });
 			// From the first key on (not during start-up, when the compilers speed the first frame).
 			stopLowering ??= keepBackgroundThreadsLow();
-			workers.post({ kind: "input", data });
 		},
 		emergencyExit: () => end({ code: 130, problems }),
 	});
