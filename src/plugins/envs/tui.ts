@@ -10,7 +10,6 @@ import type { GuestContext, GuestPlugin } from "../../guest/plugin.ts";
 import { errorText } from "../../protocol/errors.ts";
 import type { ObjectRef } from "../../protocol/object-client.ts";
 import { isOwnerRole } from "../../protocol/roles.ts";
-import { DirectoryPrompt } from "../../ui/directory-prompt.ts";
 import { ListPanel } from "../../ui/list-panel.ts";
 import { type EnvView, envsContract, type ListResult } from "./contract.ts";
 
@@ -30,9 +29,6 @@ declare module "../../guest/services.ts" {
 
 /** The Envs object is held while in use and released this long after the last request. */
 const IDLE_RELEASE_MS = 30_000;
-
-export const moveNote = (env: string) =>
-	`Tools will run on ${env === "local" ? "this device" : env}. The history stays; files are not copied.`;
 
 /** The owner's handle on Envs, opened on first use and closed when idle (never for guests). */
 class EnvsHandle {
@@ -126,49 +122,23 @@ function testLine(env: EnvView): string | undefined {
 	return `${what} Presented: ${offered || "none (the scan found no key)"}${known ? ` · trusted until now: ${known}` : ""} · ctrl+k to review`;
 }
 
-/** Opens the directory prompt on `env`: prefilled with the session's directory if it exists there, else home. */
-export async function promptMove(
-	ctx: GuestContext,
-	locations: EnvLocations,
-	env: string,
-	onDone?: () => void,
-): Promise<void> {
-	const { ui } = ctx;
+/** Opens /cd's directory prompt on `env`: prefilled with the session's directory if it exists there, else home. */
+async function promptMove(ctx: GuestContext, locations: EnvLocations, env: string): Promise<void> {
 	const places = ctx.services.get("sessionPlaces");
-	if (!places) return ui.notice("Moving sessions needs the sessions plugin.", "warning");
+	if (!places) return ctx.ui.notice("Moving sessions needs the sessions plugin.", "warning");
 	const here = places.where();
-	let prefill = "~";
-	let firstError: string | null = null;
+	let path = "~";
+	let error: string | null = null;
 	try {
-		const listed = await locations.list(env, here?.path ?? "~");
-		prefill = listed.path;
+		path = (await locations.list(env, here?.path ?? "~")).path;
 	} catch {
 		try {
-			prefill = (await locations.list(env, "~")).path;
-		} catch (error) {
-			firstError = errorText(error);
+			path = (await locations.list(env, "~")).path;
+		} catch (failure) {
+			error = errorText(failure);
 		}
 	}
-	const close = () => {
-		ui.closeSelector();
-		onDone?.();
-	};
-	const prompt = new DirectoryPrompt(
-		{
-			theme: ui.theme,
-			env: () => label(env),
-			note: () => (here?.env === env ? null : moveNote(env)),
-			submit: async (path) => {
-				await places.moveTo(env, path);
-				close();
-			},
-			cancel: close,
-			requestRender: () => ui.requestRender(),
-		},
-		prefill,
-	);
-	prompt.showError(firstError);
-	ui.showSelector("envs-move", prompt);
+	places.prompt({ env, path }, error);
 }
 
 function openEnvs(ctx: GuestContext, handle: EnvsHandle, locations: EnvLocations): void {

@@ -111,7 +111,7 @@ describe.skipIf(!sshdPath)("environments in the UI", () => {
 		const panel = guest.layout.selector!.component;
 		panel.handleInput?.("\x1b[B");
 		panel.handleInput?.("\r");
-		await waitUntil(() => guest.layout.selector?.id === "envs-move", "the directory prompt");
+		await waitUntil(() => guest.layout.selector?.id === "cd-move", "the directory prompt (/cd's)");
 		const prompt = guest.layout.selector!.component;
 		expect(selectorText(guest)).toContain("Directory on box");
 		expect(selectorText(guest)).toContain("Tools will run on box. The history stays; files are not copied.");

@@ -19,6 +19,8 @@ export interface SessionPlaces {
 	where(): Location | undefined;
 	/** Relocates the open session; rejects with the server's reason. */
 	moveTo(env: string, path: string): Promise<void>;
+	/** The directory prompt of /cd on `place` (the move's note when it is another machine), showing `error` first. */
+	prompt(place: Location, error?: string | null): void;
 }
 
 declare module "../../../guest/services.ts" {
@@ -109,7 +111,7 @@ export function registerLocationCommands(ctx: GuestContext, catalog: Catalog): (
 	 * nothing); with `choose`, Tab goes to the next environment (this device, then each configured one) at that
 	 * machine's home.
 	 */
-	const confirmMove = (place: Location, choose = false) => {
+	const confirmMove = (place: Location, choose = false, error: string | null = null) => {
 		const close = () => ui.closeSelector();
 		const here = sessionPlace(ctx, catalog);
 		let env = place.env;
@@ -139,10 +141,15 @@ export function registerLocationCommands(ctx: GuestContext, catalog: Catalog): (
 			},
 			place.path,
 		);
+		prompt.showError(error);
 		ui.showSelector("cd-move", prompt);
 	};
 	const removals = [
-		ctx.services.provide("sessionPlaces", { where: () => sessionPlace(ctx, catalog), moveTo }),
+		ctx.services.provide("sessionPlaces", {
+			where: () => sessionPlace(ctx, catalog),
+			moveTo,
+			prompt: (place, error) => confirmMove(place, false, error ?? null),
+		}),
 		ctx.commands.register({
 			id: "p2.session.cd",
 			title: "Change the session's directory or machine ([env:]path; the history stays)",
