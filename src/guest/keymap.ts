@@ -141,8 +141,6 @@ export function keyMatches(keymap: Keymap, data: string, id: string): boolean {
 	return keymap.manager.matches(data, id as Keybinding);
 }
 
-/** Each input's answers, by keymap. */
-const answers = new WeakMap<KeybindingsManager, Map<string, Map<string, boolean>>>();
 /** How many inputs' answers are kept; a longer input (a paste) is not kept at all. */
 const KEPT_INPUTS = 256;
 const KEPT_INPUT_CHARS = 32;
@@ -154,18 +152,17 @@ const KEPT_INPUT_CHARS = 32;
  * is answered from what was kept.
  */
 class RememberingKeybindings extends KeybindingsManager {
+	/** Input (with the Kitty protocol's state) → binding → whether it matches. */
+	readonly #kept = new Map<string, Map<string, boolean>>();
+
 	override setUserBindings(userBindings: KeybindingsConfig): void {
-		answers.delete(this);
+		this.#kept.clear();
 		super.setUserBindings(userBindings);
 	}
 
 	override matches(data: string, keybinding: Keybinding): boolean {
 		if (data.length > KEPT_INPUT_CHARS) return super.matches(data, keybinding);
-		let kept = answers.get(this);
-		if (!kept) {
-			kept = new Map();
-			answers.set(this, kept);
-		}
+		const kept = this.#kept;
 		const input = `${isKittyProtocolActive() ? "k" : "-"}${data}`;
 		let byId = kept.get(input);
 		if (!byId) {
