@@ -12,6 +12,9 @@ const NODE_STUB = join(ROOT, "src", "guest", "node-stub.ts");
 const ARKTYPE_SHIM = join(ROOT, "src", "guest", "arktype-shim.ts");
 const DEFERRED_ARKTYPE = join(ROOT, "src", "protocol", "ark.ts");
 const PRECOMPILED = "p2:precompiled-validators";
+const DEFERRED_LOADER = join(ROOT, "src", "guest", "deferred-module.ts");
+/** Modules the UI needs only for some answers (syntax highlighting, diagrams): each is carried as text. */
+export const DEFERRED_DIR = join(ROOT, "src", "ui", "deferred");
 const NODE_BUILTINS = /^(node:)?(fs|path|os|url|child_process|module|perf_hooks|crypto|util|tty|events|stream)(\/.*)?$/;
 
 /**
@@ -59,6 +62,60 @@ export const guestValidatorsPlugin: BunPlugin = {
 		});
 	},
 };
+
+/**
+ * Keeps the modules of `DEFERRED_DIR` in the bundle as text, evaluated (in the guest's compartment) when first
+ * required: the worker parses the whole bundle before the UI starts, and these were 30% of it, for code many
+ * sessions reach late or never (4–5 ms of the worker's start). Each is built on its own, through the same
+ * sandbox plugin, as a CommonJS factory with the bound globals; the text is part of the bundle, so its hash
+ * covers it and nothing is fetched later.
+ */
+export function deferredModulesPlugin(factories: ReadonlyMap<string, string>): BunPlugin {
+	return {
+		name: "p2-guest-deferred",
+		setup(build) {
+			build.onResolve({ filter: /\/deferred\/[\w-]+\.ts$/ }, (args) => {
+				const path = resolve(dirname(args.importer), args.path);
+				return factories.has(path) ? { path, namespace: "p2-deferred" } : undefined;
+			});
+			build.onLoad({ filter: /.*/, namespace: "p2-deferred" }, (args) => {
+				const source = factories.get(args.path);
+				if (source === undefined) throw new Error(`no deferred module ${args.path}`);
+				const loader = JSON.stringify(DEFERRED_LOADER);
+				return {
+					contents: `module.exports = require(${loader}).evaluateDeferred(${JSON.stringify(source)});`,
+					loader: "js",
+				};
+			});
+		},
+	};
+}
+
+/**
+ * Each deferred module's factory by its path (see `deferredModulesPlugin`), built before the bundle: a build
+ * run inside another's plugin never ends.
+ */
+export async function deferredFactories(minify: boolean): Promise<Map<string, string>> {
+	const files = [...new Bun.Glob("*.ts").scanSync({ cwd: DEFERRED_DIR, absolute: true })];
+	return new Map(await Promise.all(files.map(async (path) => [path, await deferredFactory(path, minify)] as const)));
+}
+
+/** The module at `path` as the text of a function `(module, exports)` that fills `module.exports` with it. */
+async function deferredFactory(path: string, minify: boolean): Promise<string> {
+	const result = await Bun.build({
+		entrypoints: [path],
+		target: "browser",
+		format: "cjs",
+		minify,
+		plugins: [sandboxPlugin],
+		define: { "process.env.NODE_ENV": '"production"' },
+	});
+	if (!result.success) {
+		throw new Error(`deferred module ${path} failed to build:\n${result.logs.map((l) => String(l)).join("\n")}`);
+	}
+	const names = BOUND_GLOBALS.join(",");
+	return fitForSes(`((${names})=>function(module,exports){${await result.outputs[0]!.text()}\n})(${names})`);
+}
 
 /**
  * Hardened JavaScript refuses source that contains HTML comment tokens or the text of a dynamic import, even
@@ -149,12 +206,13 @@ export interface GuestBuildOptions {
 
 /** The guest script and every module it was built from (paths, as Bun's metafile names them). */
 export async function buildGuestScript(options: GuestBuildOptions = {}): Promise<{ source: string; inputs: string[] }> {
+	const deferred = await deferredFactories(options.minify ?? true);
 	const result = await Bun.build({
 		entrypoints: [options.entry ?? ENTRY],
 		target: "browser",
 		format: "iife",
 		minify: options.minify ?? true,
-		plugins: [guestValidatorsPlugin, sandboxPlugin],
+		plugins: [deferredModulesPlugin(deferred), guestValidatorsPlugin, sandboxPlugin],
 		define: { "process.env.NODE_ENV": '"production"' },
 		metafile: true,
 	});

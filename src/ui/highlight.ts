@@ -1,5 +1,5 @@
-import type * as Lowlight from "lowlight";
 import type { FgToken } from "../protocol/theme-tokens.ts";
+import type * as Lowlight from "./deferred/lowlight.ts";
 import type { Theme } from "./theme/theme.ts";
 
 /**
@@ -10,12 +10,12 @@ let loaded: { lowlight: ReturnType<typeof Lowlight.createLowlight>; common: type
 let allRegistered = false;
 
 /**
- * highlight.js is evaluated when code is first highlighted, not when the UI starts: its grammars are a fifth
- * of the UI bundle. (`require` of a bundled module makes the bundler wrap it to run on this first call.)
+ * highlight.js is parsed and evaluated when code is first highlighted, not when the UI starts: its grammars are
+ * a fifth of the UI bundle, which carries them as text (`src/ui/deferred/`).
  */
 function highlighter(): NonNullable<typeof loaded> {
 	if (!loaded) {
-		const { common, createLowlight } = require("lowlight") as typeof Lowlight;
+		const { common, createLowlight } = require("./deferred/lowlight.ts") as typeof Lowlight;
 		loaded = { lowlight: createLowlight(), common };
 	}
 	return loaded;

@@ -1,14 +1,14 @@
 import { Marked, type Token } from "@earendil-works/pi-tui";
-import type * as LovelyMermaid from "lovely-mermaid";
 import type { FgToken } from "../protocol/theme-tokens.ts";
+import type * as LovelyMermaid from "./deferred/lovely-mermaid.ts";
 import type { ThemeRef } from "./theme/theme-ref.ts";
 
 const lexer = new Marked();
 
 let mermaid: typeof LovelyMermaid | undefined;
-/** The diagram renderer is evaluated at the first diagram, not when the UI starts (a tenth of the UI bundle). */
+/** The diagram renderer is parsed and evaluated at the first diagram, not when the UI starts (a tenth of the bundle). */
 const diagrams = (): typeof LovelyMermaid => {
-	mermaid ??= require("lovely-mermaid") as typeof LovelyMermaid;
+	mermaid ??= require("./deferred/lovely-mermaid.ts") as typeof LovelyMermaid;
 	return mermaid;
 };
 
