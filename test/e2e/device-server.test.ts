@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { readServerInfo, SERVER_INFO_FILE } from "../../src/protocol/server-info.ts";
+import { stopDeviceServer } from "../support/device-server.ts";
 import { type FakeHome, fakeHome, MAIN } from "../support/fake-home.ts";
 import { processEnded } from "../support/processes.ts";
 import { runInPty } from "../support/pty.ts";
@@ -41,6 +42,9 @@ describe("this device's server process", () => {
 		expect(alive(first.pid)).toBe(true);
 		await openAndQuit();
 		expect(serverInfo().pid).toBe(first.pid);
+		// Started with the engine's top compiler tier off (its compiles cost a streaming server more than they save).
+		const environ = readFileSync(`/proc/${first.pid}/environ`, "utf8").split("\0");
+		expect(environ).toContain("BUN_JSC_useFTLJIT=0");
 	}, 60_000);
 
 	test("a server another build started makes way for this launcher's", async () => {
@@ -63,5 +67,12 @@ describe("this device's server process", () => {
 		await openAndQuit({ ...h.env, P2_SERVER_IDLE_MS: "300" });
 		const idle = serverInfo().pid;
 		await waitUntil(() => !alive(idle), "the idle server's end", 20_000);
+	}, 60_000);
+
+	test("the person's own engine setting reaches the server as they set it", async () => {
+		await openAndQuit({ ...h.env, BUN_JSC_useFTLJIT: "1" });
+		const { pid } = serverInfo();
+		expect(readFileSync(`/proc/${pid}/environ`, "utf8").split("\0")).toContain("BUN_JSC_useFTLJIT=1");
+		await stopDeviceServer(h.data);
 	}, 60_000);
 });
