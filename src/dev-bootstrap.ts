@@ -1,7 +1,7 @@
 /**
  * From source, the guest worker's bootstrap is `worker-bootstrap.ts` and `ses`: a hundred-odd ES modules that a
  * worker loads in ~90 ms, against ~60 for the same code built as one CommonJS script. The built script is kept in
- * `node_modules/.cache/p2-worker-bootstrap/` under a key of its inputs (this Bun, the lock file and the
+ * `node_modules/.cache/p2-worker-bootstrap/` under a key of its inputs (this Bun, the lock file, the builder and the
  * bootstrap's own sources, by size and time); a start that finds none for the current inputs loads the sources
  * and builds the script a little later, for the next start. The executable has its bootstrap built in and never
  * comes here. This module is read before the worker starts, so it imports almost nothing.
@@ -21,9 +21,9 @@ export const INPUTS_FILE = `inputs-${new Bun.CryptoHasher("sha256").update(ROOT)
 /** Long enough after a start that building competes with nothing the person waits for. */
 const BUILD_DELAY_MS = 3000;
 
-/** The key of a build from `inputs`. */
+/** The key of a build from `inputs` (and by the builder as it stands: a changed recipe builds again). */
 export function bootstrapKey(inputs: readonly string[]): string {
-	return filesStamp([`${ROOT}/package-lock.json`, ...inputs]);
+	return filesStamp([`${ROOT}/package-lock.json`, `${ROOT}/src/dev-bootstrap-build.ts`, ...inputs]);
 }
 
 function lastInputs(cacheDir: string): string[] | undefined {

@@ -34,7 +34,7 @@ export function cachedPath(cacheDir: string, key: string): string {
 
 /**
  * Keeps `text` under `key` (written whole, then renamed, so a reader never sees half of it) and removes all but
- * the two newest others. False when it could not be written: the next start makes it again.
+ * the two newest others (with their bytecode, if any). False when it could not be written: the next start makes it again.
  */
 export function keepMade(cacheDir: string, key: string, text: string): boolean {
 	const path = cachedPath(cacheDir, key);
@@ -47,7 +47,11 @@ export function keepMade(cacheDir: string, key: string, text: string): boolean {
 			.filter((name) => name.endsWith(".js") && name !== `${key}.js`)
 			.map((name) => ({ name, at: statSync(join(cacheDir, name)).mtimeMs }))
 			.sort((a, b) => b.at - a.at);
-		for (const { name } of old.slice(2)) rmSync(join(cacheDir, name), { force: true });
+		for (const { name } of old.slice(2)) {
+			rmSync(join(cacheDir, name), { force: true });
+			// What was kept beside it (a script's bytecode).
+			rmSync(join(cacheDir, `${name}.jsc`), { force: true });
+		}
 		return true;
 	} catch {
 		return false;

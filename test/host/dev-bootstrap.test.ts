@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, test } from "bun:test";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { BOOTSTRAP_SOURCE, devBootstrap, INPUTS_FILE } from "../../src/dev-bootstrap.ts";
@@ -44,7 +44,31 @@ describe("the worker's bootstrap from source, kept built", () => {
 		expect(inputs).toContain(BOOTSTRAP_SOURCE);
 		expect(inputs.some((path) => path.includes("node_modules"))).toBe(false);
 		expect(await startedFrom(built)).toMatch(/^timeline lockdown=\d+/);
+		// Its bytecode beside it, named on its first line: the worker does not parse it again.
+		expect(readFileSync(built, "utf8").split("\n", 1)[0]).toContain("@bytecode");
+		expect(statSync(`${built}.jsc`).size).toBeGreaterThan(0);
 	}, 30_000);
+
+	test("a built script whose bytecode is gone or damaged still starts: it is parsed instead", async () => {
+		cache = mkdtempSync(join(tmpdir(), "p2-bootstrap-"));
+		await buildBootstrap(cache);
+		const built = devBootstrap(cache, false);
+		writeFileSync(`${built}.jsc`, new Uint8Array(4096).fill(7));
+		expect(await startedFrom(built)).toMatch(/^timeline lockdown=\d+/);
+		rmSync(`${built}.jsc`);
+		expect(await startedFrom(built)).toMatch(/^timeline lockdown=\d+/);
+	}, 30_000);
+
+	test("only the newest builds are kept, each with its bytecode", async () => {
+		cache = mkdtempSync(join(tmpdir(), "p2-bootstrap-"));
+		const { keepMade } = await import("../../src/server/sources-cache.ts");
+		for (const [i, key] of ["a", "b", "c", "d"].entries()) {
+			writeFileSync(join(cache, `${key}.js.jsc`), "bytecode");
+			expect(keepMade(cache, key, `// ${key}`)).toBe(true);
+			utimesSync(join(cache, `${key}.js`), i + 1, i + 1);
+		}
+		expect(readdirSync(cache).sort()).toEqual(["b.js", "b.js.jsc", "c.js", "c.js.jsc", "d.js", "d.js.jsc"]);
+	});
 
 	test("a source changed since the build: the source again, not the stale script", async () => {
 		cache = mkdtempSync(join(tmpdir(), "p2-bootstrap-"));
