@@ -5,6 +5,7 @@
  */
 import type { StartData } from "../protocol/channel.ts";
 import { type DisplaySettings, mergeSettings, type Preferences, settingAt } from "../protocol/preferences.ts";
+import { sameData } from "../ui/same-data.ts";
 import type { TerminalFacts } from "../ui/theme/builtin.ts";
 import { ThemeRef } from "../ui/theme/theme-ref.ts";
 import type { NoticeTone } from "./layout.ts";
@@ -94,6 +95,7 @@ export class Appearance implements GuestPreferences {
 	}
 
 	#apply(preferences: Preferences | undefined, server: ServerDefaults | undefined): void {
+		const themesBefore = this.#preferences?.themes ?? [];
 		this.#preferences = preferences;
 		this.#server = server;
 		const before = this.#fromFiles;
@@ -104,6 +106,9 @@ export class Appearance implements GuestPreferences {
 		this.#custom = customThemes(preferences?.themes ?? []);
 		this.#notices?.update("local", [...(preferences?.problems ?? []), ...this.#custom.problems]);
 		if (server) this.#notices?.update("server", server.problems);
+		// The same preferences again (the server's defaults arriving at start, a file saved unchanged): nothing to
+		// rebuild. Every listener rebuilds keys and settings, a few milliseconds on the way to the first frame.
+		if (sameData(before, this.#fromFiles) && sameData(themesBefore, preferences?.themes ?? [])) return;
 		for (const listener of [...this.#listeners]) listener();
 		const problem = this.#themeProblem;
 		this.#refreshTheme();

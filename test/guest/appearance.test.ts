@@ -29,3 +29,22 @@ describe("settings a key changed in this run (pi's Ctrl+T)", () => {
 		expect(appearance.effective().settings.markdown?.mermaid).toBe("off");
 	});
 });
+
+describe("preferences arriving again unchanged", () => {
+	test("rebuild nothing: the server's defaults at start, a file saved as it was; a real change still does", () => {
+		const appearance = new Appearance({ ...TEST_START, preferences: preferences({ editorPaddingX: 1 }) }, () => {});
+		let changes = 0;
+		appearance.onChange(() => changes++);
+		// A server without defaults of its own: the same effective preferences.
+		appearance.setServerDefaults({ settings: {}, keybindings: {}, problems: [] });
+		appearance.setPreferences(preferences({ editorPaddingX: 1 }));
+		expect(changes).toBe(0);
+		appearance.setServerDefaults({ settings: { hideThinkingBlock: true }, keybindings: {}, problems: [] });
+		expect(changes).toBe(1);
+		expect(appearance.effective().settings.hideThinkingBlock).toBe(true);
+		appearance.setPreferences(preferences({ editorPaddingX: 2 }));
+		expect(changes).toBe(2);
+		appearance.setPreferences({ ...preferences({ editorPaddingX: 2 }), keybindings: { "app.exit": ["ctrl+q"] } });
+		expect(changes).toBe(3);
+	});
+});
