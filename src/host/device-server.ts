@@ -16,6 +16,7 @@ import {
 } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
+import { SERVER_ENGINE_ENV } from "../protocol/server-engine.ts";
 import { DEVICE_TOKEN_HEADER, EXIT_PATH, SERVER_INFO_FILE, type ServerInfo } from "../protocol/server-info.ts";
 import type { Clock } from "./clock.ts";
 import { findLocalServer } from "./local-server.ts";
@@ -85,15 +86,6 @@ export function startDeviceServer(
 	return pending ?? launchDeviceServer(dataDir, env, clock, command);
 }
 
-/**
- * The server runs without JavaScriptCore's top compiler tier (FTL): its work is streaming (a provider's events,
- * patches, frames), where that tier's compiles cost more CPU than its code saves. Measured on streamed answers:
- * the server's CPU per Markdown answer 0.12 → 0.08 s, per 400-line answer 0.67 → 0.52 s; a 4,000-line diff ran
- * as fast. An engine option is read when a process starts, so it goes in the server's environment; the
- * person's own setting of it wins.
- */
-export const SERVER_ENGINE_ENV: Readonly<Record<string, string>> = { BUN_JSC_useFTLJIT: "0" };
-
 async function launchDeviceServer(
 	dataDir: string,
 	env: Record<string, string | undefined>,
@@ -113,6 +105,7 @@ async function launchDeviceServer(
 		const child = spawn(command[0]!, command.slice(1), {
 			detached: true,
 			stdio: ["ignore", fd, fd],
+			// Started with the server's engine options (see there), so it need not start itself again.
 			env: { ...SERVER_ENGINE_ENV, ...env, P2_DATA_DIR: dataDir },
 			cwd: homedir(),
 		});

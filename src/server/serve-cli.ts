@@ -1,5 +1,6 @@
 import { parseArgs } from "node:util";
 import { errorText } from "../protocol/errors.ts";
+import { hasServerEngine, SERVER_ENGINE_ENV } from "../protocol/server-engine.ts";
 import { buildId } from "./build-id.ts";
 import { defaultGuestBundle, isDevelopmentBuild } from "./bundle.ts";
 import { useServerValidators } from "./checks.ts";
@@ -129,6 +130,25 @@ async function deviceServer(): Promise<number> {
 	}
 }
 
+/**
+ * A server started by hand runs with the same engine options as this device's (`SERVER_ENGINE_ENV`): the
+ * process starts itself again with them, once, before it does anything else. Where a process cannot replace
+ * itself (Windows), or the options are already set, it runs as it is.
+ */
+function restartWithServerEngine(execve = process.execve): void {
+	if (hasServerEngine(process.env) || process.platform === "win32" || typeof execve !== "function") return;
+	const compiled = Bun.main.startsWith("/$bunfs/") || /^B:[\\/]~BUN[\\/]/.test(Bun.main);
+	// The executable takes its own arguments; Bun takes its flags and the script first.
+	const args = compiled
+		? [process.execPath, ...process.argv.slice(2)]
+		: [process.execPath, ...process.execArgv, ...process.argv.slice(1)];
+	try {
+		execve(process.execPath, args, { ...SERVER_ENGINE_ENV, ...process.env });
+	} catch (error) {
+		console.error(`p2 serve: running without the server's engine options (${errorText(error)})`);
+	}
+}
+
 export async function serveCommand(argv: string[]): Promise<number> {
 	let args: ReturnType<typeof parseServeArgs>;
 	try {
@@ -141,6 +161,7 @@ export async function serveCommand(argv: string[]): Promise<number> {
 		console.log(USAGE);
 		return 0;
 	}
+	restartWithServerEngine();
 	useServerValidators(await loadServerValidators());
 	if (args.device) return deviceServer();
 	try {

@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { removeHome } from "../support/device-server.ts";
+import { readServerInfo, SERVER_INFO_FILE } from "../../src/protocol/server-info.ts";
+import { removeHome, stopDeviceServer } from "../support/device-server.ts";
 import { type PtyRun, runInPty } from "../support/pty.ts";
 import { waitUntil } from "../support/wait.ts";
 
@@ -139,8 +140,38 @@ describe("the compiled executable", () => {
 			expect(await run.exited).toBe(0);
 			expectRestored(run);
 			expect(existsSync(marker)).toBe(false);
+			// Its servers run with the server's engine options: this device's (started so), and one started by
+			// hand (the executable starts itself again with them, taking its own arguments).
+			const device = readServerInfo(JSON.parse(readFileSync(join(out, "data", SERVER_INFO_FILE), "utf8")));
+			expect(engineOf(device!.pid)).toBe("BUN_JSC_useFTLJIT=0");
+			await stopDeviceServer(join(out, "data"));
+			const serve = Bun.spawn([exe, "serve", "--port", "0"], {
+				cwd: out,
+				env: { ...bare, P2_DATA_DIR: join(out, "served") },
+				stdout: "pipe",
+				stderr: "pipe",
+			});
+			try {
+				let said = "";
+				for await (const chunk of serve.stdout) {
+					said += new TextDecoder().decode(chunk);
+					if (said.includes("Owner link")) break;
+				}
+				expect(said).toContain("Owner link");
+				expect(engineOf(serve.pid)).toBe("BUN_JSC_useFTLJIT=0");
+			} finally {
+				serve.kill();
+				await serve.exited;
+			}
 		} finally {
 			await removeHome(out);
 		}
 	}, 60000);
 });
+
+/** The engine option a process was started with (Linux: its environment). */
+function engineOf(pid: number): string | undefined {
+	return readFileSync(`/proc/${pid}/environ`, "utf8")
+		.split("\0")
+		.find((entry) => entry.startsWith("BUN_JSC_useFTLJIT="));
+}
