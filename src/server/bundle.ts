@@ -14,7 +14,7 @@ const DEFERRED_ARKTYPE = join(ROOT, "src", "protocol", "ark.ts");
 const PRECOMPILED = "p2:precompiled-validators";
 const DEFERRED_LOADER = join(ROOT, "src", "guest", "deferred-module.ts");
 /** Modules the UI needs only for some answers (syntax highlighting, diagrams): each is carried as text. */
-export const DEFERRED_DIR = join(ROOT, "src", "ui", "deferred");
+const DEFERRED_DIR = join(ROOT, "src", "ui", "deferred");
 const NODE_BUILTINS = /^(node:)?(fs|path|os|url|child_process|module|perf_hooks|crypto|util|tty|events|stream)(\/.*)?$/;
 
 /**
@@ -70,7 +70,7 @@ export const guestValidatorsPlugin: BunPlugin = {
  * sandbox plugin, as a CommonJS factory with the bound globals; the text is part of the bundle, so its hash
  * covers it and nothing is fetched later.
  */
-export function deferredModulesPlugin(factories: ReadonlyMap<string, string>): BunPlugin {
+function deferredModulesPlugin(factories: ReadonlyMap<string, string>): BunPlugin {
 	return {
 		name: "p2-guest-deferred",
 		setup(build) {
@@ -95,7 +95,7 @@ export function deferredModulesPlugin(factories: ReadonlyMap<string, string>): B
  * Each deferred module's factory by its path (see `deferredModulesPlugin`), built before the bundle: a build
  * run inside another's plugin never ends.
  */
-export async function deferredFactories(minify: boolean): Promise<Map<string, string>> {
+async function deferredFactories(minify: boolean): Promise<Map<string, string>> {
 	const files = [...new Bun.Glob("*.ts").scanSync({ cwd: DEFERRED_DIR, absolute: true })];
 	return new Map(await Promise.all(files.map(async (path) => [path, await deferredFactory(path, minify)] as const)));
 }
