@@ -7,7 +7,6 @@
 
 import type { ConnectionState, StartData, WorkerMessage } from "../protocol/channel.ts";
 import { errorText } from "../protocol/errors.ts";
-import { ProcessTerminal, type Terminal } from "../protocol/pi-tui-parts.ts";
 import { closeForwards } from "./actions/forward.ts";
 import type { LaunchArgs } from "./args.ts";
 import { keepBackgroundThreadsLow } from "./background-threads.ts";
@@ -28,6 +27,7 @@ import {
 	watchPreferences,
 } from "./local-preferences.ts";
 import type { MousePolicy } from "./output-filter.ts";
+import { ProcessTerminal, type Terminal } from "./pi-tui-terminal.ts";
 import { privilegedKeys } from "./privileged-keys.ts";
 import type { SandboxLimits } from "./sandbox.ts";
 import { SelectionGesture } from "./selection-gesture.ts";

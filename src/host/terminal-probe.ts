@@ -4,8 +4,8 @@
  * worker's own queries are filtered out), and the few environment facts pi-tui reads.
  */
 import type { Capabilities, TerminalColors } from "../protocol/channel.ts";
-import { parseOscColorResponse, type Terminal } from "../protocol/pi-tui-parts.ts";
 import type { MousePolicy } from "./output-filter.ts";
+import { parseOscColorResponse, type Terminal } from "./pi-tui-terminal.ts";
 
 /** Terminal facts pi-tui reads from the environment; nothing else of the person's environment is shared. */
 const SHARED_ENV = ["TERM", "TERM_PROGRAM", "COLORTERM", "TERMINAL_EMULATOR"];
