@@ -1,4 +1,3 @@
-import { spawn } from "node:child_process";
 import { type Dirent, statSync } from "node:fs";
 import { mkdir, readdir, readFile, realpath, stat, writeFile } from "node:fs/promises";
 import { homedir } from "node:os";
@@ -13,6 +12,7 @@ import {
 	fileErrorText,
 	type PathInfo,
 } from "./environment.ts";
+import { spawn } from "./spawn.ts";
 
 function killGroup(pid: number | undefined): void {
 	if (!pid) return;

@@ -3,7 +3,7 @@
  * (ControlMaster/ControlPersist), so only the first pays for the handshake. Host keys are checked strictly
  * against the server's own known-hosts file; the target needs a POSIX shell, and bash for `bash` and `!`.
  */
-import { spawn } from "node:child_process";
+
 import { posix } from "node:path";
 import type { SshEnvConfig } from "./config.ts";
 import {
@@ -17,6 +17,7 @@ import {
 	fileErrorText,
 	type PathInfo,
 } from "./environment.ts";
+import { spawn } from "./spawn.ts";
 
 export interface SshPlaces {
 	/** The known-hosts file ssh trusts, and nothing else (`<data>/known_hosts`). */
