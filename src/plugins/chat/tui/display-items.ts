@@ -106,7 +106,6 @@ export function committedItems(entries: readonly ChatEntry[], view: ViewOptions)
 	return { items, toolCallIds, shownWith };
 }
 
-/** What runs now: the streaming answer, its tool calls, running tools and a running shell command. */
 type Live = NonNullable<ChatState["live"]>;
 
 /** The answer being written, as the transcript shows it. */
@@ -155,6 +154,7 @@ function sameBut<T extends object>(a: T, b: T, key: keyof T & string): boolean {
 	return keys.every((k) => k === key || (Object.hasOwn(b, k) && Object.is(a[k as keyof T], b[k as keyof T])));
 }
 
+/** What runs now: the streaming answer, its tool calls, running tools and a running shell command. */
 function liveItems(
 	state: Pick<ChatState, "live" | "shell">,
 	committedToolCalls: ReadonlySet<string>,
