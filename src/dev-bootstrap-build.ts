@@ -1,7 +1,7 @@
-import { renameSync, rmSync, writeFileSync } from "node:fs";
+import { renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { BOOTSTRAP_CACHE, BOOTSTRAP_SOURCE, bootstrapKey, INPUTS_FILE, ROOT } from "./dev-bootstrap.ts";
-import { cachedPath, keepMade } from "./server/sources-cache.ts";
+import { keepMade } from "./server/sources-cache.ts";
 
 /**
  * Builds the worker's bootstrap into one script for `devBootstrap` (see there): CommonJS and strict, as the
@@ -26,18 +26,8 @@ export async function buildBootstrap(cacheDir = BOOTSTRAP_CACHE): Promise<void> 
 		.map((path) => join(ROOT, path))
 		.filter((path) => !path.includes("/node_modules/"))
 		.sort();
-	const key = bootstrapKey(inputs);
-	// The bytecode first: its script, once there, is read with it.
-	const compiled = `${cachedPath(cacheDir, key)}.jsc`;
-	try {
-		if (bytecode) {
-			writeFileSync(`${compiled}.${process.pid}.tmp`, new Uint8Array(await bytecode.arrayBuffer()));
-			renameSync(`${compiled}.${process.pid}.tmp`, compiled);
-		}
-	} catch {
-		rmSync(`${compiled}.${process.pid}.tmp`, { force: true });
-	}
-	if (!keepMade(cacheDir, key, await output.text())) return;
+	const compiled = bytecode ? new Uint8Array(await bytecode.arrayBuffer()) : undefined;
+	if (!keepMade(cacheDir, bootstrapKey(inputs), await output.text(), compiled)) return;
 	// Written after the script it names, whole, then renamed: a reader never finds a list whose script is missing.
 	const list = join(cacheDir, INPUTS_FILE);
 	const temp = `${list}.${process.pid}.tmp`;

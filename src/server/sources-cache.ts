@@ -33,16 +33,25 @@ export function cachedPath(cacheDir: string, key: string): string {
 }
 
 /**
- * Keeps `text` under `key` (written whole, then renamed, so a reader never sees half of it) and removes all but
- * the two newest others (with their bytecode, if any). False when it could not be written: the next start makes it again.
+ * Keeps `text` under `key` (written whole, then renamed, so a reader never sees half of it), with its `bytecode`
+ * beside it when given (written first: the script, once there, is read with it), and removes all but the two
+ * newest others (with their bytecode). False when it could not be written: the next start makes it again.
  */
-export function keepMade(cacheDir: string, key: string, text: string): boolean {
+export function keepMade(cacheDir: string, key: string, text: string, bytecode?: Uint8Array): boolean {
 	const path = cachedPath(cacheDir, key);
+	const written = (file: string, data: string | Uint8Array) => {
+		const temp = `${file}.${process.pid}.tmp`;
+		try {
+			writeFileSync(temp, data);
+			renameSync(temp, file);
+		} finally {
+			rmSync(temp, { force: true });
+		}
+	};
 	try {
 		mkdirSync(cacheDir, { recursive: true });
-		const temp = `${path}.${process.pid}.tmp`;
-		writeFileSync(temp, text);
-		renameSync(temp, path);
+		if (bytecode) written(`${path}.jsc`, bytecode);
+		written(path, text);
 		const old = readdirSync(cacheDir)
 			.filter((name) => name.endsWith(".js") && name !== `${key}.js`)
 			.map((name) => ({ name, at: statSync(join(cacheDir, name)).mtimeMs }))

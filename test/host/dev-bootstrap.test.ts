@@ -63,11 +63,11 @@ describe("the worker's bootstrap from source, kept built", () => {
 		cache = mkdtempSync(join(tmpdir(), "p2-bootstrap-"));
 		const { keepMade } = await import("../../src/server/sources-cache.ts");
 		for (const [i, key] of ["a", "b", "c", "d"].entries()) {
-			writeFileSync(join(cache, `${key}.js.jsc`), "bytecode");
-			expect(keepMade(cache, key, `// ${key}`)).toBe(true);
+			expect(keepMade(cache, key, `// ${key}`, new TextEncoder().encode(`bytecode ${key}`))).toBe(true);
 			utimesSync(join(cache, `${key}.js`), i + 1, i + 1);
 		}
 		expect(readdirSync(cache).sort()).toEqual(["b.js", "b.js.jsc", "c.js", "c.js.jsc", "d.js", "d.js.jsc"]);
+		expect(readFileSync(join(cache, "d.js.jsc"), "utf8")).toBe("bytecode d");
 	});
 
 	test("a source changed since the build: the source again, not the stale script", async () => {
