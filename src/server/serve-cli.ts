@@ -135,15 +135,15 @@ async function deviceServer(): Promise<number> {
  * process starts itself again with them, once, before it does anything else. Where a process cannot replace
  * itself (Windows), or the options are already set, it runs as it is.
  */
-function restartWithServerEngine(execve = process.execve): void {
-	if (hasServerEngine(process.env) || process.platform === "win32" || typeof execve !== "function") return;
+function restartWithServerEngine(): void {
+	if (hasServerEngine(process.env) || process.platform === "win32" || typeof process.execve !== "function") return;
 	const compiled = Bun.main.startsWith("/$bunfs/") || /^B:[\\/]~BUN[\\/]/.test(Bun.main);
 	// The executable takes its own arguments; Bun takes its flags and the script first.
 	const args = compiled
 		? [process.execPath, ...process.argv.slice(2)]
 		: [process.execPath, ...process.execArgv, ...process.argv.slice(1)];
 	try {
-		execve(process.execPath, args, { ...SERVER_ENGINE_ENV, ...process.env });
+		process.execve(process.execPath, args, { ...SERVER_ENGINE_ENV, ...process.env });
 	} catch (error) {
 		console.error(`p2 serve: running without the server's engine options (${errorText(error)})`);
 	}
