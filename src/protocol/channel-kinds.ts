@@ -5,12 +5,21 @@
  */
 export const MAX_OUTPUT_CHARS = 1024 * 1024;
 export const MAX_FRAME_CHARS = 1024 * 1024;
+/** The largest frame a server may send (a snapshot of a long transcript); the launcher relays none larger. */
+export const MAX_SERVER_FRAME_CHARS = 8 * MAX_FRAME_CHARS;
 export const MAX_LOG_CHARS = 4096;
 export const MAX_SNAPSHOT_CHARS = 1024 * 1024;
 /** Text the launcher copies or hands to the external editor. */
 export const MAX_COPY_CHARS = 1024 * 1024;
 /** The transcript the UI leaves on the terminal when it exits (pi's fullscreenExitOutput). */
 export const MAX_EXIT_TEXT_CHARS = 512 * 1024;
+/**
+ * What the worker's bootstrap lets through in one second, whatever the guest posts; the rest is dropped in the
+ * worker. Well above the launcher's own budgets (which say what was dropped), it bounds what can queue up on
+ * the launcher's side of the channel: a queue of large messages left there stalls the launcher's thread for
+ * seconds when the worker is ended (seen with Bun 1.4.5).
+ */
+export const WORKER_FLOOD_LIMITS = { messages: 10_000, chars: 32 * 1024 * 1024 } as const;
 
 export const WORKER_MESSAGE_KINDS: readonly string[] = [
 	"ready",

@@ -1,5 +1,6 @@
 import { type } from "./ark.ts";
 import { arktypeChecks } from "./arktype-checks.ts";
+import { MAX_SERVER_FRAME_CHARS } from "./channel-kinds.ts";
 import { REFUSAL_CODES } from "./codes.ts";
 import { lazy } from "./lazy.ts";
 import { PatchOp } from "./patch.ts";
@@ -97,7 +98,7 @@ export function parseClientFrame(
 /** `checks`: the guest passes its precompiled validators; elsewhere the arktype schema checks. */
 export function parseServerFrame(
 	text: string,
-	maxBytes = 8 * MAX_FRAME_BYTES,
+	maxBytes = MAX_SERVER_FRAME_CHARS,
 	checks: SchemaChecks = arktypeChecks,
 ): ParseResult<ServerFrame> {
 	return parseWith<ServerFrame>(text, maxBytes, (data) => checks.check(SERVER_FRAME_KEY, ServerFrame, data));

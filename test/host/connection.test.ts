@@ -1,8 +1,10 @@
 import { expect, test } from "bun:test";
-import { ServerConnection } from "../../src/host/connection.ts";
+import { ServerConnection, type ServerFault } from "../../src/host/connection.ts";
 import type { ConnectionState } from "../../src/protocol/channel.ts";
+import { MAX_SERVER_FRAME_CHARS } from "../../src/protocol/channel-kinds.ts";
 import { CLOSE_CODES } from "../../src/protocol/codes.ts";
 import { SOCKET_PATH } from "../../src/protocol/server-info.ts";
+import { waitUntil } from "../support/wait.ts";
 
 test("a socket the server closed as too slow is reconnected at once, not taken for a sign-out", async () => {
 	let sockets = 0;
@@ -44,6 +46,58 @@ test("a socket the server closed as too slow is reconnected at once, not taken f
 		expect(states).toEqual(["connecting", "open", "closed", "connecting", "open"]);
 		expect(refreshed).toBe(1);
 		expect(signedOut).toBe(false);
+	} finally {
+		connection.close();
+		server.stop(true);
+	}
+});
+
+test("a frame larger than the UI takes is never relayed: the socket is closed, the fault told, and each retry waits longer", async () => {
+	const closes: number[] = [];
+	let sockets = 0;
+	const server = Bun.serve({
+		hostname: "127.0.0.1",
+		port: 0,
+		fetch(req, srv) {
+			if (new URL(req.url).pathname === SOCKET_PATH && srv.upgrade(req)) return undefined;
+			return new Response(null, { status: 200 });
+		},
+		websocket: {
+			maxPayloadLength: 64 * 1024 * 1024,
+			open(ws) {
+				sockets++;
+				ws.send("x".repeat(MAX_SERVER_FRAME_CHARS + 1));
+			},
+			message() {},
+			close(_ws, code) {
+				closes.push(code);
+			},
+		},
+	});
+	const frames: number[] = [];
+	const faults: ServerFault[] = [];
+	const threeFaults = Promise.withResolvers<void>();
+	const connection = new ServerConnection({
+		origin: () => `http://127.0.0.1:${server.port}`,
+		credentials: () => ({}),
+		onFrame: (text) => frames.push(text.length),
+		onState: () => {},
+		onSignedOut: () => {},
+		faultBackoffMs: 20,
+		onFault: (fault) => {
+			faults.push(fault);
+			if (faults.length === 3) threeFaults.resolve();
+		},
+	});
+	try {
+		connection.connect();
+		await threeFaults.promise;
+		expect(frames).toEqual([]);
+		expect(faults.map((f) => f.retryMs)).toEqual([20, 40, 80]);
+		expect(faults[0]!.text).toBe("The server sent a frame of 8.0 MiB; p2 takes at most 8 MiB.");
+		await waitUntil(() => closes.length >= 3, "the server to see the sockets closed");
+		expect(closes.slice(0, 3)).toEqual([1009, 1009, 1009]);
+		expect(sockets).toBe(3);
 	} finally {
 		connection.close();
 		server.stop(true);
