@@ -8,7 +8,12 @@
 
 import "ses";
 import type { GuestEntry, GuestHost, LauncherMessage, StartData } from "../protocol/channel.ts";
-import { LAUNCHER_MESSAGE_KINDS, MAX_OUTPUT_CHARS, WORKER_MESSAGE_KINDS } from "../protocol/channel-kinds.ts";
+import {
+	LAUNCHER_MESSAGE_KINDS,
+	MAX_OUTPUT_CHARS,
+	WORKER_FLOOD_LIMITS,
+	WORKER_MESSAGE_KINDS,
+} from "../protocol/channel-kinds.ts";
 import { installRegExpMethods } from "./regexp-methods.ts";
 
 /** Room for a message's envelope around its largest field. */
@@ -31,6 +36,30 @@ const heapSize: () => number = (() => {
 
 function report(message: string): void {
 	post({ kind: "error", message: message.slice(0, 4000) });
+}
+
+/** This second's share of the flood limits, taken by every message the guest posts. */
+const flood = { second: -1, messages: 0, chars: 0, told: false };
+
+/** Whether a guest message of `chars` fits this second's limits; the first one over is reported. */
+function withinFloodLimits(chars: number): boolean {
+	const second = Math.floor(performance.now() / 1000);
+	if (second !== flood.second) {
+		flood.second = second;
+		flood.messages = 0;
+		flood.chars = 0;
+		flood.told = false;
+	}
+	if (flood.messages + 1 <= WORKER_FLOOD_LIMITS.messages && flood.chars + chars <= WORKER_FLOOD_LIMITS.chars) {
+		flood.messages += 1;
+		flood.chars += chars;
+		return true;
+	}
+	if (!flood.told) {
+		flood.told = true;
+		report("the UI posted more than the worker lets through in a second; the rest was dropped");
+	}
+	return false;
 }
 
 /**
@@ -163,7 +192,10 @@ function start(entry: GuestEntry, startData: StartData): void {
 		// The launcher validates every message against the full schema; this refuses the obvious at once.
 		post(message: unknown) {
 			const output = outputText(message);
-			if (output !== undefined) return post({ kind: "output", data: output });
+			if (output !== undefined) {
+				if (withinFloodLimits(output.length)) post({ kind: "output", data: output });
+				return;
+			}
 			let text: string | undefined;
 			try {
 				text = JSON.stringify(message);
@@ -175,7 +207,7 @@ function start(entry: GuestEntry, startData: StartData): void {
 			if (!copy || typeof copy.kind !== "string" || !WORKER_MESSAGE_KINDS.includes(copy.kind)) {
 				throw new TypeError("not a worker message: unknown kind");
 			}
-			post(copy);
+			if (withinFloodLimits(text.length)) post(copy);
 		},
 		onMessage(next: unknown) {
 			if (typeof next !== "function") throw new TypeError("onMessage takes a function");

@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Sandbox, type SandboxLimits, type WorkerEnd } from "../../src/host/sandbox.ts";
 import type { StartData, WorkerMessage } from "../../src/protocol/channel.ts";
+import { WORKER_FLOOD_LIMITS } from "../../src/protocol/channel-kinds.ts";
 import { bindGlobals } from "../../src/server/bundle.ts";
 import { TEST_START } from "../support/start-data.ts";
 import { waitUntil } from "../support/wait.ts";
@@ -409,6 +410,45 @@ describe("hostile bundles", () => {
 		expect(chars).toBeGreaterThan(0);
 		expect(chars).toBeLessThanOrEqual(2 * 1_000_000);
 		expect(r.problems).toContain("output over the rate limit was dropped");
+	});
+
+	test("a guest posting as fast as it can: the bootstrap lets through no more than its flood limits a second", async () => {
+		// Large messages queued up on the launcher's side stalled its thread for seconds when the worker was ended.
+		let chars = 0;
+		let messages = 0;
+		const done = Promise.withResolvers<void>();
+		const errors: string[] = [];
+		const sandbox = new Sandbox({
+			bundle: {
+				source: `globalThis.p2Guest = { start(host) {
+					const chunk = "x".repeat(1024 * 1024);
+					const started = Date.now();
+					while (Date.now() - started < 1200) host.post({ kind: "output", data: chunk });
+					setTimeout(() => host.post({ kind: "log", level: "warn", text: "done" }), 1000);
+				} };`,
+				hash: "test",
+			},
+			start: START,
+			limits: { outputCharsPerSecond: 2 ** 40 },
+			onMessage(m) {
+				messages++;
+				if (m.kind === "output") chars += m.data.length;
+				if (m.kind === "error") errors.push(m.message);
+				if (m.kind === "log" && m.text === "done") done.resolve();
+			},
+			onProblem: () => {},
+			onEnd: () => done.resolve(),
+		});
+		try {
+			await done.promise;
+		} finally {
+			sandbox.terminate();
+		}
+		// The loop spans at most three of the bootstrap's one-second windows.
+		expect(chars).toBeGreaterThan(0);
+		expect(chars).toBeLessThanOrEqual(3 * WORKER_FLOOD_LIMITS.chars);
+		expect(messages).toBeLessThanOrEqual(3 * WORKER_FLOOD_LIMITS.messages + 10);
+		expect(errors).toContain("the UI posted more than the worker lets through in a second; the rest was dropped");
 	});
 
 	test("an endless loop: the launcher stays responsive and ends the worker", async () => {
