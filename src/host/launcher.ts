@@ -11,7 +11,7 @@ import { closeForwards } from "./actions/forward.ts";
 import type { LaunchArgs } from "./args.ts";
 import { keepBackgroundThreadsLow } from "./background-threads.ts";
 import { type Clock, realClock } from "./clock.ts";
-import { ServerConnection } from "./connection.ts";
+import { ServerConnection, type ServerFault } from "./connection.ts";
 import { exitTranscript, resumeHint } from "./exit-output.ts";
 import { FilePicker } from "./file-picker.ts";
 import { createInputRouter } from "./input-router.ts";
@@ -27,12 +27,14 @@ import {
 	watchPreferences,
 } from "./local-preferences.ts";
 import type { MousePolicy } from "./output-filter.ts";
+import { OutputPacing } from "./output-pacing.ts";
 import { ProcessTerminal, type Terminal } from "./pi-tui-terminal.ts";
 import { privilegedKeys } from "./privileged-keys.ts";
-import type { SandboxLimits } from "./sandbox.ts";
+import { DEFAULT_LIMITS, type SandboxLimits } from "./sandbox.ts";
 import { SelectionGesture } from "./selection-gesture.ts";
 import { serverHttp } from "./server-http.ts";
 import { TerminalModes } from "./terminal-modes.ts";
+import { TerminalOutput, type TerminalSink, ttySink } from "./terminal-output.ts";
 import { defaultMouse, sharedEnv, TerminalProbe } from "./terminal-probe.ts";
 import { mark } from "./timeline.ts";
 import { ConsentScreen } from "./trusted-ui.ts";
@@ -51,6 +53,8 @@ export interface LauncherOptions {
 	/** How often the launcher asks for a newer bundle (also after every reconnect). */
 	readonly bundleCheckMs?: number;
 	readonly terminal?: Terminal & { readonly modifyOtherKeysActive?: boolean };
+	/** How the terminal is written to: the process' own output, or `terminal.write` for a given terminal. */
+	readonly terminalSink?: TerminalSink;
 	readonly mouse?: MousePolicy;
 	readonly limits?: Partial<SandboxLimits>;
 	/** The session last open on this server, and where to remember the next one (remote servers). */
@@ -78,13 +82,24 @@ const QUESTION_MS = 2000;
 /** When kitty keyboard negotiation may have finished after start: the UI is told if it did. */
 const CAPABILITY_CHECKS_MS = [50, 150, 400, 1000];
 const SESSION_ID = /^[0-9a-f-]{36}$/;
+/** How long a leaving launcher waits for the terminal to take the piece in flight and the reset after it. */
+const LEAVING_MS = 300;
 
 export async function runLauncher(options: LauncherOptions): Promise<LauncherResult> {
 	const terminal = options.terminal ?? new ProcessTerminal();
+	const output = new TerminalOutput(
+		options.terminalSink ??
+			(options.terminal
+				? (data, done) => {
+						terminal.write(data);
+						done();
+					}
+				: ttySink(process.stdout.fd)),
+	);
 	const clock = options.clock ?? realClock;
 	const mouse = options.mouse ?? defaultMouse(options.env);
 	const modes = new TerminalModes();
-	const status = new LauncherStatus((data) => terminal.write(data));
+	const status = new LauncherStatus((data) => output.write(data));
 	const probe = new TerminalProbe(terminal, options.env);
 	const problems: string[] = [];
 	const problem = (text: string) => {
@@ -117,11 +132,20 @@ export async function runLauncher(options: LauncherOptions): Promise<LauncherRes
 	let privileged = privilegedKeys(keyPlatform(), preferences.keybindings, KEY_ACTIONS);
 
 	const show = (data: string) => {
-		if (!finished) terminal.write(data);
+		if (!finished) output.write(data);
 	};
 	const size = () => ({ columns: terminal.columns, rows: terminal.rows });
 	const consent = new ConsentScreen(show, size, { clock });
 	const picker = new FilePicker(show, size);
+	const uiOnScreen = () => !consent.active && !picker.active && !lending && !finished;
+	const pacing = new OutputPacing({
+		output,
+		clock,
+		outputCharsPerSecond: options.limits?.outputCharsPerSecond ?? DEFAULT_LIMITS.outputCharsPerSecond,
+		notify: (notice) => consent.notify(notice),
+		uiOnScreen,
+		redraw: () => redraw(),
+	});
 	/** The worker whose question is on screen, and the session it was asked for. */
 	let asking: { worker: GuestWorker; session: string | undefined } | undefined;
 
@@ -168,8 +192,9 @@ export async function runLauncher(options: LauncherOptions): Promise<LauncherRes
 		clock,
 		// Nothing of the worker's reaches the screen while the launcher's own is up; it redraws after.
 		show: (data) => {
-			if (!consent.active && !picker.active && !lending) show(data);
+			if (uiOnScreen()) pacing.show(data);
 		},
+		outputDropped: () => pacing.overBudget(),
 		onMessage: (worker, message, current) => onWorkerMessage(worker, message, current),
 		onGone: (worker) => {
 			if (asking?.worker !== worker) return;
@@ -185,6 +210,30 @@ export async function runLauncher(options: LauncherOptions): Promise<LauncherRes
 		onGiveUp: () => end({ code: 1, problems }),
 		problem,
 	});
+
+	/** The UI draws its whole screen again, on a terminal whose modes are as it last set them. */
+	function redraw(): void {
+		if (finished) return;
+		show(modes.restore());
+		workers.post({ kind: "redraw" });
+	}
+
+	/** The server broke the protocol (a frame too large): told once a run; the connection waits longer each time. */
+	let toldFault = false;
+	const serverFault = (fault: ServerFault) => {
+		problem(fault.text);
+		if (toldFault || finished) return;
+		toldFault = true;
+		void consent
+			.notify({
+				title: "The server sent more than p2 accepts",
+				lines: [
+					fault.text,
+					`p2 closed the connection and connects again in ${Math.round(fault.retryMs / 1000)} s, waiting longer each time this happens. A server that keeps doing so is broken or hostile.`,
+				],
+			})
+			.then(redraw);
+	};
 
 	const questions = new Map<string, (text: string | null) => void>();
 	let questionCount = 0;
@@ -266,6 +315,7 @@ export async function runLauncher(options: LauncherOptions): Promise<LauncherRes
 		lend: async (work) => {
 			lending = true;
 			show(modes.lend() + status.clear());
+			await output.idle();
 			terminal.stop();
 			try {
 				return await work();
@@ -274,11 +324,7 @@ export async function runLauncher(options: LauncherOptions): Promise<LauncherRes
 				if (!finished) terminal.start(onInput, onResize);
 			}
 		},
-		redraw: () => {
-			if (finished) return;
-			show(modes.restore());
-			workers.post({ kind: "redraw" });
-		},
+		redraw: () => redraw(),
 		preferencesChanged: () => watcher.check(),
 		editorCommand: () => splitCommand(editorCommand(prefPaths, options.env, process.platform)),
 		selectionGesture: () => gesture.take(),
@@ -322,6 +368,7 @@ export async function runLauncher(options: LauncherOptions): Promise<LauncherRes
 			workers.post({ kind: "connection", state });
 		},
 		onSignedOut: () => end({ code: 1, signedOut: true, problems }),
+		onFault: serverFault,
 		beforeReconnect: options.target.refresh,
 	});
 
@@ -369,7 +416,9 @@ export async function runLauncher(options: LauncherOptions): Promise<LauncherRes
 	const timers: ReturnType<typeof setInterval>[] = [];
 	const end = (result: LauncherResult) => {
 		if (finished) return;
-		terminal.write(modes.cleanup() + status.clear());
+		// What still waits for a slow terminal is dropped: the reset goes out right after the piece in flight.
+		output.discard();
+		output.write(modes.cleanup() + status.clear());
 		finished = true;
 		for (const timer of timers) clearInterval(timer);
 		stopLowering?.();
@@ -379,10 +428,20 @@ export async function runLauncher(options: LauncherOptions): Promise<LauncherRes
 		workers.stop();
 		closeForwards();
 		connection.close();
-		terminal.stop();
 		process.off("exit", onProcessExit);
 		releaseLog();
-		finish(result);
+		// pi-tui's terminal writes its own resets itself, synchronously: after the launcher's, never before.
+		let left = false;
+		const leave = () => {
+			if (left) return;
+			left = true;
+			clearTimeout(waiting);
+			terminal.stop();
+			finish(result);
+		};
+		// A terminal that takes nothing at all does not keep p2 from ending.
+		const waiting = setTimeout(leave, LEAVING_MS);
+		void output.idle().then(leave);
 	};
 	const onProcessExit = () => {
 		if (!finished) process.stdout.write(modes.cleanup());
@@ -391,7 +450,7 @@ export async function runLauncher(options: LauncherOptions): Promise<LauncherRes
 
 	terminal.start(onInput, onResize);
 	// The launcher asks the terminal for its colors itself (the worker's queries are filtered out).
-	terminal.write(probe.askColors((colors) => workers.post({ kind: "terminalColors", colors })));
+	output.write(probe.askColors((colors) => workers.post({ kind: "terminalColors", colors })));
 	setTimeout(() => probe.finishColors(), COLOR_QUERY_MS);
 	for (const ms of CAPABILITY_CHECKS_MS) setTimeout(checkCapabilities, ms);
 

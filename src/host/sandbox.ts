@@ -27,7 +27,8 @@ export const DEFAULT_LIMITS: SandboxLimits = {
 	maxRssGrowthBytes: 1536 * 1024 * 1024,
 	framesPerSecond: 2000,
 	frameCharsPerSecond: 16 * 1024 * 1024,
-	outputCharsPerSecond: 64 * 1024 * 1024,
+	// About what a terminal can take: a full redraw of a large screen (250×70) is some tens of KiB.
+	outputCharsPerSecond: 4 * 1024 * 1024,
 	logsPerSecond: 50,
 };
 
@@ -38,6 +39,8 @@ export interface SandboxOptions {
 	onMessage(message: WorkerMessage): void;
 	/** Something the worker did wrong (a bad message, over a budget); shown to developers, never fatal. */
 	onProblem(text: string): void;
+	/** The worker's output went over its budget and was dropped (said once per window). */
+	onOutputDropped?(): void;
 	/** The worker is gone; called once. */
 	onEnd(reason: WorkerEnd, detail: string): void;
 	readonly limits?: Partial<SandboxLimits>;
@@ -145,7 +148,11 @@ export class Sandbox {
 				break;
 			case "output":
 				if (!this.#budget.take("output", message.data.length, limits.outputCharsPerSecond)) {
-					return this.#drop("output", "output over the rate limit was dropped");
+					if (this.#budget.firstRefusal("output")) {
+						this.#options.onProblem("output over the rate limit was dropped");
+						this.#options.onOutputDropped?.();
+					}
+					return;
 				}
 				break;
 			case "log":

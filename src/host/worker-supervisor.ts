@@ -41,6 +41,8 @@ export interface SupervisorOptions {
 	readonly clock: Clock;
 	/** The filtered output of the worker on screen. */
 	show(data: string): void;
+	/** The worker on screen wrote more than its budget; the rest of it was dropped. */
+	outputDropped(): void;
 	/** Every other message, with whether its worker is the one on screen. */
 	onMessage(worker: GuestWorker, message: WorkerMessage, current: boolean): void;
 	/** A worker went away (crash, swap, exit): questions it asked are withdrawn. */
@@ -134,6 +136,9 @@ export class WorkerSupervisor {
 				}
 			},
 			onProblem: (text) => this.#options.problem(text),
+			onOutputDropped: () => {
+				if (this.isCurrent(worker as GuestWorker)) this.#options.outputDropped();
+			},
 			onEnd: (why, detail) => this.#ended(worker as GuestWorker, why, detail),
 		});
 		worker.sandbox = sandbox;

@@ -1,7 +1,7 @@
 /**
- * Issue 16, end to end: a p2 server that serves an attack bundle (or refuses to serve one), and the real p2
- * launcher in a pseudo-terminal. What the worker wrote must never reach the terminal raw, and a fatal
- * start-up error must end p2 with one line.
+ * Issues 16 and 36, end to end: a p2 server that serves an attack bundle (or refuses to serve one), and the
+ * real p2 launcher in a pseudo-terminal. What the worker wrote must never reach the terminal raw, a fatal
+ * start-up error must end p2 with one line, and no flood of output keeps the emergency exit from ending p2.
  */
 import { afterEach, describe, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -12,6 +12,12 @@ import { defaultPlugins } from "../../src/server/plugins.ts";
 import { type P2Server, startServer } from "../../src/server/server.ts";
 import { MAIN } from "../support/fake-home.ts";
 import { runInPty } from "../support/pty.ts";
+import { waitUntil } from "../support/wait.ts";
+
+/** What the launcher's own screen says when the UI wrote more than a terminal can take. */
+const TOLD = "The UI wrote more than a terminal can take";
+/** How long p2 may take to end after three Ctrl+C, on a busy machine (it takes milliseconds). */
+const EXIT_BOUND_MS = 5000;
 
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
@@ -76,6 +82,50 @@ describe("a hostile server against the real launcher", () => {
 		expect(run.term.modes.mouseTrackingMode).toBe("none");
 		expect(raw.lastIndexOf("\x1b[0 q")).toBeGreaterThan(raw.lastIndexOf("\x1b[5 q"));
 	}, 30_000);
+
+	test("an output flood to a slow terminal: three Ctrl+C still end p2 at once, and the person is told", async () => {
+		const { data, env, home } = tempHome();
+		// 1 MiB output messages as fast as the worker can post them, for longer than the test waits.
+		const attack = `globalThis.p2Guest = { start(host) {
+			host.post({ kind: "ready" });
+			const chunk = "x".repeat(1024 * 1024);
+			const started = Date.now();
+			while (Date.now() - started < 30000) host.post({ kind: "output", data: chunk });
+		} };`;
+		await serveBundle(data, attack);
+		// A terminal that reads about 20 MB a second (a busy emulator): its reading holds up this process too.
+		const BYTES_PER_MS = 20_000;
+		let received = 0;
+		let shown = "";
+		const decoder = new TextDecoder();
+		const proc = Bun.spawn([process.execPath, MAIN], {
+			cwd: home,
+			env,
+			terminal: {
+				cols: 100,
+				rows: 30,
+				data(_t, bytes) {
+					received += bytes.length;
+					if (shown.length < 16 * 1024 * 1024) shown += decoder.decode(bytes, { stream: true });
+					const until = performance.now() + bytes.length / BYTES_PER_MS;
+					while (performance.now() < until) {}
+				},
+			},
+		});
+		cleanups.push(() => proc.kill(9));
+		await waitUntil(
+			() => received > 4 * 1024 * 1024 || shown.includes(TOLD),
+			"the flood to reach the terminal",
+			20_000,
+		);
+		proc.terminal?.write("\x03\x03\x03");
+		// Before issue 36 p2 went on writing the flood (some 1 GiB) and did not end for as long as the test waited.
+		const ended = await Promise.race([proc.exited, Bun.sleep(EXIT_BOUND_MS).then(() => "still running")]);
+		expect(ended).toBe(130);
+		expect(shown).toContain(TOLD);
+		// Nothing near the flood reached the terminal: what a few seconds of the UI's budget allow, not gigabytes.
+		expect(received).toBeLessThan(64 * 1024 * 1024);
+	}, 60_000);
 
 	test("a fatal start-up error (the server redirects the UI bundle) ends p2 with one clear line and a non-zero status", async () => {
 		const { data, env, home } = tempHome();

@@ -1,7 +1,8 @@
 /**
- * Issue 16: a hostile server's UI against the launcher. Each test is an attack that got through before:
- * prototype pollution through savePrefs, keys that made validation throw, type-ahead consent, previews cut at
- * the terminal's width, attach answers that told the worker about local files, a consent loop, cursor shape.
+ * Issues 16 and 36: a hostile server's UI against the launcher. Each test is an attack that got through
+ * before: prototype pollution through savePrefs, keys that made validation throw, type-ahead consent, previews
+ * cut at the terminal's width, attach answers that told the worker about local files, a consent loop, cursor
+ * shape, output beyond what a terminal can take.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { chmodSync, existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -9,11 +10,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { AFTER_NO_MS } from "../../src/host/launcher-actions.ts";
 import { downloadFolder, editorCommand, preferencePaths } from "../../src/host/local-preferences.ts";
+import type { TerminalSink } from "../../src/host/terminal-output.ts";
 import { QUIET_MS } from "../../src/host/trusted-ui.ts";
+import { SOCKET_PATH } from "../../src/protocol/server-info.ts";
 import { FakeClock } from "../support/fake-clock.ts";
 import { guestBundle } from "../support/guest-bundle.ts";
 import { runWithBundle } from "../support/launcher-run.ts";
 import { startTestServer, type TestServer } from "../support/p2-server.ts";
+import { waitUntil } from "../support/wait.ts";
 
 let server: TestServer;
 beforeAll(async () => {
@@ -279,5 +283,115 @@ describe("a hostile UI against the launcher", () => {
 		expect((await run.done()).code).toBe(0);
 		const tail = terminal.output.slice(terminal.output.lastIndexOf("SHAPED;"));
 		expect(tail).toContain("\x1b[0 q");
+	}, 20000);
+
+	test("output over the UI's budget is dropped with a note on the launcher's own screen; the UI redraws after it", async () => {
+		const run = runWithBundle(
+			server,
+			guestBundle(`on("1", () => { for (let i = 0; i < 10; i++) out("F".repeat(50000)); });`),
+			{ limits: { outputCharsPerSecond: 100_000 } },
+		);
+		const { terminal } = run;
+		await terminal.until("READY;");
+		const from = terminal.mark();
+		terminal.onInput?.("1");
+		await terminal.until("The UI wrote more than a terminal can take", from);
+		await terminal.until("went over 0.1 MiB in one second", from);
+		const shown = terminal.output.slice(from);
+		expect(shown).toContain(SCREEN);
+		// Two chunks fit a second's budget (four if the chunks straddle two seconds); the rest were dropped.
+		const passed = shown.split("F".repeat(50000)).length - 1;
+		expect(passed).toBeGreaterThan(0);
+		expect(passed).toBeLessThanOrEqual(4);
+		const dismissed = terminal.mark();
+		terminal.onInput?.("\r");
+		await terminal.until("REDRAW;", dismissed);
+		const result = await run.done();
+		expect(result.problems).toContain("output over the rate limit was dropped");
+	}, 20000);
+
+	test("a terminal that reads slowly: the UI's output waits no further than a bound, and the UI redraws once it caught up", async () => {
+		const given: string[] = [];
+		const waiting: (() => void)[] = [];
+		const sink: TerminalSink = (data, done) => {
+			given.push(data);
+			waiting.push(() => done());
+		};
+		const take = () => waiting.shift()?.();
+		const run = runWithBundle(
+			server,
+			// 4,000,000 characters: within the UI's budget for a second, far more than may wait for the terminal.
+			guestBundle(`on("1", () => {
+				for (let i = 0; i < 40; i++) out("S".repeat(100000));
+				host.post({ kind: "status", action: { kind: "title", text: "SENT" } });
+			});`),
+			{ extra: { terminalSink: sink } },
+		);
+		const written = () => given.join("");
+		await waitUntil(() => {
+			take();
+			return written().includes("READY;");
+		}, "the UI to start");
+		run.terminal.onInput?.("1");
+		// The terminal takes one piece at a time until the launcher's own write after the flood reaches it.
+		await waitUntil(() => {
+			take();
+			return written().includes("\x1b]0;SENT\x07");
+		}, "the title set after the output");
+		const beforeTitle = written().slice(0, written().indexOf("\x1b]0;SENT\x07"));
+		const passed = beforeTitle.split("S").length - 1;
+		expect(passed).toBeGreaterThan(0);
+		expect(passed).toBeLessThan(1_500_000);
+		await waitUntil(() => {
+			take();
+			return written().includes("REDRAW;");
+		}, "the UI to redraw once the terminal caught up");
+		while (waiting.length) take();
+		expect((await run.done()).code).toBe(0);
+	}, 20000);
+
+	test("a server that sends a frame larger than allowed at every connection: the person is told on the launcher's own screen", async () => {
+		let sockets = 0;
+		const hostile = Bun.serve({
+			hostname: "127.0.0.1",
+			port: 0,
+			fetch(req, srv) {
+				if (new URL(req.url).pathname === SOCKET_PATH && srv.upgrade(req)) return undefined;
+				return new Response(null, { status: 200 });
+			},
+			websocket: {
+				maxPayloadLength: 128 * 1024 * 1024,
+				open(ws) {
+					sockets++;
+					ws.send("x".repeat(64 * 1024 * 1024));
+				},
+				message() {},
+			},
+		});
+		try {
+			const run = runWithBundle(
+				server,
+				guestBundle(`listen((m) => { if (m.kind === "frame") out("FRAME:" + m.text.length + ";"); });`),
+				{
+					extra: {
+						target: { kind: "device", origin: () => `http://127.0.0.1:${hostile.port}`, credentials: () => ({}) },
+					},
+				},
+			);
+			const { terminal } = run;
+			await terminal.until("READY;");
+			await terminal.until("The server sent more than p2 accepts");
+			await terminal.until("The server sent a frame of 64 MiB; p2 takes at most 8 MiB.");
+			await terminal.until("connects again in 5 s");
+			expect(terminal.output).toContain(SCREEN);
+			const dismissed = terminal.mark();
+			terminal.onInput?.("\r");
+			await terminal.until("REDRAW;", dismissed);
+			expect(terminal.output).not.toContain("FRAME:");
+			expect(sockets).toBeGreaterThanOrEqual(1);
+			expect((await run.done()).problems).toContain("The server sent a frame of 64 MiB; p2 takes at most 8 MiB.");
+		} finally {
+			hostile.stop(true);
+		}
 	}, 20000);
 });
