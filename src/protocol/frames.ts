@@ -9,6 +9,11 @@ import { CLIENT_FRAME_KEY, type SchemaChecks, SERVER_FRAME_KEY, type Verdict } f
 
 /** The largest frame either end accepts (a tool result or a page of entries fits well inside). */
 export const MAX_FRAME_BYTES = 1024 * 1024;
+/**
+ * How deeply a client's frame may nest objects and arrays: far past any real frame, and a bound for everything
+ * on the server that walks a value it was sent (checks, their words, storage) and could run out of stack.
+ */
+export const MAX_FRAME_DEPTH = 64;
 export const PROTOCOL_VERSION = 1;
 
 const Handle = lazy(() => type("1 <= number.integer <= 2147483647"));
@@ -73,8 +78,33 @@ export type ResultFrame = typeof ResultFrame.infer;
 
 export type ParseResult<T> = { ok: true; frame: T } | { ok: false; code: "bad_frame" | "too_large"; message: string };
 
-function parseWith<T>(text: string, maxBytes: number, check: (data: unknown) => Verdict): ParseResult<T> {
+/** Whether the JSON text opens more than `max` objects and arrays inside each other (outside its strings). */
+function nestsDeeperThan(text: string, max: number): boolean {
+	let depth = 0;
+	let inString = false;
+	for (let i = 0; i < text.length; i++) {
+		const c = text.charCodeAt(i);
+		if (inString) {
+			if (c === 0x5c) i++;
+			else if (c === 0x22) inString = false;
+		} else if (c === 0x22) inString = true;
+		else if (c === 0x5b || c === 0x7b) {
+			if (++depth > max) return true;
+		} else if (c === 0x5d || c === 0x7d) depth--;
+	}
+	return false;
+}
+
+function parseWith<T>(
+	text: string,
+	maxBytes: number,
+	check: (data: unknown) => Verdict,
+	maxDepth = Number.POSITIVE_INFINITY,
+): ParseResult<T> {
 	if (text.length > maxBytes) return { ok: false, code: "too_large", message: `frame over ${maxBytes} bytes` };
+	if (maxDepth !== Number.POSITIVE_INFINITY && nestsDeeperThan(text, maxDepth)) {
+		return { ok: false, code: "bad_frame", message: `frame nests deeper than ${maxDepth} levels` };
+	}
 	let data: unknown;
 	try {
 		data = JSON.parse(text);
@@ -92,7 +122,12 @@ export function parseClientFrame(
 	maxBytes = MAX_FRAME_BYTES,
 	checks: SchemaChecks = arktypeChecks,
 ): ParseResult<ClientFrame> {
-	return parseWith<ClientFrame>(text, maxBytes, (data) => checks.check(CLIENT_FRAME_KEY, ClientFrame, data));
+	return parseWith<ClientFrame>(
+		text,
+		maxBytes,
+		(data) => checks.check(CLIENT_FRAME_KEY, ClientFrame, data),
+		MAX_FRAME_DEPTH,
+	);
 }
 
 /** `checks`: the guest passes its precompiled validators; elsewhere the arktype schema checks. */

@@ -3,7 +3,7 @@ import { ProtocolError, type RefusalCode, toProtocolError } from "../../protocol
 import { type AnyContract, acceptsVersion, mayCall, type VariantSpec, variantFor } from "../../protocol/contract.ts";
 import { type ClientFrame, MAX_FRAME_BYTES, PROTOCOL_VERSION, parseClientFrame } from "../../protocol/frames.ts";
 import { argsKey, inputKey, resultKey, stateKey } from "../../protocol/schema-checks.ts";
-import { checkWith, serverChecks } from "../checks.ts";
+import { checkWire, checkWith, serverChecks } from "../checks.ts";
 import { StoreFullError } from "../store/errors.ts";
 import type { CallContext, ObjectImpl, OpenedObject } from "./object-impl.ts";
 import type { Principal } from "./principal.ts";
@@ -170,19 +170,27 @@ export class Connection {
 		return this.#handles.size;
 	}
 
-	/** Feeds one text frame from the client. Never throws; a bad frame is answered with `refused`. */
+	/**
+	 * Feeds one text frame from the client. Never throws, and the promise never rejects: a bad frame is answered
+	 * with `refused`.
+	 */
 	receive(text: string): Promise<void> {
 		if (this.#closed) return Promise.resolve();
 		if (!this.#takeToken()) {
 			this.#refuse("rate_limited", "too many frames; this one was dropped");
 			return Promise.resolve();
 		}
-		const parsed = parseClientFrame(text, this.#limits.maxFrameBytes, serverChecks);
-		if (!parsed.ok) {
-			this.#refuse(parsed.code, parsed.message);
+		try {
+			const parsed = parseClientFrame(text, this.#limits.maxFrameBytes, serverChecks);
+			if (!parsed.ok) {
+				this.#refuse(parsed.code, parsed.message);
+				return Promise.resolve();
+			}
+			return this.#dispatch(parsed.frame).catch((error) => this.#failed(error));
+		} catch (error) {
+			this.#failed(error);
 			return Promise.resolve();
 		}
-		return this.#dispatch(parsed.frame);
 	}
 
 	/** The principal changed (demoted, removed): handles the new role may not hold are closed. */
@@ -229,6 +237,12 @@ export class Connection {
 		return true;
 	}
 
+	/** A frame's handling failed in a way nothing caught: the server's to log, the client told it was not done. */
+	#failed(error: unknown): void {
+		this.#host.problem("handling a frame failed", error);
+		this.#refuse("internal", "the server could not handle this frame");
+	}
+
 	async #dispatch(frame: ClientFrame): Promise<void> {
 		switch (frame.t) {
 			case "open":
@@ -256,8 +270,8 @@ export class Connection {
 		}
 		const variant = variantFor(contract, this.#principal.role);
 		if (!variant) return this.#refuse("forbidden", `your access does not include ${name}`, h);
-		const checked = checkWith(inputKey(contract), contract.input, input);
-		if (checked instanceof type.errors) return this.#refuse("bad_input", checked.summary.slice(0, 500), h);
+		const checked = checkWire(inputKey(contract), contract.input, input);
+		if (!checked.ok) return this.#refuse("bad_input", checked.why.slice(0, 500), h);
 		let settle!: () => void;
 		this.#opening.set(
 			h,
@@ -266,7 +280,7 @@ export class Connection {
 			}),
 		);
 		try {
-			await this.#finishOpen(h, served, variant, checked);
+			await this.#finishOpen(h, served, variant, checked.value);
 		} finally {
 			this.#opening.delete(h);
 			settle();
@@ -312,8 +326,8 @@ export class Connection {
 		if (!mayCall(contract, this.#principal.role, name)) {
 			return this.#fail(h, id, "forbidden", `your access does not allow ${contract.name}.${name}`);
 		}
-		const checked = checkWith(argsKey(contract, name), spec.args, args);
-		if (checked instanceof type.errors) return this.#fail(h, id, "bad_args", checked.summary.slice(0, 500));
+		const checked = checkWire(argsKey(contract, name), spec.args, args);
+		if (!checked.ok) return this.#fail(h, id, "bad_args", checked.why.slice(0, 500));
 		const methods = handle.object.methods;
 		const handler = Object.hasOwn(methods, name) ? methods[name] : undefined;
 		if (!handler) {
@@ -322,7 +336,7 @@ export class Connection {
 		}
 		let value: unknown;
 		try {
-			value = await handler(checked, this.#ctx());
+			value = await handler(checked.value, this.#ctx());
 		} catch (error) {
 			const e = refusalOf(error);
 			this.#reportFailure(`${contract.name}.${name} failed`, error, e.code);
