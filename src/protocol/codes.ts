@@ -46,4 +46,6 @@ export const CLOSE_CODES = {
 	accessEnded: 4401,
 	/** The client read too slowly and too much waited for it: nothing was dropped, the socket was closed instead. */
 	tooSlow: 4008,
+	/** A guest went on sending past their frame budget however many were dropped; the reason says whose budget. */
+	tooManyFrames: 4429,
 } as const;

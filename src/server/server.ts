@@ -375,16 +375,14 @@ async function listen(
 							end(CLOSE_CODES.tooSlow, `too slow: ${(waiting / 1024 / 1024).toFixed(1)} MiB were waiting`);
 						}
 					},
-					close: () => end(CLOSE_CODES.accessEnded, "access ended"),
+					close: (why) => {
+						if (why) end(why.code, why.reason);
+					},
 				});
 			},
 			message(ws, message) {
 				if (ws.data.relay) {
 					ws.data.relay.data(typeof message === "string" ? new TextEncoder().encode(message) : message);
-					return;
-				}
-				if (typeof message !== "string") {
-					ws.send(JSON.stringify({ t: "refused", code: "bad_frame", message: "frames are text" }));
 					return;
 				}
 				void ws.data.connection?.receive(message);

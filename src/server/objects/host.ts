@@ -1,12 +1,13 @@
 import { type } from "../../protocol/ark.ts";
-import { ProtocolError, type RefusalCode, toProtocolError } from "../../protocol/codes.ts";
+import { CLOSE_CODES, ProtocolError, type RefusalCode, toProtocolError } from "../../protocol/codes.ts";
 import { type AnyContract, acceptsVersion, mayCall, type VariantSpec, variantFor } from "../../protocol/contract.ts";
 import { type ClientFrame, MAX_FRAME_BYTES, PROTOCOL_VERSION, parseClientFrame } from "../../protocol/frames.ts";
 import { argsKey, inputKey, resultKey, stateKey } from "../../protocol/schema-checks.ts";
 import { checkWire, checkWith, serverChecks } from "../checks.ts";
 import { StoreFullError } from "../store/errors.ts";
+import { FrameBudget, frameCost, GuestBudgets } from "./frame-budget.ts";
 import type { CallContext, ObjectImpl, OpenedObject } from "./object-impl.ts";
-import type { Principal } from "./principal.ts";
+import { isOwner, type Principal } from "./principal.ts";
 
 /** What the client is told: a refusal as thrown, a full disk in words a person can act on, else "internal". */
 function refusalOf(error: unknown): ProtocolError {
@@ -14,9 +15,18 @@ function refusalOf(error: unknown): ProtocolError {
 	return toProtocolError(error);
 }
 
+/** Why the server ended a connection: its socket's close code and reason (at most 123 bytes). */
+export interface Ending {
+	readonly code: number;
+	readonly reason: string;
+}
+
+const ACCESS_ENDED: Ending = { code: CLOSE_CODES.accessEnded, reason: "access ended" };
+
 export interface Transport {
 	send(text: string): void;
-	close?(): void;
+	/** The connection ended: `why` when the server ended it, nothing when its socket closed first. */
+	close?(why?: Ending): void;
 }
 
 interface Served {
@@ -27,7 +37,10 @@ interface Served {
 export interface ConnectionLimits {
 	maxFrameBytes: number;
 	maxHandles: number;
-	/** Token bucket: frames per second and burst. */
+	/**
+	 * Token bucket: frames per second and burst (a large frame costs more than one, `frameCost`). An owner's
+	 * connections each have one and are never closed for their pace; a guest has one for all their connections.
+	 */
 	framesPerSecond: number;
 	burst: number;
 }
@@ -52,6 +65,7 @@ export class ObjectHost {
 		console.error(text, ...(error === undefined ? [] : [error]));
 	#served = new Map<string, Served>();
 	#connections = new Set<Connection>();
+	#guestBudgets = new GuestBudgets();
 	#presence = new Set<() => void>();
 	#nextConnection = 1;
 
@@ -68,17 +82,24 @@ export class ObjectHost {
 		return [...this.#served.values()].map((s) => s.contract);
 	}
 
-	/** `transport.close` is called when the server ends the connection (e.g. the principal was signed out). */
+	/** `transport.close` is called when the connection ends (e.g. the principal was signed out), with why. */
 	connect(principal: Principal, transport: Transport, limits: Partial<ConnectionLimits> = {}): Connection {
+		const merged = { ...DEFAULT_LIMITS, ...limits };
+		const rate = { perSecond: merged.framesPerSecond, burst: merged.burst };
+		// Owners are not limited per principal: a runaway client of theirs cannot lock them out of a new connection.
+		const owner = isOwner(principal);
+		const budget = owner ? new FrameBudget(rate) : this.#guestBudgets.hold(principal.id, rate);
 		const connection = new Connection(
 			this,
 			principal,
 			transport.send,
-			{ ...DEFAULT_LIMITS, ...limits },
+			merged,
+			{ budget, perPrincipal: !owner },
 			`c${this.#nextConnection++}`,
-			() => {
+			(why) => {
 				this.#connections.delete(connection);
-				transport.close?.();
+				if (!owner) this.#guestBudgets.release(principal.id);
+				transport.close?.(why);
 				this.#presenceChanged();
 			},
 		);
@@ -138,10 +159,11 @@ export class Connection {
 	#handles = new Map<number, OpenHandle>();
 	/** Handles whose object is still opening, each settling once its snapshot or refusal went out. */
 	#opening = new Map<number, Promise<void>>();
-	#tokens: number;
-	#lastRefill = performance.now();
+	#budget: FrameBudget;
+	/** Whether the budget is the principal's, shared with their other connections (a guest's). */
+	#perPrincipal: boolean;
 	#closed = false;
-	#onClose: () => void;
+	#onClose: (why?: Ending) => void;
 	readonly id: string;
 
 	constructor(
@@ -149,14 +171,16 @@ export class Connection {
 		principal: Principal,
 		send: (text: string) => void,
 		limits: ConnectionLimits,
+		frames: { budget: FrameBudget; perPrincipal: boolean },
 		id: string,
-		onClose: () => void,
+		onClose: (why?: Ending) => void,
 	) {
 		this.#host = host;
 		this.#principal = principal;
 		this.#send = send;
 		this.#limits = limits;
-		this.#tokens = limits.burst;
+		this.#budget = frames.budget;
+		this.#perPrincipal = frames.perPrincipal;
 		this.id = id;
 		this.#onClose = onClose;
 		this.#emit({ t: "hello", protocol: PROTOCOL_VERSION, role: principal.role, name: principal.name });
@@ -171,17 +195,19 @@ export class Connection {
 	}
 
 	/**
-	 * Feeds one text frame from the client. Never throws, and the promise never rejects: a bad frame is answered
-	 * with `refused`.
+	 * Feeds one frame from the client. Never throws, and the promise never rejects: a bad frame is answered with
+	 * `refused`, one past the budget is dropped (a guest who goes on regardless is closed).
 	 */
-	receive(text: string): Promise<void> {
+	receive(frame: string | Uint8Array): Promise<void> {
 		if (this.#closed) return Promise.resolve();
-		if (!this.#takeToken()) {
-			this.#refuse("rate_limited", "too many frames; this one was dropped");
+		const size = typeof frame === "string" ? frame.length : frame.byteLength;
+		if (!this.#spend(frameCost(size, this.#limits.maxFrameBytes + 1))) return Promise.resolve();
+		if (typeof frame !== "string") {
+			this.#refuse("bad_frame", "frames are text");
 			return Promise.resolve();
 		}
 		try {
-			const parsed = parseClientFrame(text, this.#limits.maxFrameBytes, serverChecks);
+			const parsed = parseClientFrame(frame, this.#limits.maxFrameBytes, serverChecks);
 			if (!parsed.ok) {
 				this.#refuse(parsed.code, parsed.message);
 				return Promise.resolve();
@@ -196,7 +222,7 @@ export class Connection {
 	/** The principal changed (demoted, removed): handles the new role may not hold are closed. */
 	setPrincipal(next: Principal | null): void {
 		if (next === null) {
-			this.close();
+			this.close(ACCESS_ENDED);
 			return;
 		}
 		this.#principal = next;
@@ -214,27 +240,34 @@ export class Connection {
 		}
 	}
 
-	close(): void {
+	/** `why`: the server ends the connection (its socket is closed with it); none when the socket closed first. */
+	close(why?: Ending): void {
 		if (this.#closed) return;
 		this.#closed = true;
 		for (const h of [...this.#handles.keys()]) this.#release(h);
-		this.#onClose();
+		this.#onClose(why);
 	}
 
 	#ctx(): CallContext {
 		return { principal: this.#principal, connectionId: this.id };
 	}
 
-	#takeToken(): boolean {
-		const now = performance.now();
-		this.#tokens = Math.min(
-			this.#limits.burst,
-			this.#tokens + ((now - this.#lastRefill) / 1000) * this.#limits.framesPerSecond,
-		);
-		this.#lastRefill = now;
-		if (this.#tokens < 1) return false;
-		this.#tokens -= 1;
-		return true;
+	/** Whether a frame of this cost may be handled; one that may not is refused, or the connection closed. */
+	#spend(cost: number): boolean {
+		const spent = this.#budget.spend(cost);
+		if (spent === "taken") return true;
+		const pace = `over ${this.#budget.rate.perSecond} a second`;
+		if (spent === "exhausted") {
+			this.close({
+				code: CLOSE_CODES.tooManyFrames,
+				reason: `too many frames from this guest (${pace}, all connections)`,
+			});
+		} else if (this.#perPrincipal) {
+			this.#refuse("rate_limited", `too many frames from this guest (${pace}); this one was dropped`);
+		} else {
+			this.#refuse("rate_limited", `too many frames on this connection (${pace}); this one was dropped`);
+		}
+		return false;
 	}
 
 	/** A frame's handling failed in a way nothing caught: the server's to log, the client told it was not done. */
