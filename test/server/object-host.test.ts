@@ -311,3 +311,20 @@ describe("object host and client", () => {
 		expect(codes.filter((c) => c === "bad_frame").length).toBeLessThan(1000);
 	});
 });
+
+test("a connection whose send fails is closed with its socket, so the client reconnects instead of waiting", () => {
+	const host = new ObjectHost();
+	const problems: string[] = [];
+	host.problem = (text) => problems.push(text);
+	const closes: ({ code: number; reason: string } | undefined)[] = [];
+	const owner: Principal = { role: "owner", id: "owner:1", name: "owner" } as Principal;
+	host.connect(owner, {
+		send() {
+			throw new Error("the socket is gone");
+		},
+		close: (why) => closes.push(why),
+	});
+	expect(closes).toEqual([{ code: 1011, reason: "the server could not send" }]);
+	expect(problems).toEqual(["send failed; closing the connection"]);
+	expect(host.connectedPrincipals()).toEqual([]);
+});

@@ -22,6 +22,8 @@ export interface Ending {
 }
 
 const ACCESS_ENDED: Ending = { code: CLOSE_CODES.accessEnded, reason: "access ended" };
+/** The socket is closed too, so the client reconnects rather than waiting on a connection that is gone. */
+const SEND_FAILED: Ending = { code: 1011, reason: "the server could not send" };
 
 export interface Transport {
 	send(text: string): void;
@@ -105,6 +107,7 @@ export class ObjectHost {
 		);
 		this.#connections.add(connection);
 		this.#presenceChanged();
+		connection.greet();
 		return connection;
 	}
 
@@ -183,7 +186,11 @@ export class Connection {
 		this.#perPrincipal = frames.perPrincipal;
 		this.id = id;
 		this.#onClose = onClose;
-		this.#emit({ t: "hello", protocol: PROTOCOL_VERSION, role: principal.role, name: principal.name });
+	}
+
+	/** The first frame, once the host holds the connection (a send that fails closes it like any other). */
+	greet(): void {
+		this.#emit({ t: "hello", protocol: PROTOCOL_VERSION, role: this.#principal.role, name: this.#principal.name });
 	}
 
 	get principal(): Principal {
@@ -420,7 +427,7 @@ export class Connection {
 			this.#send(text);
 		} catch (error) {
 			this.#host.problem("send failed; closing the connection", error);
-			this.close();
+			this.close(SEND_FAILED);
 		}
 	}
 }
