@@ -140,7 +140,6 @@ export async function runLauncher(options: LauncherOptions): Promise<LauncherRes
 	const uiOnScreen = () => !consent.active && !picker.active && !lending && !finished;
 	const pacing = new OutputPacing({
 		output,
-		clock,
 		outputCharsPerSecond: options.limits?.outputCharsPerSecond ?? DEFAULT_LIMITS.outputCharsPerSecond,
 		notify: (notice) => consent.notify(notice),
 		uiOnScreen,

@@ -5,13 +5,11 @@
  * to the person once a run, on the launcher's own screen.
  */
 import { mebibytes } from "../protocol/sizes.ts";
-import type { Clock } from "./clock.ts";
 import type { TerminalOutput } from "./terminal-output.ts";
 import type { Notice } from "./trusted-ui.ts";
 
 export interface PacingParts {
 	readonly output: TerminalOutput;
-	readonly clock: Clock;
 	/** The UI's budget, for the person's note. */
 	readonly outputCharsPerSecond: number;
 	/** A notice on the launcher's own screen; resolves once the person closed it. */
@@ -20,10 +18,12 @@ export interface PacingParts {
 	uiOnScreen(): boolean;
 	/** The UI draws its whole screen again. */
 	redraw(): void;
+	/** Runs `run` once the UI's budget is whole again after a drop (its window is a second of real time). */
+	afterBudgetWhole?(run: () => void): void;
 }
 
 /** After the UI's output went over its budget, when its screen is redrawn (its budget is whole again). */
-const OVER_BUDGET_REDRAW_MS = 1000;
+const BUDGET_WHOLE_AFTER_MS = 1000;
 
 export function overBudgetNotice(charsPerSecond: number): Notice {
 	return {
@@ -56,19 +56,22 @@ export class OutputPacing {
 		});
 	}
 
-	/** The sandbox dropped the UI's output over its budget. */
+	/**
+	 * The sandbox dropped some of the UI's output over its budget: its screen is redrawn once the budget is
+	 * whole again (a redraw sooner would be dropped too), and after the person closed the note.
+	 */
 	overBudget(): void {
 		const parts = this.#parts;
 		if (!this.#told) {
 			this.#told = true;
 			void parts.notify(overBudgetNotice(parts.outputCharsPerSecond)).then(() => parts.redraw());
-			return;
 		}
 		if (this.#redrawSoon) return;
 		this.#redrawSoon = true;
-		parts.clock.setTimeout(() => {
+		const later = parts.afterBudgetWhole ?? ((run: () => void) => setTimeout(run, BUDGET_WHOLE_AFTER_MS));
+		later(() => {
 			this.#redrawSoon = false;
 			if (parts.uiOnScreen()) parts.redraw();
-		}, OVER_BUDGET_REDRAW_MS);
+		});
 	}
 }

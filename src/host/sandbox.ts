@@ -39,7 +39,7 @@ export interface SandboxOptions {
 	onMessage(message: WorkerMessage): void;
 	/** Something the worker did wrong (a bad message, over a budget); shown to developers, never fatal. */
 	onProblem(text: string): void;
-	/** The worker's output went over its budget and was dropped (said once per window). */
+	/** The worker's output went over its budget and was dropped (at every drop). */
 	onOutputDropped?(): void;
 	/** The worker is gone; called once. */
 	onEnd(reason: WorkerEnd, detail: string): void;
@@ -148,10 +148,8 @@ export class Sandbox {
 				break;
 			case "output":
 				if (!this.#budget.take("output", message.data.length, limits.outputCharsPerSecond)) {
-					if (this.#budget.firstRefusal("output")) {
-						this.#options.onProblem("output over the rate limit was dropped");
-						this.#options.onOutputDropped?.();
-					}
+					if (this.#budget.firstRefusal("output")) this.#options.onProblem("output over the rate limit was dropped");
+					this.#options.onOutputDropped?.();
 					return;
 				}
 				break;
