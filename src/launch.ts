@@ -156,6 +156,7 @@ async function runUntilDone(
 ): Promise<number> {
 	let target = first;
 	for (;;) {
+		const remembered = rememberLastSession(config);
 		const result = await runLauncher({
 			args,
 			target,
@@ -166,15 +167,11 @@ async function runUntilDone(
 			...(target.kind === "owner"
 				? {
 						lastSession: config.get(target.origin()).lastSession,
-						onNavigation: (session: string) => {
-							const origin = target.origin();
-							if (config.get(origin).lastSession !== session) {
-								config.update(origin, (current) => ({ ...current, lastSession: session }));
-							}
-						},
+						onNavigation: (session: string) => remembered.note(target.origin(), session),
 					}
 				: {}),
 		});
+		remembered.flush();
 		// pi leaves the transcript and the resume hint on a terminal (already filtered by the launcher).
 		if (result.farewell && process.stdout.isTTY) process.stdout.write(result.farewell);
 		// The problems hold the worker's and the server's words: shown with their controls made visible.
@@ -203,4 +200,32 @@ async function runUntilDone(
 function isThisDevice(url: string): boolean {
 	const { hostname } = new URL(url);
 	return hostname === "127.0.0.1" || hostname === "localhost" || hostname === "[::1]";
+}
+
+/** How often a remote server's last session is written to the launcher's config at most. */
+const REMEMBER_MS = 1000;
+
+/**
+ * A remote server's last session, kept in the launcher's config: written at most once a second (a UI that
+ * navigates in a loop cannot keep the launcher writing its file), and whatever is pending when the run ends.
+ */
+export function rememberLastSession(config: LauncherConfig) {
+	let pending: { origin: string; session: string } | undefined;
+	let timer: ReturnType<typeof setTimeout> | undefined;
+	const flush = () => {
+		if (timer) clearTimeout(timer);
+		timer = undefined;
+		const next = pending;
+		pending = undefined;
+		if (next && config.get(next.origin).lastSession !== next.session) {
+			config.update(next.origin, (current) => ({ ...current, lastSession: next.session }));
+		}
+	};
+	return {
+		note(origin: string, session: string): void {
+			pending = { origin, session };
+			timer ??= setTimeout(flush, REMEMBER_MS);
+		},
+		flush,
+	};
 }
