@@ -1,12 +1,14 @@
 /**
  * The launcher's run: it owns the terminal, the connection and the credentials; it runs the server's UI in a
- * sandboxed worker, relays its frames, filters its output, and puts the terminal back on every way out. This
- * file wires the parts together: the worker supervisor, the input router, the terminal probe, the launcher's
- * screens and actions, and the server connection.
+ * sandboxed worker, relays its frames, filters its output, and puts the terminal back on every way out. The
+ * `Launcher` wires the parts together (the worker supervisor, the input router, the terminal probe, the
+ * launcher's screens and actions, the server connection) and holds the run's phase: running, lending the
+ * terminal out (the external editor, a suspend), or left.
  */
 
-import type { ConnectionState, StartData, WorkerMessage } from "../protocol/channel.ts";
+import type { ConnectionState, WorkerMessage } from "../protocol/channel.ts";
 import { errorText } from "../protocol/errors.ts";
+import type { Preferences } from "../protocol/preferences.ts";
 import { closeForwards } from "./actions/forward.ts";
 import type { LaunchArgs } from "./args.ts";
 import { keepBackgroundThreadsLow } from "./background-threads.ts";
@@ -16,12 +18,13 @@ import { exitTranscript, resumeHint } from "./exit-output.ts";
 import { FilePicker } from "./file-picker.ts";
 import { createInputRouter } from "./input-router.ts";
 import type { LaunchTarget } from "./launch-target.ts";
-import { createLauncherActions, KEY_ACTIONS, splitCommand } from "./launcher-actions.ts";
+import { createLauncherActions, KEY_ACTIONS, type KeyAction, splitCommand } from "./launcher-actions.ts";
 import { takeLog } from "./launcher-log.ts";
 import { LauncherStatus } from "./launcher-status.ts";
 import {
 	downloadFolder,
 	editorCommand,
+	type PreferencePaths,
 	preferencePaths,
 	readPreferences,
 	watchPreferences,
@@ -29,15 +32,17 @@ import {
 import type { MousePolicy } from "./output-filter.ts";
 import { OutputPacing } from "./output-pacing.ts";
 import { ProcessTerminal, type Terminal } from "./pi-tui-terminal.ts";
-import { privilegedKeys } from "./privileged-keys.ts";
+import { type PrivilegedKeys, privilegedKeys } from "./privileged-keys.ts";
 import { DEFAULT_LIMITS, type SandboxLimits } from "./sandbox.ts";
 import { SelectionGesture } from "./selection-gesture.ts";
 import { serverHttp } from "./server-http.ts";
+import { startDataOf } from "./start-data.ts";
 import { TerminalModes } from "./terminal-modes.ts";
 import { TerminalOutput, type TerminalSink, ttySink } from "./terminal-output.ts";
-import { defaultMouse, sharedEnv, TerminalProbe } from "./terminal-probe.ts";
+import { defaultMouse, TerminalProbe } from "./terminal-probe.ts";
 import { mark } from "./timeline.ts";
 import { ConsentScreen } from "./trusted-ui.ts";
+import { UiQuestions } from "./ui-questions.ts";
 import type { GuestBundleSource } from "./worker-spawn.ts";
 import { type GuestWorker, WorkerSupervisor } from "./worker-supervisor.ts";
 
@@ -77,8 +82,6 @@ export type LauncherResult = { code: number; signedOut?: boolean; problems: stri
 const COLOR_QUERY_MS = 100;
 const BUNDLE_CHECK_MS = 60_000;
 const SNAPSHOT_MS = 2000;
-/** How long the launcher waits for the UI's answer to a question of its own (the text to copy or edit). */
-const QUESTION_MS = 2000;
 /** When kitty keyboard negotiation may have finished after start: the UI is told if it did. */
 const CAPABILITY_CHECKS_MS = [50, 150, 400, 1000];
 const SESSION_ID = /^[0-9a-f-]{36}$/;
@@ -86,144 +89,353 @@ const SESSION_ID = /^[0-9a-f-]{36}$/;
 const LEAVING_MS = 300;
 
 export async function runLauncher(options: LauncherOptions): Promise<LauncherResult> {
-	const terminal = options.terminal ?? new ProcessTerminal();
-	const output = new TerminalOutput(
-		options.terminalSink ??
-			(options.terminal
-				? (data, done) => {
-						terminal.write(data);
-						done();
-					}
-				: ttySink(process.stdout.fd)),
-	);
-	const clock = options.clock ?? realClock;
-	const mouse = options.mouse ?? defaultMouse(options.env);
-	const modes = new TerminalModes();
-	const status = new LauncherStatus((data) => output.write(data));
-	const probe = new TerminalProbe(terminal, options.env);
-	const problems: string[] = [];
-	const problem = (text: string) => {
-		if (problems.length < 200) problems.push(text);
-	};
-
 	const prefPaths = preferencePaths(options.env);
-	const prefOptions = { noThemes: options.args.noThemes };
-	let preferences = readPreferences(prefPaths, prefOptions);
+	const preferences = readPreferences(prefPaths, { noThemes: options.args.noThemes });
 	const bundle = await options.fetchBundle();
 	if (!bundle) throw new Error("the server sent no UI bundle");
 	mark("bundle");
-	const releaseLog = takeLog(problem);
+	return new Launcher(options, bundle, prefPaths, preferences).run();
+}
 
-	let finish!: (result: LauncherResult) => void;
-	const done = new Promise<LauncherResult>((resolve) => {
-		finish = resolve;
-	});
-	let finished = false;
-	let stopLowering: (() => void) | undefined;
-	let connectionState: ConnectionState = "connecting";
+/**
+ * Where the run is. `running`: the UI's screen and keys; `lending`: the terminal is another program's (the
+ * external editor, a suspend) and nothing of the worker's reaches it; `left`: the terminal is being put back.
+ */
+type Phase = "running" | "lending" | "left";
+
+/** The UI's last words before it exits (pi's fullscreenExitOutput), and the session it showed. */
+interface ExitOutput {
+	readonly text: string;
+	readonly resumable: boolean;
+	readonly session: string | undefined;
+}
+
+class Launcher {
+	readonly #options: LauncherOptions;
+	readonly #terminal: Terminal & { readonly modifyOtherKeysActive?: boolean };
+	readonly #output: TerminalOutput;
+	readonly #clock: Clock;
+	readonly #mouse: MousePolicy;
+	readonly #modes = new TerminalModes();
+	readonly #status: LauncherStatus;
+	readonly #probe: TerminalProbe;
+	readonly #problems: string[] = [];
+	readonly #prefPaths: PreferencePaths;
+	readonly #consent: ConsentScreen;
+	readonly #picker: FilePicker;
+	readonly #pacing: OutputPacing;
+	readonly #workers: WorkerSupervisor;
+	readonly #questions: UiQuestions;
+	readonly #gesture = new SelectionGesture();
+	readonly #actions: ReturnType<typeof createLauncherActions<GuestWorker>>;
+	readonly #connection: ServerConnection;
+	readonly #watcher: ReturnType<typeof watchPreferences>;
+	readonly #onInput: (data: string) => void;
+	readonly #releaseLog: () => void;
+	readonly #timers: ReturnType<typeof setInterval>[] = [];
+	readonly #done = Promise.withResolvers<LauncherResult>();
+
+	#phase: Phase = "running";
+	#preferences: Preferences;
+	/** The launcher's own keys, from the person's keybindings. */
+	#privileged: PrivilegedKeys<KeyAction>;
 	/** While the UI's own text input needs every key (a search, a dialog), the launcher takes none. */
-	let suspendPrivileged = false;
-	/** While the terminal is lent out (the external editor, a suspend), nothing of the worker's reaches it. */
-	let lending = false;
-	const keyPlatform = () => {
-		const { platform, windowsKeys } = probe.capabilities();
-		return { platform, windowsKeys };
-	};
-	let privileged = privilegedKeys(keyPlatform(), preferences.keybindings, KEY_ACTIONS);
-
-	const show = (data: string) => {
-		if (!finished) output.write(data);
-	};
-	const size = () => ({ columns: terminal.columns, rows: terminal.rows });
-	const consent = new ConsentScreen(show, size, { clock });
-	const picker = new FilePicker(show, size);
-	const uiOnScreen = () => !consent.active && !picker.active && !lending && !finished;
-	const pacing = new OutputPacing({
-		output,
-		outputCharsPerSecond: options.limits?.outputCharsPerSecond ?? DEFAULT_LIMITS.outputCharsPerSecond,
-		notify: (notice) => consent.notify(notice),
-		uiOnScreen,
-		redraw: () => redraw(),
-	});
+	#suspendPrivileged = false;
+	#connectionState: ConnectionState = "connecting";
+	#everOpen = false;
 	/** The worker whose question is on screen, and the session it was asked for. */
-	let asking: { worker: GuestWorker; session: string | undefined } | undefined;
+	#asking: { worker: GuestWorker; session: string | undefined } | undefined;
+	#exitOutput: ExitOutput | undefined;
+	#stopLowering: (() => void) | undefined;
+	#toldFault = false;
 
-	const startData = (reason: StartData["reason"], snapshot: string | undefined): StartData => {
-		const args = options.args;
-		return {
-			origin: options.target.origin(),
-			columns: terminal.columns,
-			rows: terminal.rows,
-			capabilities: probe.capabilities(),
-			...(probe.colors ? { terminalColors: probe.colors } : {}),
-			env: sharedEnv(options.env),
-			mouse,
-			...(options.local && options.target.kind === "device" ? { local: { ...options.local } } : {}),
-			signedInAs: options.target.kind,
-			args: {
-				verbose: args.verbose,
-				draft: args.draft,
-				...(args.session ? { session: args.session } : {}),
-				...(args.fork ? { fork: args.fork } : {}),
-				continue: args.continue,
-				resume: args.resume,
-				...(options.lastSession ? { lastSession: options.lastSession } : {}),
-				...(args.model ? { model: args.model } : {}),
-				...(args.provider ? { provider: args.provider } : {}),
-				...(args.thinking ? { thinking: args.thinking } : {}),
-				...(args.name ? { name: args.name } : {}),
-				...(args.theme ? { theme: args.theme } : {}),
-			},
-			preferences,
-			...(snapshot ? { snapshot } : {}),
-			reason,
-		};
-	};
+	constructor(
+		options: LauncherOptions,
+		bundle: GuestBundleSource,
+		prefPaths: PreferencePaths,
+		preferences: Preferences,
+	) {
+		this.#options = options;
+		const terminal = options.terminal ?? new ProcessTerminal();
+		this.#terminal = terminal;
+		this.#output = new TerminalOutput(
+			options.terminalSink ??
+				(options.terminal
+					? (data, done) => {
+							terminal.write(data);
+							done();
+						}
+					: ttySink(process.stdout.fd)),
+		);
+		this.#clock = options.clock ?? realClock;
+		this.#mouse = options.mouse ?? defaultMouse(options.env);
+		this.#status = new LauncherStatus((data) => this.#output.write(data));
+		this.#probe = new TerminalProbe(terminal, options.env);
+		this.#prefPaths = prefPaths;
+		this.#preferences = preferences;
+		this.#releaseLog = takeLog((text) => this.#problem(text));
+		this.#privileged = privilegedKeys(this.#keyPlatform(), preferences.keybindings, KEY_ACTIONS);
 
-	const workers = new WorkerSupervisor({
-		bundle,
-		fetchBundle: options.fetchBundle,
-		startData,
-		connectionState: () => connectionState,
-		...(options.limits ? { limits: options.limits } : {}),
-		mouse,
-		modes,
-		clock,
-		// Nothing of the worker's reaches the screen while the launcher's own is up; it redraws after.
-		show: (data) => {
-			if (uiOnScreen()) pacing.show(data);
-		},
-		outputDropped: () => pacing.overBudget(),
-		onMessage: (worker, message, current) => onWorkerMessage(worker, message, current),
-		onGone: (worker) => {
-			if (asking?.worker !== worker) return;
-			consent.cancel();
-			picker.cancel();
-		},
-		onReplaced: () => {
-			suspendPrivileged = false;
-			show(modes.cleanup() + status.clear());
-			// The old worker's objects must not linger on the server under handles the new one will reuse.
-			connection.reconnect();
-		},
-		onGiveUp: () => end({ code: 1, problems }),
-		problem,
-	});
+		const show = (data: string) => this.#show(data);
+		const size = () => ({ columns: terminal.columns, rows: terminal.rows });
+		this.#consent = new ConsentScreen(show, size, { clock: this.#clock });
+		this.#picker = new FilePicker(show, size);
+		this.#pacing = new OutputPacing({
+			output: this.#output,
+			outputCharsPerSecond: options.limits?.outputCharsPerSecond ?? DEFAULT_LIMITS.outputCharsPerSecond,
+			notify: (notice) => this.#consent.notify(notice),
+			uiOnScreen: () => this.#uiOnScreen(),
+			redraw: () => this.#redraw(),
+		});
+		this.#questions = new UiQuestions(this.#clock);
+		this.#workers = this.#createWorkers(bundle);
+		this.#actions = this.#createActions();
+		this.#connection = this.#createConnection();
+		// A changed file reaches the running UI at once: a remapped key works without a restart.
+		this.#watcher = watchPreferences(prefPaths, { noThemes: options.args.noThemes }, preferences, (next) => {
+			this.#preferences = next;
+			this.#privileged = privilegedKeys(this.#keyPlatform(), next.keybindings, KEY_ACTIONS);
+			this.#workers.postAll({ kind: "preferences", preferences: next });
+		});
+		this.#onInput = this.#createInputRouter();
+	}
+
+	run(): Promise<LauncherResult> {
+		const terminal = this.#terminal;
+		process.on("exit", this.#onProcessExit);
+		terminal.start(this.#onInput, this.#onResize);
+		// The launcher asks the terminal for its colors itself (the worker's queries are filtered out).
+		this.#output.write(this.#probe.askColors((colors) => this.#workers.post({ kind: "terminalColors", colors })));
+		setTimeout(() => this.#probe.finishColors(), COLOR_QUERY_MS);
+		for (const ms of CAPABILITY_CHECKS_MS) setTimeout(() => this.#checkCapabilities(), ms);
+
+		this.#workers.start();
+		this.#connection.connect();
+		this.#timers.push(
+			setInterval(() => this.#workers.post({ kind: "snapshotRequest" }), this.#options.snapshotMs ?? SNAPSHOT_MS),
+			setInterval(() => void this.#workers.reload(true), this.#options.bundleCheckMs ?? BUNDLE_CHECK_MS),
+		);
+		for (const signal of ["SIGTERM", "SIGHUP"] as const) {
+			process.once(signal, () => this.#end({ code: 128 + (signal === "SIGTERM" ? 15 : 1) }));
+		}
+		return this.#done.promise;
+	}
+
+	#problem(text: string): void {
+		if (this.#problems.length < 200) this.#problems.push(text);
+	}
+
+	#keyPlatform() {
+		const { platform, windowsKeys } = this.#probe.capabilities();
+		return { platform, windowsKeys };
+	}
+
+	/** The launcher's own writes (its screens, modes, status): nothing once it has left. */
+	#show(data: string): void {
+		if (this.#phase !== "left") this.#output.write(data);
+	}
+
+	/** The UI's screen is what shows: no screen of the launcher's is up and the terminal is ours. */
+	#uiOnScreen(): boolean {
+		return this.#phase === "running" && !this.#consent.active && !this.#picker.active;
+	}
 
 	/** The UI draws its whole screen again, on a terminal whose modes are as it last set them. */
-	function redraw(): void {
-		if (finished) return;
-		show(modes.restore());
-		workers.post({ kind: "redraw" });
+	#redraw(): void {
+		if (this.#phase === "left") return;
+		this.#show(this.#modes.restore());
+		this.#workers.post({ kind: "redraw" });
+	}
+
+	#createWorkers(bundle: GuestBundleSource): WorkerSupervisor {
+		const options = this.#options;
+		return new WorkerSupervisor({
+			bundle,
+			fetchBundle: options.fetchBundle,
+			startData: (reason, snapshot) =>
+				startDataOf(
+					{
+						args: options.args,
+						target: options.target,
+						env: options.env,
+						terminal: this.#terminal,
+						probe: this.#probe,
+						mouse: this.#mouse,
+						preferences: this.#preferences,
+						...(options.lastSession ? { lastSession: options.lastSession } : {}),
+						...(options.local ? { local: options.local } : {}),
+					},
+					reason,
+					snapshot,
+				),
+			connectionState: () => this.#connectionState,
+			...(options.limits ? { limits: options.limits } : {}),
+			mouse: this.#mouse,
+			modes: this.#modes,
+			clock: this.#clock,
+			// Nothing of the worker's reaches the screen while the launcher's own is up; it redraws after.
+			show: (data) => {
+				if (this.#uiOnScreen()) this.#pacing.show(data);
+			},
+			outputDropped: () => this.#pacing.overBudget(),
+			onMessage: (worker, message, current) => this.#onWorkerMessage(worker, message, current),
+			onGone: (worker) => {
+				if (this.#asking?.worker !== worker) return;
+				this.#consent.cancel();
+				this.#picker.cancel();
+			},
+			onReplaced: () => {
+				this.#suspendPrivileged = false;
+				this.#show(this.#modes.cleanup() + this.#status.clear());
+				// The old worker's objects must not linger on the server under handles the new one will reuse.
+				this.#connection.reconnect();
+			},
+			onGiveUp: () => this.#end({ code: 1 }),
+			problem: (text) => this.#problem(text),
+		});
+	}
+
+	#onWorkerMessage(worker: GuestWorker, message: WorkerMessage, current: boolean): void {
+		switch (message.kind) {
+			case "frame":
+				if (current) this.#connection.send(message.text);
+				return;
+			case "status":
+				if (current) this.#status.apply(message.action);
+				return;
+			case "exitOutput":
+				if (current) this.#exitOutput = { text: message.text, resumable: message.resumable, session: worker.session };
+				return;
+			case "exit": {
+				if (!current) return;
+				const words = this.#farewell();
+				this.#end({ code: message.code, ...(words ? { farewell: words } : {}) });
+				return;
+			}
+			case "log":
+				if (message.level !== "info") this.#problem(message.text);
+				return;
+			case "error":
+				this.#problem(message.message);
+				return;
+			case "navigation":
+				if (!current || !SESSION_ID.test(message.session)) return;
+				mark("session open");
+				// A question asked for one session is not answered for another.
+				if (this.#asking?.worker === worker && this.#asking.session !== message.session) this.#consent.cancel();
+				worker.session = message.session;
+				this.#options.onNavigation?.(message.session);
+				return;
+			case "keyContext":
+				if (current) this.#suspendPrivileged = message.suspendPrivileged;
+				return;
+			case "answer":
+				this.#questions.answer(message.id, message.text, current);
+				return;
+			case "request":
+				if (current) void this.#answerRequest(worker, message);
+				else worker.sandbox.post({ kind: "response", id: message.id, ok: false, error: "cancelled" });
+				return;
+		}
+	}
+
+	/** What to leave on the normal screen when the UI exited itself: its transcript and the resume hint. */
+	#farewell(): string {
+		if (!this.#exitOutput) return "";
+		const { text, resumable, session } = this.#exitOutput;
+		return exitTranscript(text) + (resumable && session ? resumeHint(this.#options.target, session) : "");
+	}
+
+	/** A worker's request for a launcher action; a question on screen is withdrawn if its worker goes away. */
+	async #answerRequest(worker: GuestWorker, message: Extract<WorkerMessage, { kind: "request" }>): Promise<void> {
+		this.#asking = { worker, session: worker.session };
+		try {
+			await this.#actions.onRequest(worker, message);
+		} catch (error) {
+			this.#problem(`request ${message.action}: ${errorText(error)}`);
+		} finally {
+			if (this.#asking?.worker === worker) this.#asking = undefined;
+		}
+	}
+
+	#createActions() {
+		const options = this.#options;
+		const prefPaths = this.#prefPaths;
+		const http = serverHttp(options.target);
+		return createLauncherActions<GuestWorker>({
+			consent: this.#consent,
+			env: options.env,
+			platform: process.platform,
+			clock: this.#clock,
+			p2Dir: prefPaths.p2Dir,
+			cwd: process.cwd(),
+			origin: () => options.target.origin(),
+			current: (worker) => this.#workers.isCurrent(worker) && this.#phase !== "left",
+			post: (worker, message) => worker.sandbox.post(message),
+			ask: (worker, question) => this.#questions.ask(worker, question),
+			write: (data) => this.#show(data),
+			lend: (work) => this.#lend(work),
+			redraw: () => this.#redraw(),
+			preferencesChanged: () => this.#watcher.check(),
+			editorCommand: () => splitCommand(editorCommand(prefPaths, options.env, process.platform)),
+			selectionGesture: () => this.#gesture.take(),
+			session: (worker) => worker.session,
+			pickFile: (start) => this.#picker.pick(start),
+			downloadFolder: () => downloadFolder(prefPaths, options.env),
+			download: http.download,
+			downloadArtifact: http.downloadArtifact,
+			upload: http.upload,
+			...(http.signOut ? { signOut: http.signOut } : {}),
+			openRelay: (path) =>
+				new WebSocket(`${options.target.origin().replace(/^http/, "ws")}${path}`, {
+					headers: { origin: options.target.origin(), ...options.target.credentials() },
+				} as unknown as string[]),
+			problem: (text) => this.#problem(text),
+		});
+	}
+
+	/** The terminal is another program's while `work` runs (the external editor, a suspend). */
+	async #lend<T>(work: () => Promise<T>): Promise<T> {
+		this.#phase = "lending";
+		this.#show(this.#modes.lend() + this.#status.clear());
+		await this.#output.idle();
+		this.#terminal.stop();
+		try {
+			return await work();
+		} finally {
+			if (this.#phase === "lending") {
+				this.#phase = "running";
+				this.#terminal.start(this.#onInput, this.#onResize);
+			}
+		}
+	}
+
+	#createConnection(): ServerConnection {
+		const target = this.#options.target;
+		return new ServerConnection({
+			origin: () => target.origin(),
+			credentials: () => target.credentials(),
+			onFrame: (text) => this.#workers.post({ kind: "frame", text }),
+			onState: (state) => {
+				if (state === "open") mark("connected");
+				// After a reconnect the server may be a newer one, with a newer UI.
+				if (state === "open" && this.#connectionState !== "open" && this.#everOpen) void this.#workers.reload(true);
+				if (state === "open") this.#everOpen = true;
+				this.#connectionState = state;
+				this.#workers.post({ kind: "connection", state });
+			},
+			onSignedOut: () => this.#end({ code: 1, signedOut: true }),
+			onFault: (fault) => this.#serverFault(fault),
+			beforeReconnect: target.refresh,
+		});
 	}
 
 	/** The server broke the protocol (a frame too large): told once a run; the connection waits longer each time. */
-	let toldFault = false;
-	const serverFault = (fault: ServerFault) => {
-		problem(fault.text);
-		if (toldFault || finished) return;
-		toldFault = true;
-		void consent
+	#serverFault(fault: ServerFault): void {
+		this.#problem(fault.text);
+		if (this.#toldFault || this.#phase === "left") return;
+		this.#toldFault = true;
+		void this.#consent
 			.notify({
 				title: "The server sent more than p2 accepts",
 				lines: [
@@ -231,237 +443,77 @@ export async function runLauncher(options: LauncherOptions): Promise<LauncherRes
 					`p2 closed the connection and connects again in ${Math.round(fault.retryMs / 1000)} s, waiting longer each time this happens. A server that keeps doing so is broken or hostile.`,
 				],
 			})
-			.then(redraw);
-	};
-
-	const questions = new Map<string, (text: string | null) => void>();
-	let questionCount = 0;
-	/** The UI's last words before it exits (pi's fullscreenExitOutput), and the session it showed. */
-	let exitOutput: { text: string; resumable: boolean; session: string | undefined } | undefined;
-	const farewell = (): string => {
-		if (!exitOutput) return "";
-		const { text, resumable, session } = exitOutput;
-		return exitTranscript(text) + (resumable && session ? resumeHint(options.target, session) : "");
-	};
-
-	const onWorkerMessage = (worker: GuestWorker, message: WorkerMessage, current: boolean) => {
-		switch (message.kind) {
-			case "frame":
-				if (current) connection.send(message.text);
-				return;
-			case "status":
-				if (current) status.apply(message.action);
-				return;
-			case "exitOutput":
-				if (current) exitOutput = { text: message.text, resumable: message.resumable, session: worker.session };
-				return;
-			case "exit": {
-				if (!current) return;
-				const words = farewell();
-				end({ code: message.code, problems, ...(words ? { farewell: words } : {}) });
-				return;
-			}
-			case "log":
-				if (message.level !== "info") problem(message.text);
-				return;
-			case "error":
-				problem(message.message);
-				return;
-			case "navigation":
-				if (!current || !SESSION_ID.test(message.session)) return;
-				mark("session open");
-				// A question asked for one session is not answered for another (seed 3.3, step 6).
-				if (asking?.worker === worker && asking.session !== message.session) consent.cancel();
-				worker.session = message.session;
-				options.onNavigation?.(message.session);
-				return;
-			case "keyContext":
-				if (current) suspendPrivileged = message.suspendPrivileged;
-				return;
-			case "answer":
-				if (current) questions.get(message.id)?.(message.text);
-				questions.delete(message.id);
-				return;
-			case "request":
-				if (current) void answerRequest(worker, message);
-				else worker.sandbox.post({ kind: "response", id: message.id, ok: false, error: "cancelled" });
-				return;
-		}
-	};
-
-	const http = serverHttp(options.target);
-	const gesture = new SelectionGesture();
-	const actions = createLauncherActions<GuestWorker>({
-		consent,
-		env: options.env,
-		platform: process.platform,
-		clock,
-		p2Dir: prefPaths.p2Dir,
-		cwd: process.cwd(),
-		origin: () => options.target.origin(),
-		current: (worker) => workers.isCurrent(worker) && !finished,
-		post: (worker, message) => worker.sandbox.post(message),
-		ask: (worker, question) =>
-			new Promise((resolve) => {
-				const id = `q${++questionCount}`;
-				questions.set(id, resolve);
-				worker.sandbox.post({ kind: "ask", id, question });
-				clock.setTimeout(() => {
-					if (questions.delete(id)) resolve(null);
-				}, QUESTION_MS);
-			}),
-		write: show,
-		lend: async (work) => {
-			lending = true;
-			show(modes.lend() + status.clear());
-			await output.idle();
-			terminal.stop();
-			try {
-				return await work();
-			} finally {
-				lending = false;
-				if (!finished) terminal.start(onInput, onResize);
-			}
-		},
-		redraw: () => redraw(),
-		preferencesChanged: () => watcher.check(),
-		editorCommand: () => splitCommand(editorCommand(prefPaths, options.env, process.platform)),
-		selectionGesture: () => gesture.take(),
-		session: (worker) => worker.session,
-		pickFile: (start) => picker.pick(start),
-		downloadFolder: () => downloadFolder(prefPaths, options.env),
-		download: http.download,
-		downloadArtifact: http.downloadArtifact,
-		upload: http.upload,
-		...(http.signOut ? { signOut: http.signOut } : {}),
-		openRelay: (path) =>
-			new WebSocket(`${options.target.origin().replace(/^http/, "ws")}${path}`, {
-				headers: { origin: options.target.origin(), ...options.target.credentials() },
-			} as unknown as string[]),
-		problem,
-	});
-
-	/** A worker's request for a launcher action; a question on screen is withdrawn if its worker goes away. */
-	const answerRequest = async (worker: GuestWorker, message: Extract<WorkerMessage, { kind: "request" }>) => {
-		asking = { worker, session: worker.session };
-		try {
-			await actions.onRequest(worker, message);
-		} catch (error) {
-			problem(`request ${message.action}: ${errorText(error)}`);
-		} finally {
-			if (asking?.worker === worker) asking = undefined;
-		}
-	};
-
-	let everOpen = false;
-	const connection = new ServerConnection({
-		origin: () => options.target.origin(),
-		credentials: () => options.target.credentials(),
-		onFrame: (text) => workers.post({ kind: "frame", text }),
-		onState: (state) => {
-			if (state === "open") mark("connected");
-			// After a reconnect the server may be a newer one, with a newer UI.
-			if (state === "open" && connectionState !== "open" && everOpen) void workers.reload(true);
-			if (state === "open") everOpen = true;
-			connectionState = state;
-			workers.post({ kind: "connection", state });
-		},
-		onSignedOut: () => end({ code: 1, signedOut: true, problems }),
-		onFault: serverFault,
-		beforeReconnect: options.target.refresh,
-	});
-
-	// A changed file reaches the running UI at once: a remapped key works without a restart.
-	const watcher = watchPreferences(prefPaths, prefOptions, preferences, (next) => {
-		preferences = next;
-		privileged = privilegedKeys(keyPlatform(), next.keybindings, KEY_ACTIONS);
-		workers.postAll({ kind: "preferences", preferences: next });
-	});
-
-	const checkCapabilities = () => {
-		const changed = probe.changed();
-		if (changed) workers.post({ kind: "capabilities", capabilities: changed });
-	};
-
-	const onInput = createInputRouter({
-		clock,
-		takeReply: (data) => probe.takeReply(data),
-		lending: () => lending,
-		screens: [consent, picker],
-		observe: (data) => {
-			consent.noteInput();
-			if (mouse !== "off") gesture.observe(data);
-		},
-		privilegedKey: (data) => (workers.active && !suspendPrivileged ? privileged.match(data) : undefined),
-		onKey: (action) => {
-			const worker = workers.active;
-			if (worker) void actions.onKey(worker, action);
-		},
-		forward: (data) => {
-			checkCapabilities();
-			workers.post({ kind: "input", data });
-			// From the first key on (not during start-up, when the compilers speed the first frame).
-			stopLowering ??= keepBackgroundThreadsLow();
-		},
-		emergencyExit: () => end({ code: 130, problems }),
-	});
-
-	function onResize() {
-		consent.draw();
-		picker.draw();
-		workers.postAll({ kind: "resize", columns: terminal.columns, rows: terminal.rows });
+			.then(() => this.#redraw());
 	}
 
-	const timers: ReturnType<typeof setInterval>[] = [];
-	const end = (result: LauncherResult) => {
-		if (finished) return;
+	#checkCapabilities(): void {
+		const changed = this.#probe.changed();
+		if (changed) this.#workers.post({ kind: "capabilities", capabilities: changed });
+	}
+
+	#createInputRouter(): (data: string) => void {
+		return createInputRouter({
+			clock: this.#clock,
+			takeReply: (data) => this.#probe.takeReply(data),
+			lending: () => this.#phase === "lending",
+			screens: [this.#consent, this.#picker],
+			observe: (data) => {
+				this.#consent.noteInput();
+				if (this.#mouse !== "off") this.#gesture.observe(data);
+			},
+			privilegedKey: (data) =>
+				this.#workers.active && !this.#suspendPrivileged ? this.#privileged.match(data) : undefined,
+			onKey: (action) => {
+				const worker = this.#workers.active;
+				if (worker) void this.#actions.onKey(worker, action);
+			},
+			forward: (data) => {
+				this.#checkCapabilities();
+				this.#workers.post({ kind: "input", data });
+				// From the first key on (not during start-up, when the compilers speed the first frame).
+				this.#stopLowering ??= keepBackgroundThreadsLow();
+			},
+			emergencyExit: () => this.#end({ code: 130 }),
+		});
+	}
+
+	readonly #onResize = () => {
+		this.#consent.draw();
+		this.#picker.draw();
+		this.#workers.postAll({ kind: "resize", columns: this.#terminal.columns, rows: this.#terminal.rows });
+	};
+
+	readonly #onProcessExit = () => {
+		if (this.#phase !== "left") process.stdout.write(this.#modes.cleanup());
+	};
+
+	#end(result: Omit<LauncherResult, "problems">): void {
+		if (this.#phase === "left") return;
 		// What still waits for a slow terminal is dropped: the reset goes out right after the piece in flight.
-		output.discard();
-		output.write(modes.cleanup() + status.clear());
-		finished = true;
-		for (const timer of timers) clearInterval(timer);
-		stopLowering?.();
-		watcher.stop();
-		consent.cancel();
-		picker.cancel();
-		workers.stop();
+		this.#output.discard();
+		this.#output.write(this.#modes.cleanup() + this.#status.clear());
+		this.#phase = "left";
+		for (const timer of this.#timers) clearInterval(timer);
+		this.#stopLowering?.();
+		this.#watcher.stop();
+		this.#consent.cancel();
+		this.#picker.cancel();
+		this.#workers.stop();
 		closeForwards();
-		connection.close();
-		process.off("exit", onProcessExit);
-		releaseLog();
+		this.#connection.close();
+		process.off("exit", this.#onProcessExit);
+		this.#releaseLog();
 		// pi-tui's terminal writes its own resets itself, synchronously: after the launcher's, never before.
 		let left = false;
 		const leave = () => {
 			if (left) return;
 			left = true;
 			clearTimeout(waiting);
-			terminal.stop();
-			finish(result);
+			this.#terminal.stop();
+			this.#done.resolve({ ...result, problems: this.#problems });
 		};
 		// A terminal that takes nothing at all does not keep p2 from ending.
 		const waiting = setTimeout(leave, LEAVING_MS);
-		void output.idle().then(leave);
-	};
-	const onProcessExit = () => {
-		if (!finished) process.stdout.write(modes.cleanup());
-	};
-	process.on("exit", onProcessExit);
-
-	terminal.start(onInput, onResize);
-	// The launcher asks the terminal for its colors itself (the worker's queries are filtered out).
-	output.write(probe.askColors((colors) => workers.post({ kind: "terminalColors", colors })));
-	setTimeout(() => probe.finishColors(), COLOR_QUERY_MS);
-	for (const ms of CAPABILITY_CHECKS_MS) setTimeout(checkCapabilities, ms);
-
-	workers.start();
-	connection.connect();
-	timers.push(
-		setInterval(() => workers.post({ kind: "snapshotRequest" }), options.snapshotMs ?? SNAPSHOT_MS),
-		setInterval(() => void workers.reload(true), options.bundleCheckMs ?? BUNDLE_CHECK_MS),
-	);
-
-	for (const signal of ["SIGTERM", "SIGHUP"] as const) {
-		process.once(signal, () => end({ code: 128 + (signal === "SIGTERM" ? 15 : 1), problems }));
+		void this.#output.idle().then(leave);
 	}
-	return done;
 }
