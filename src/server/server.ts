@@ -1,19 +1,10 @@
-import { existsSync, readFileSync, rmSync } from "node:fs";
-import { join } from "node:path";
-import type { Server, ServerWebSocket } from "bun";
-import { CLOSE_CODES } from "../protocol/codes.ts";
-import { EXIT_PATH, SERVER_INFO_FILE, type ServerInfo, SOCKET_PATH } from "../protocol/server-info.ts";
+import type { Server } from "bun";
+import { EXIT_PATH } from "../protocol/server-info.ts";
 import { AgentExtensions } from "./agent/extensions.ts";
-import {
-	isLoopbackHostname,
-	isWildcardHostname,
-	type OwnOrigins,
-	ownOrigins,
-	primaryOrigin,
-} from "./auth/own-origins.ts";
+import { isLoopbackHostname, isWildcardHostname, ownOrigins, primaryOrigin } from "./auth/own-origins.ts";
 import { addOwnerRoutes } from "./auth/owner-routes.ts";
+import { ownerSignIns } from "./auth/owner-sign-ins.ts";
 import { OwnerStore } from "./auth/owner-store.ts";
-import { resolvePrincipal } from "./auth/principals.ts";
 import { newToken } from "./auth/tokens.ts";
 import { addBundleRoute } from "./bundle-route.ts";
 import {
@@ -23,21 +14,22 @@ import {
 	logOptions,
 	type ServicesOptions,
 } from "./core-services.ts";
+import { type GuestBundle, GuestBundleLoader } from "./guest-bundle-loader.ts";
 import { json, problem } from "./http-util.ts";
 import { describe, ServerLog } from "./log.ts";
-import { type Connection, ObjectHost } from "./objects/host.ts";
+import { ObjectHost } from "./objects/host.ts";
 import type { Principal } from "./objects/principal.ts";
 import type { GuestAdmission, ServerContext, ServerPlugin } from "./plugin.ts";
-import { type Relay, Relays } from "./relays.ts";
-import { type RouteRequest, Routes } from "./routes.ts";
+import { Relays } from "./relays.ts";
+import { RequestGate } from "./request-gate.ts";
+import { Routes } from "./routes.ts";
+import { ServerInfoFile } from "./server-info-file.ts";
 import { Services } from "./services.ts";
-import { ensurePrivateDir, writePrivateFile } from "./store/data-dir.ts";
+import { type SocketData, Sockets } from "./sockets.ts";
+import { ensurePrivateDir } from "./store/data-dir.ts";
 import { type DataDirLock, lockDataDir } from "./store/data-dir-lock.ts";
 
-export interface GuestBundle {
-	readonly source: string;
-	readonly hash: string;
-}
+export type { GuestBundle } from "./guest-bundle-loader.ts";
 
 export interface ServerOptions extends ServicesOptions {
 	readonly dataDir: string;
@@ -76,20 +68,6 @@ export interface P2Server {
 
 /** Bytes that may wait for one slow client before it is closed (CLOSE_CODES.tooSlow) rather than sent more. */
 export const SOCKET_BUFFER_LIMIT = 16 * 1024 * 1024;
-/** Where Bun itself would start dropping frames; only a socket the server failed to close could get there. */
-const BACKPRESSURE_LIMIT = 1024 * 1024 * 1024;
-
-interface SocketData {
-	principal: Principal;
-	/** A plugin's byte relay rather than the object socket. */
-	relay?: Relay;
-	connection?: Connection;
-	/** Set once the server closed the socket: nothing more is sent on it. */
-	closing?: boolean;
-	/** Characters in the largest frame sent on this socket. */
-	largestFrame?: number;
-}
-
 export class ServerConfigError extends Error {
 	override name = "ServerConfigError";
 }
@@ -156,61 +134,25 @@ async function listen(
 	host.problem = (text, error, notice) => core.log.error("server", describe(text, error), notice);
 	const routes = new Routes();
 	const relays = new Relays();
+	const bundles = new GuestBundleLoader(options.bundle);
 	let admission: GuestAdmission | undefined;
 	const ctx: ServerContext = {
 		...core,
 		host,
 		routes,
 		relays,
-		owners: {
-			list: () => owners.list(),
-			signOut(id) {
-				const ended = owners.logoutId(id);
-				if (ended)
-					host.reprincipal(
-						(p) => p.id === `owner:${id}`,
-						() => null,
-					);
-				return ended;
-			},
-			signOutAll(keep) {
-				const ended = owners.logoutAll(keep);
-				host.reprincipal(
-					(p) => p.role === "owner" && p.id !== `owner:${keep}`,
-					() => null,
-				);
-				return ended;
-			},
-			mintLink: () => `/owner#${owners.mintLink()}`,
-		},
+		owners: ownerSignIns(owners, host),
 		services: new Services(),
 		agent: new AgentExtensions(),
-		guestBundle: options.devReload
-			? {
-					async rebuild() {
-						const before = bundle ? await bundle.catch(() => undefined) : undefined;
-						bundle = undefined;
-						const after = await loadBundle();
-						return { hash: after.hash, changed: after.hash !== before?.hash };
-					},
-				}
-			: null,
+		guestBundle: options.devReload ? bundles.dev : null,
 		admitGuests(admit) {
 			if (admission) throw new Error("guests are admitted by one plugin only");
 			admission = admit;
 		},
 	};
-	let bundle: Promise<GuestBundle> | undefined;
-	const loadBundle = () => {
-		bundle ??= (options.bundle ?? (() => Promise.reject(new Error("no guest bundle configured"))))();
-		bundle.catch(() => {
-			bundle = undefined;
-		});
-		return bundle;
-	};
 	// The core's routes first: a plugin cannot take one of their paths.
 	addOwnerRoutes(routes, owners, host);
-	addBundleRoute(routes, loadBundle);
+	addBundleRoute(routes, () => bundles.load());
 	const onExitRequest = options.onExitRequest;
 	if (onExitRequest) {
 		routes.add(EXIT_PATH, {
@@ -226,13 +168,7 @@ async function listen(
 	}
 	const deviceToken = newToken();
 	core.log.addSecret(deviceToken);
-	const bufferLimit = options.socketBufferLimit ?? SOCKET_BUFFER_LIMIT;
 	const scheme = options.tls ? "https" : "http";
-
-	// Set once the server listens (the port may be chosen then); no request arrives before.
-	let own: OwnOrigins | undefined;
-	const sameOrigin = (req: Request) => own?.isOwnOrigin(req.headers.get("origin")) === true;
-	const secure = options.tls !== undefined || options.behindProxy === true;
 
 	// A guest of a session that is gone or archived is nobody, whatever the plugin that admitted them says.
 	const guest = (cookie: string): Principal | null => {
@@ -240,83 +176,21 @@ async function listen(
 		const record = principal?.session === undefined ? undefined : core.catalog.get(principal.session);
 		return principal && record && !record.archived ? principal : null;
 	};
-	const sources = { deviceToken, owners, guest };
+	const secure = options.tls !== undefined || options.behindProxy === true;
+	const gate = new RequestGate<SocketData>(core.log, { deviceToken, owners, guest }, secure);
 
-	const requestOf = (req: Request, srv: Server<SocketData>): RouteRequest => {
-		const peer = srv.requestIP(req)?.address;
-		let principal: { value: Principal | null } | undefined;
-		return {
-			get principal() {
-				principal ??= { value: resolvePrincipal(req, peer, sources) };
-				return principal.value;
-			},
-			sameOrigin: sameOrigin(req),
-			peer,
-			secure,
-		};
-	};
-
-	/** Every request passes here first: only a host name of this server's is answered (DNS rebinding). */
-	const checked =
-		(answer: (req: Request, srv: Server<SocketData>) => Response | undefined | Promise<Response | undefined>) =>
-		async (req: Request, srv: Server<SocketData>): Promise<Response | undefined> => {
-			try {
-				if (own?.acceptsHost(req.headers.get("host")) !== true) {
-					return problem(
-						403,
-						"this server does not answer to that host name (through a tunnel or proxy, serve with --public-origin)",
-					);
-				}
-				return await answer(req, srv);
-			} catch (error) {
-				core.log.error("server", describe(`request ${new URL(req.url).pathname} failed`, error));
-				return problem(500, "internal error");
-			}
-		};
-
-	const socket = (req: Request, srv: Server<SocketData>): Response | undefined => {
-		const principal = resolvePrincipal(req, srv.requestIP(req)?.address, sources);
-		if (!principal) return problem(401, "sign in first");
-		if (req.headers.get("origin") !== null && !sameOrigin(req)) return problem(403, "cross-origin socket refused");
-		if (srv.upgrade(req, { data: { principal } })) return undefined;
-		return problem(400, "expected a WebSocket upgrade");
-	};
-
-	// A relay is its principal's as much as a connection is: one whose access ends or changes closes.
-	const relaySockets = new Set<ServerWebSocket<SocketData>>();
-	host.onReprincipal((filter, next) => {
-		for (const ws of relaySockets) {
-			const before = ws.data.principal;
-			if (!filter(before)) continue;
-			const after = next(before);
-			if (after && after.role === before.role && after.session === before.session) continue;
-			relaySockets.delete(ws);
-			ws.data.relay?.close();
-			ws.close(CLOSE_CODES.accessEnded, "access ended");
-		}
+	const sockets = new Sockets({
+		host,
+		relays,
+		bufferLimit: options.socketBufferLimit ?? SOCKET_BUFFER_LIMIT,
+		principalOf: (req, srv) => gate.principalOf(req, srv),
+		sameOrigin: (req) => gate.sameOrigin(req),
+		keepSpareStore: () => core.stores.keepSpare(),
 	});
-
-	const served: Record<string, (req: Request, srv: Server<SocketData>) => Promise<Response | undefined>> = {
-		[SOCKET_PATH]: checked(socket),
-	};
-	for (const [path, accept] of relays.entries()) {
-		served[path] = checked((req, srv) => {
-			const principal = resolvePrincipal(req, srv.requestIP(req)?.address, sources);
-			if (!principal) return problem(401, "sign in first");
-			if (req.headers.get("origin") !== null && !sameOrigin(req)) return problem(403, "cross-origin socket refused");
-			const relay = accept(principal, new URL(req.url));
-			if (Object.hasOwn(relay, "refuse")) {
-				const refused = relay as { refuse: number; why: string };
-				return problem(refused.refuse, refused.why);
-			}
-			const opened = relay as Relay;
-			if (srv.upgrade(req, { data: { principal, relay: opened } })) return undefined;
-			opened.close();
-			return problem(400, "expected a WebSocket upgrade");
-		});
-	}
+	const served: Record<string, (req: Request, srv: Server<SocketData>) => Promise<Response | undefined>> = {};
+	for (const [path, upgrade] of sockets.upgrades()) served[path] = gate.checked(upgrade);
 	for (const [path, handler] of routes.entries()) {
-		served[path] = checked((req, srv) => handler(req, requestOf(req, srv)));
+		served[path] = gate.checked((req, srv) => handler(req, gate.requestOf(req, srv)));
 	}
 
 	const server: Server<SocketData> = Bun.serve<SocketData>({
@@ -324,94 +198,26 @@ async function listen(
 		port: options.port ?? 0,
 		...(options.tls ? { tls: { cert: Bun.file(options.tls.cert), key: Bun.file(options.tls.key) } } : {}),
 		routes: served,
-		fetch: checked(() => problem(404, "not found")),
-		websocket: {
-			// Larger than a frame may be, so an oversized frame is refused by the protocol and the socket survives.
-			maxPayloadLength: 16 * 1024 * 1024,
-			idleTimeout: 120,
-			sendPings: true,
-			// Bun drops a frame when more than this already waits (send() returns 0); the server closes first.
-			backpressureLimit: BACKPRESSURE_LIMIT,
-			closeOnBackpressureLimit: false,
-			open(ws: ServerWebSocket<SocketData>) {
-				const relay = ws.data.relay;
-				if (relay) {
-					relaySockets.add(ws);
-					relay.open({
-						send(bytes) {
-							if (ws.data.closing) return;
-							if (ws.getBufferedAmount() > bufferLimit || ws.send(bytes) === 0) {
-								ws.data.closing = true;
-								ws.close(CLOSE_CODES.tooSlow, "too slow");
-								relay.close();
-							}
-						},
-						close() {
-							if (ws.data.closing) return;
-							ws.data.closing = true;
-							ws.close();
-						},
-					});
-					return;
-				}
-				// The first client is in, past its start's requests (its bundle, its sign-in): a new session's store
-				// is made ahead of need now, before its UI asks for one.
-				setImmediate(() => core.stores.keepSpare());
-				const end = (code: number, reason: string) => {
-					if (ws.data.closing) return;
-					ws.data.closing = true;
-					ws.close(code, reason);
-					ws.data.connection?.close();
-				};
-				ws.data.connection = host.connect(ws.data.principal, {
-					// A frame is sent whole or the socket is closed: a client never silently misses one. The largest
-					// frame sent so far may wait on top of the limit, so that a client reading at a normal pace is not
-					// closed while it takes in one frame larger than the limit (a long answer committed).
-					send(text) {
-						if (ws.data.closing) return;
-						const waiting = ws.getBufferedAmount();
-						ws.data.largestFrame = Math.max(ws.data.largestFrame ?? 0, text.length);
-						if (waiting > bufferLimit + ws.data.largestFrame || ws.send(text) === 0) {
-							end(CLOSE_CODES.tooSlow, `too slow: ${(waiting / 1024 / 1024).toFixed(1)} MiB were waiting`);
-						}
-					},
-					close: (why) => {
-						if (why) end(why.code, why.reason);
-					},
-				});
-			},
-			message(ws, message) {
-				if (ws.data.relay) {
-					ws.data.relay.data(typeof message === "string" ? new TextEncoder().encode(message) : message);
-					return;
-				}
-				void ws.data.connection?.receive(message);
-			},
-			close(ws) {
-				relaySockets.delete(ws);
-				ws.data.relay?.close();
-				ws.data.connection?.close();
-			},
-		},
+		fetch: gate.checked(() => problem(404, "not found")),
+		websocket: sockets.handlers(),
 	});
 	const binding = { scheme, hostname, port: server.port ?? 0, publicOrigin: options.publicOrigin } as const;
-	own = ownOrigins(binding);
+	gate.listening(ownOrigins(binding));
 	const origin = primaryOrigin(binding);
 	lock.setOrigin(origin);
 	core.log.info("server", `listening on ${origin}${options.build ? ` (build ${options.build})` : ""}`);
-	const infoPath = join(options.dataDir, SERVER_INFO_FILE);
-	if (options.advertise) {
-		const info: ServerInfo = {
+	const advertised = options.advertise ? new ServerInfoFile(options.dataDir, deviceToken) : undefined;
+	if (advertised) {
+		advertised.write({
 			origin,
 			port: server.port ?? 0,
 			pid: process.pid,
 			deviceToken,
 			...(options.build ? { build: options.build } : {}),
 			...(options.onExitRequest ? { auto: true } : {}),
-		};
-		writePrivateFile(infoPath, `${JSON.stringify(info)}\n`);
+		});
 		// A launcher that finds this server asks for the UI bundle next: have it ready (read, hashed) by then.
-		if (options.bundle) setImmediate(() => void loadBundle().catch(() => {}));
+		if (options.bundle) setImmediate(() => void bundles.load().catch(() => {}));
 	}
 
 	return {
@@ -423,13 +229,7 @@ async function listen(
 		async stop() {
 			server.stop(true);
 			await closeAll();
-			if (options.advertise && existsSync(infoPath)) {
-				try {
-					if (JSON.parse(readFileSync(infoPath, "utf8")).deviceToken === deviceToken) rmSync(infoPath);
-				} catch {
-					// Another server replaced it; leave theirs.
-				}
-			}
+			advertised?.remove();
 			lock.release();
 		},
 	};
