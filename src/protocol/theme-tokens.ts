@@ -1,3 +1,5 @@
+import type { ThinkingLevel } from "./thinking-levels.ts";
+
 /** pi's theme tokens, in its schema's order: each colors a foreground or a background. */
 export const FG_TOKENS = [
 	"accent",
@@ -85,5 +87,4 @@ export const THINKING_TOKENS = {
 	high: "thinkingHigh",
 	xhigh: "thinkingXhigh",
 	max: "thinkingMax",
-} as const satisfies Record<string, FgToken>;
-export type ThinkingLevel = keyof typeof THINKING_TOKENS;
+} as const satisfies Record<ThinkingLevel, FgToken>;

@@ -1,5 +1,5 @@
 import { Editor, type EditorOptions, type TUI, truncateToWidth, visibleWidth } from "@earendil-works/pi-tui";
-import type { ThinkingLevel } from "../protocol/theme-tokens.ts";
+import type { ThinkingLevel } from "../protocol/thinking-levels.ts";
 import type { ThemeRef } from "./theme/theme-ref.ts";
 
 const SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏";

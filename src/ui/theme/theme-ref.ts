@@ -1,5 +1,6 @@
 import type { EditorTheme, MarkdownTheme, SelectListTheme, SettingsListTheme } from "@earendil-works/pi-tui";
-import { THINKING_TOKENS, type ThinkingLevel } from "../../protocol/theme-tokens.ts";
+import { THINKING_TOKENS } from "../../protocol/theme-tokens.ts";
+import type { ThinkingLevel } from "../../protocol/thinking-levels.ts";
 import { highlightLines } from "../highlight.ts";
 import type { Theme } from "./theme.ts";
 

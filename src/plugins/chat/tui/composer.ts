@@ -9,7 +9,7 @@ import { type CommandRegistry, parseSlash, SlashAutocomplete } from "../../../gu
 import { type Completions, EditorCompletion } from "../../../guest/completions.ts";
 import type { NoticeTone } from "../../../guest/layout.ts";
 import { errorText } from "../../../protocol/errors.ts";
-import type { ThinkingLevel } from "../../../protocol/theme-tokens.ts";
+import type { ThinkingLevel } from "../../../protocol/thinking-levels.ts";
 import { ChatEditor } from "../../../ui/chat-editor.ts";
 import type { ThemeRef } from "../../../ui/theme/theme-ref.ts";
 import type { QueueMode } from "../contract.ts";

@@ -10,7 +10,7 @@ import type { GuestRegistries } from "../../../guest/plugin.ts";
 import type { ReadingAnchor } from "../../../guest/snapshot.ts";
 import type { UsageTotals } from "../../../protocol/common.ts";
 import { DISPLAY_DEFAULTS } from "../../../protocol/preferences.ts";
-import type { ThinkingLevel } from "../../../protocol/theme-tokens.ts";
+import type { ThinkingLevel } from "../../../protocol/thinking-levels.ts";
 import { Footer, type FooterData } from "../../../ui/footer.ts";
 import { Header } from "../../../ui/header.ts";
 import { createMermaidTransformer } from "../../../ui/mermaid.ts";

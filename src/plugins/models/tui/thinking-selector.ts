@@ -11,7 +11,7 @@ import {
 	SelectList,
 } from "@earendil-works/pi-tui";
 import { keyText, matchesId } from "../../../guest/keymap.ts";
-import type { ThinkingLevel } from "../../../protocol/theme-tokens.ts";
+import type { ThinkingLevel } from "../../../protocol/thinking-levels.ts";
 import type { ThemeRef } from "../../../ui/theme/theme-ref.ts";
 
 export const LEVEL_DESCRIPTIONS: Readonly<Record<ThinkingLevel, string>> = {
