@@ -1,5 +1,5 @@
 /**
- * The launcher's own file picker (seed 10.4b): this computer's directories, drawn by the launcher on a reset
+ * The launcher's own file picker (design: the consent screen): this computer's directories, drawn by the launcher on a reset
  * terminal under the same bar as its consent screen. Typing filters, Enter opens a directory or picks a file,
  * Backspace on an empty filter goes up, Esc cancels. The worker sees nothing of it, not even the names.
  */

@@ -7,7 +7,7 @@
  * (`error.name = …`, `obj.toString = …`: the "override mistake"). As Hardened JavaScript does, each such
  * property becomes an accessor whose setter defines the property on the object assigned to instead.
  * `RegExp.prototype` is left alone: JavaScriptCore leaves its fast regular-expression paths once it is frozen
- * (anchors/sandbox.md), and the launcher's output filter runs on regular expressions.
+ * (measured in a locked-down worker: they are slow once frozen), and the launcher's output filter runs on regular expressions.
  */
 
 /** Properties that ordinary code assigns on instances, by prototype (Hardened JavaScript's "moderate" list). */

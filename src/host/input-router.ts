@@ -48,7 +48,7 @@ export function createInputRouter(routes: InputRoutes): (data: string) => void {
 		const screen = routes.screens.find((s) => s.active);
 		if (screen) return screen.input(data);
 		routes.observe(data);
-		// The launcher's own keys, from the person's own files, never reach the worker (seed 3.1, "K").
+		// The launcher's own keys, from the person's own files, never reach the worker (design: launcher actions, "K").
 		const action = routes.privilegedKey(data);
 		if (action) {
 			if (!isKeyRelease(data)) routes.onKey(action);

@@ -1,5 +1,5 @@
 /**
- * What the launcher does for the UI (seed 3.1–3.6b): actions on the person's own keys ("K": copy the last
+ * What the launcher does for the UI (design: launcher actions): actions on the person's own keys ("K": copy the last
  * answer, the external editor, paste, attach, suspend) and actions the UI asks for and the person confirms on
  * the launcher's own screen ("C": copy a text, save preferences, open an address, download, attach, sign out).
  * Results go back only to the worker that asked, and only while it is still the one on screen. No request can

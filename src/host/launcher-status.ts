@@ -18,7 +18,7 @@ export function sanitizeTitle(text: string): string {
 }
 
 /**
- * Title, progress and program status (seed 3.2 "N" actions): sanitized, at most four per second per kind (the
+ * Title, progress and program status ("N" actions, design: launcher actions): sanitized, at most four per second per kind (the
  * latest throttled value follows), written by the launcher itself, and cleared on exit.
  */
 export class LauncherStatus {

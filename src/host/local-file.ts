@@ -1,5 +1,5 @@
 /**
- * Reading a local file the person chose to send (seed 3.3, step 7): the path as they typed it, opened without
+ * Reading a local file the person chose to send (design: the consent screen, step 7): the path as they typed it, opened without
  * following a final symlink and without blocking on a FIFO, checked on the open descriptor (a regular file,
  * within the limit), and read only through that descriptor.
  */

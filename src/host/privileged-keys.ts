@@ -1,5 +1,5 @@
 /**
- * Which raw keys the launcher takes for itself (seed 3.1, "K"): the launcher's own action ids, with the keys
+ * Which raw keys the launcher takes for itself (design: launcher actions, "K"): the launcher's own action ids, with the keys
  * of the person's own files (never the server's or the worker's), for the guest's platform. A key the person
  * gave to another action is that action's; a key pi itself shares by default stays the launcher's, and pi's
  * mode rule applies (the worker suspends interception while its own text input needs the key).

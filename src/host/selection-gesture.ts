@@ -1,5 +1,5 @@
 /**
- * The mouse gesture that lets pi-tui's copy-on-select through without a consent screen (seed 3.6a): the
+ * The mouse gesture that lets pi-tui's copy-on-select through without a consent screen (design: launcher actions): the
  * launcher itself saw, in the raw input, the left-button release that ended a drag or a double click, a moment
  * ago. Each such gesture allows one copy.
  */

@@ -1,5 +1,5 @@
 /**
- * The launcher's own screens (seed 3.3): a question before anything leaves or enters this computer, and a
+ * The launcher's own screens (design: the consent screen): a question before anything leaves or enters this computer, and a
  * notice of what went wrong with an action (whose detail the worker never learns). Drawn on a reset terminal
  * with only what the launcher knows and the exact data, wrapped and never cut, and answered by keys that
  * never reach the worker. While one is up the launcher forwards no input and discards the worker's output;

@@ -139,7 +139,7 @@ export const LauncherMessage = lazy(() =>
 );
 export type LauncherMessage = typeof LauncherMessage.infer;
 
-/** Launcher actions without a grant (seed 3.2 "N"): sanitized and rate-limited by the launcher. */
+/** Launcher actions without a grant ("N", design: launcher actions): sanitized and rate-limited by the launcher. */
 export const StatusAction = lazy(() =>
 	type.or(
 		{ kind: "'title'", text: "string <= 4096" },
@@ -170,7 +170,7 @@ export const WorkerMessage = lazy(() =>
 		{ kind: "'error'", message: `string <= ${MAX_LOG_CHARS}` },
 		/** The session the UI shows now: the launcher remembers it for the next start on this server. */
 		{ kind: "'navigation'", session: "string <= 64" },
-		/** An action only the launcher can take, on its own consent screen (seed 3.1, "C"). */
+		/** An action only the launcher can take, on its own consent screen ("C", design: launcher actions). */
 		{ kind: "'request'", id: "string <= 64", action: "'savePrefs'", payload: { patch: "Record<string, unknown>" } },
 		{
 			kind: "'request'",

@@ -151,7 +151,7 @@ export function defaultKeys(definition: KeyDefinition | undefined): string[] {
 }
 
 /**
- * The keys the launcher keeps for its own actions (seed 3.1 and 6.2): each id's keys from the person's own
+ * The keys the launcher keeps for its own actions (design: launcher actions): each id's keys from the person's own
  * files, else pi's default; minus any key the person gave to another action that pi does not give it by
  * default (then that action has it). A key pi itself shares by default stays the launcher's, and pi's mode rule
  * applies: the UI suspends interception while its own text input needs the key.

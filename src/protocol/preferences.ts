@@ -4,7 +4,7 @@ import { matchesSettingType } from "./setting-types.ts";
 
 /**
  * The person's display preferences: the whitelisted keys of pi's `settings.json` that belong to a terminal
- * (seed 1.14, "G"), nested as pi spells them. Anything else in the file (models, paths, commands, the
+ * (what the person's own files give the UI), nested as pi spells them. Anything else in the file (models, paths, commands, the
  * external editor) is never read into this, so it never reaches the worker.
  */
 const SETTING_TYPES = {

@@ -45,7 +45,7 @@ export interface MermaidContext {
 }
 
 /**
- * pi's Mermaid rendering (seed 10.7): top-level ```mermaid blocks become Unicode diagrams drawn by
+ * pi's Mermaid rendering: top-level ```mermaid blocks become Unicode diagrams drawn by
  * lovely-mermaid in the theme's colors. A diagram wider than the space keeps its source; an invalid one, once
  * complete, keeps its source and says why.
  */

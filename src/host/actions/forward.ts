@@ -1,5 +1,5 @@
 /**
- * "Open on this computer" (seed P11f): a port of the server's machine, listened for on this computer's loopback
+ * "Open on this computer" (the ports panel's action): a port of the server's machine, listened for on this computer's loopback
  * only, after the person's yes. Each local connection is relayed to the server over a WebSocket with the
  * launcher's own credentials; every forward closes when p2 exits.
  */

@@ -1,6 +1,6 @@
 /**
  * The colors pi 1.6.0's `system` theme generated for three terminal backgrounds with no palette reported
- * (pi-look §4.3): black, #1e1e2e and white. Observed values, not pi's code: p2 places a reported background
+ * (observed with pi 1.6.0): black, #1e1e2e and white. Observed values, not pi's code: p2 places a reported background
  * among them (see `builtin.ts`).
  */
 export const SYSTEM_SAMPLE_BACKGROUNDS = ["#000000", "#1e1e2e", "#ffffff"] as const;

@@ -159,7 +159,7 @@ export class Theme {
 	}
 }
 
-/** The ANSI palette index of each colored token in the fallback (pi-look §4.3). */
+/** The ANSI palette index of each colored token in the fallback (pi 1.6.0's fallback when the terminal does not report its colors). */
 const ANSI_INDEXES: Partial<Record<FgToken, number>> = {
 	accent: 5,
 	borderAccent: 5,
