@@ -140,9 +140,44 @@ export async function listClipboard(options: {
 	return undefined;
 }
 
+/** macOS: the clipboard's PNG, which AppleScript prints as `«data PNGf<hex>»`. */
+export const MAC_IMAGE_COMMAND = ["osascript", "-e", "the clipboard as «class PNGf»"];
+
+/** Windows: the clipboard's image saved as PNG and printed as base64 (the clipboard needs a single-threaded apartment). */
+export const WINDOWS_IMAGE_COMMAND = [
+	"powershell",
+	"-NoProfile",
+	"-STA",
+	"-Command",
+	"Add-Type -AssemblyName System.Windows.Forms; Add-Type -AssemblyName System.Drawing; $img = [System.Windows.Forms.Clipboard]::GetImage(); if ($img) { $ms = New-Object System.IO.MemoryStream; $img.Save($ms, [System.Drawing.Imaging.ImageFormat]::Png); [Convert]::ToBase64String($ms.ToArray()) }",
+];
+
+/** Windows: the files copied in Explorer, one full path a line. */
+export const WINDOWS_FILES_COMMAND = [
+	"powershell",
+	"-NoProfile",
+	"-STA",
+	"-Command",
+	"Get-Clipboard -Format FileDropList | ForEach-Object { $_.FullName }",
+];
+
+/** The PNG a platform's tool printed (hex from AppleScript, base64 from PowerShell); undefined when none. */
+export function decodePrintedImage(platform: string, printed: string): Uint8Array | undefined {
+	const text = printed.trim();
+	if (platform === "darwin") {
+		const hex = /^«data PNGf([0-9A-Fa-f]+)»$/.exec(text)?.[1];
+		return hex && hex.length % 2 === 0 ? Uint8Array.from(Buffer.from(hex, "hex")) : undefined;
+	}
+	if (!/^[A-Za-z0-9+/]+={0,2}$/.test(text)) return undefined;
+	return Uint8Array.from(Buffer.from(text, "base64"));
+}
+
+/** What a PNG starts with: a tool's output that is anything else is not taken for an image. */
+const PNG_SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
+
 /**
- * An image on the clipboard (Wayland or X11), as pi pastes one; undefined when there is none or no tool can
- * say. The size is bounded like an upload. `listed`: the listing already made for this paste.
+ * An image on the clipboard (Wayland or X11; macOS and Windows as PNG), as pi pastes one; undefined when there is
+ * none or no tool can say. The size is bounded like an upload. `listed`: the listing already made for this paste.
  */
 export async function readClipboardImage(options: {
 	readonly env: Env;
@@ -152,6 +187,16 @@ export async function readClipboardImage(options: {
 	listed?: ClipboardListing;
 }): Promise<{ bytes: Uint8Array; mimeType: string } | undefined> {
 	const reader = options.read ?? ((argv: string[]) => runTool(argv, options.env));
+	if (options.platform === "darwin" || options.platform === "win32") {
+		const printed = await reader(options.platform === "darwin" ? MAC_IMAGE_COMMAND : WINDOWS_IMAGE_COMMAND);
+		// Text of at most twice the bound (hex) before it is decoded.
+		if (!printed?.length) return undefined;
+		if (printed.length > 2 * options.maxBytes + 64) throw new Error("the clipboard's image is larger than 25 MiB");
+		const bytes = decodePrintedImage(options.platform, new TextDecoder().decode(printed));
+		if (!bytes || !PNG_SIGNATURE.every((byte, i) => bytes[i] === byte)) return undefined;
+		if (bytes.length > options.maxBytes) throw new Error("the clipboard's image is larger than 25 MiB");
+		return { bytes, mimeType: "image/png" };
+	}
 	const listing = options.listed ?? (await listClipboard(options));
 	const type = IMAGE_TYPES.find((t) => listing?.types.includes(t));
 	if (!listing || !type) return undefined;
@@ -181,8 +226,20 @@ export function filePathsOf(uriList: string): string[] {
 	return paths;
 }
 
+/** Full Windows paths, one a line (a drive's, or a share's); anything else is dropped. */
+export function windowsPathsOf(lines: string): string[] {
+	const paths: string[] = [];
+	for (const line of lines.split(/\r?\n/)) {
+		const path = line.trim();
+		if (!/^(?:[A-Za-z]:\\|\\\\[^\\]+\\)/.test(path) || path.includes("\0")) continue;
+		paths.push(path);
+		if (paths.length >= MAX_PASTED_FILES) break;
+	}
+	return paths;
+}
+
 /**
- * Files copied in a file manager (Finder, Nautilus, Dolphin…): their local paths, or an empty list when the
+ * Files copied in a file manager (Finder, Explorer, Nautilus, Dolphin…): their local paths, or an empty list when the
  * clipboard holds none or no tool can say. Only the paths are read here; each file is opened and checked later.
  */
 export async function readClipboardFiles(options: {
@@ -200,6 +257,7 @@ export async function readClipboardFiles(options: {
 		const path = await text(["osascript", "-e", "POSIX path of (the clipboard as «class furl»)"]);
 		return path?.trim().startsWith("/") ? [path.trim()] : [];
 	}
+	if (options.platform === "win32") return windowsPathsOf((await text(WINDOWS_FILES_COMMAND)) ?? "");
 	const listing = options.listed ?? (await listClipboard(options));
 	if (!listing?.types.includes("text/uri-list")) return [];
 	return filePathsOf((await text(listing.get("text/uri-list"))) ?? "");

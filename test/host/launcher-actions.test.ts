@@ -151,3 +151,95 @@ describe("files copied in a file manager", () => {
 		expect(filePathsOf(many)).toHaveLength(10);
 	});
 });
+
+describe("the clipboard on macOS and Windows", () => {
+	const png = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 7, 8, 9]);
+	const enc = (s: string) => new TextEncoder().encode(s);
+
+	test("macOS: the clipboard's PNG from AppleScript, printed as hex; anything else is no image", async () => {
+		const { readClipboardImage, MAC_IMAGE_COMMAND } = await import("../../src/host/clipboard.ts");
+		const calls: string[][] = [];
+		const hex = `«data PNGf${Buffer.from(png).toString("hex").toUpperCase()}»\n`;
+		const read = async (argv: string[]) => {
+			calls.push(argv);
+			return enc(hex);
+		};
+		expect(await readClipboardImage({ env: {}, platform: "darwin", maxBytes: 100, read })).toEqual({
+			bytes: png,
+			mimeType: "image/png",
+		});
+		expect(calls).toEqual([MAC_IMAGE_COMMAND]);
+		expect(MAC_IMAGE_COMMAND).toEqual(["osascript", "-e", "the clipboard as «class PNGf»"]);
+		// No image on the clipboard: AppleScript fails (no output), or prints something else.
+		expect(await readClipboardImage({ env: {}, platform: "darwin", maxBytes: 100, read: async () => undefined })).toBe(
+			undefined,
+		);
+		const text = async () => enc("«data utf8616263»");
+		expect(await readClipboardImage({ env: {}, platform: "darwin", maxBytes: 100, read: text })).toBeUndefined();
+		await expect(readClipboardImage({ env: {}, platform: "darwin", maxBytes: 4, read })).rejects.toThrow(
+			"larger than 25 MiB",
+		);
+	});
+
+	test("Windows: the clipboard's image from PowerShell as base64 PNG; copied files from Explorer as full paths", async () => {
+		const { readClipboardImage, readClipboardFiles, WINDOWS_IMAGE_COMMAND, WINDOWS_FILES_COMMAND } = await import(
+			"../../src/host/clipboard.ts"
+		);
+		const calls: string[][] = [];
+		const read = async (argv: string[]) => {
+			calls.push(argv);
+			if (argv === WINDOWS_FILES_COMMAND)
+				return enc("C:\\Users\\ana\\report.pdf\r\n\\\\server\\share\\notes.md\r\nnot a path\r\n");
+			return enc(`${Buffer.from(png).toString("base64")}\r\n`);
+		};
+		expect(await readClipboardImage({ env: {}, platform: "win32", maxBytes: 100, read })).toEqual({
+			bytes: png,
+			mimeType: "image/png",
+		});
+		expect(await readClipboardFiles({ env: {}, platform: "win32", read })).toEqual([
+			"C:\\Users\\ana\\report.pdf",
+			"\\\\server\\share\\notes.md",
+		]);
+		expect(calls).toEqual([WINDOWS_IMAGE_COMMAND, WINDOWS_FILES_COMMAND]);
+		// PowerShell, without a profile, in a single-threaded apartment (the Windows clipboard needs one).
+		for (const command of [WINDOWS_IMAGE_COMMAND, WINDOWS_FILES_COMMAND]) {
+			expect(command.slice(0, 4)).toEqual(["powershell", "-NoProfile", "-STA", "-Command"]);
+		}
+		expect(WINDOWS_IMAGE_COMMAND[4]).toContain("[System.Windows.Forms.Clipboard]::GetImage()");
+		expect(WINDOWS_FILES_COMMAND[4]).toContain("Get-Clipboard -Format FileDropList");
+		// Nothing on the clipboard: PowerShell prints nothing.
+		expect(await readClipboardImage({ env: {}, platform: "win32", maxBytes: 100, read: async () => enc("") })).toBe(
+			undefined,
+		);
+	});
+});
+
+describe("the browser and the editor on each platform", () => {
+	test("the browser opener's command line: open, rundll32 (an address with & stays one argument), xdg-open", async () => {
+		const { browserCommand } = await import("../../src/host/actions/open-url.ts");
+		const url = "https://example.org/a?b=1&c=2";
+		expect(browserCommand(url, "darwin")).toEqual(["open", url]);
+		expect(browserCommand(url, "win32")).toEqual(["rundll32", "url.dll,FileProtocolHandler", url]);
+		expect(browserCommand(url, "linux")).toEqual(["xdg-open", url]);
+	});
+
+	test("the editor: the person's choice first, then notepad on Windows and nano elsewhere", async () => {
+		const { editorCommand, preferencePaths } = await import("../../src/host/local-preferences.ts");
+		const { mkdtempSync, rmSync } = await import("node:fs");
+		const { tmpdir } = await import("node:os");
+		const { join } = await import("node:path");
+		const home = mkdtempSync(join(tmpdir(), "p2-editor-"));
+		try {
+			const paths = preferencePaths({ HOME: home });
+			expect(editorCommand(paths, { HOME: home }, "win32")).toBe("notepad");
+			expect(editorCommand(paths, { HOME: home }, "darwin")).toBe("nano");
+			expect(editorCommand(paths, { HOME: home, EDITOR: "code --wait" }, "win32")).toBe("code --wait");
+			expect(splitCommand('"C:\\Program Files\\Notepad++\\notepad++.exe" -multiInst')).toEqual([
+				"C:\\Program Files\\Notepad++\\notepad++.exe",
+				"-multiInst",
+			]);
+		} finally {
+			rmSync(home, { recursive: true, force: true });
+		}
+	});
+});

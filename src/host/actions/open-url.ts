@@ -34,14 +34,19 @@ export async function urlSite(href: string): Promise<{ host: string; site: strin
 	return { host: hostname, site };
 }
 
-/** The platform's opener, by argv (no shell), detached. */
+/**
+ * The platform's browser opener, as argv (never a shell: on Windows `start` would read `&` in the address as a
+ * second command; `rundll32 url.dll,FileProtocolHandler` takes it whole).
+ */
+export function browserCommand(url: string, platform: string): string[] {
+	if (platform === "darwin") return ["open", url];
+	if (platform === "win32") return ["rundll32", "url.dll,FileProtocolHandler", url];
+	return ["xdg-open", url];
+}
+
+/** The platform's opener, detached. */
 function openInBrowser(url: string, platform: string): boolean {
-	const argv =
-		platform === "darwin"
-			? ["open", url]
-			: platform === "win32"
-				? ["rundll32", "url.dll,FileProtocolHandler", url]
-				: ["xdg-open", url];
+	const argv = browserCommand(url, platform);
 	try {
 		const proc = Bun.spawn(argv, { stdin: "ignore", stdout: "ignore", stderr: "ignore" });
 		proc.unref();
