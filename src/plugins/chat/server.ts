@@ -286,9 +286,9 @@ export function chatPlugin(): ServerPlugin {
 							approve: ({ id }) => c.approve(id),
 							reject: ({ id }) => c.reject(id),
 							compact: ({ instructions }, { principal }) => c.compact(instructions, principal),
-							shell({ command, includeInContext }, { principal }) {
+							shell({ command, includeInContext, requestId }, { principal }) {
 								refuseInGoneDirectory(ctx, input.session, c.live, principal);
-								return c.shell(command, includeInContext, principal);
+								return c.shell(command, includeInContext, requestId, principal);
 							},
 							fork: ({ beforeSeq, cwd }) => conversations.fork(input, beforeSeq, cwd),
 							newContext: ({ handoff }) => c.newContext(handoff),
