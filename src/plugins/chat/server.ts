@@ -1,7 +1,7 @@
 import { ProtocolError } from "../../protocol/codes.ts";
 import type { Author, UsageTotals } from "../../protocol/common.ts";
 import { PLUGIN_ENTRY_TYPE, type PluginEntry } from "../../server/agent/extensions.ts";
-import { maySeeSession } from "../../server/objects/principal.ts";
+import { isOwner, maySeeSession } from "../../server/objects/principal.ts";
 import type { ServerContext, ServerPlugin } from "../../server/plugin.ts";
 import { checkDirectory } from "../../server/session-directory.ts";
 import type { StoredEntry } from "../../server/store/session-store.ts";
@@ -9,6 +9,7 @@ import { type ChatInput, chatContract, MAIN_CONVERSATION, MAX_PREVIEW_CHARS } fr
 import { Conversation } from "./conversation.ts";
 import { addFileRoutes } from "./file-routes.ts";
 import { goneDirectory, refuseInGoneDirectory, showGoneDirectory } from "./gone-directory.ts";
+import { GuestChatState } from "./guest-state.ts";
 import { acquireOrReport, retryProviderCredentials, retrySessionOpen } from "./run-notices.ts";
 import { storedSchemas } from "./stored-data.ts";
 import type { TaskResult } from "./tasks.ts";
@@ -270,9 +271,11 @@ export function chatPlugin(): ServerPlugin {
 					const slot = acquireOrReport(ctx, () => conversations.acquire(input), input.session);
 					const c = slot.conversation;
 					showGoneDirectory(c.live, goneDirectory(ctx, input.session));
+					// A guest's copy leaves out what their role may not see (a viewer: the server's paths).
+					const guest = isOwner(principal) ? null : new GuestChatState(c.live, principal.role);
 					let released = false;
 					return {
-						state: c.live,
+						state: guest?.live ?? c.live,
 						methods: {
 							send(args, { principal }) {
 								refuseInGoneDirectory(ctx, input.session, c.live, principal);
@@ -305,9 +308,11 @@ export function chatPlugin(): ServerPlugin {
 							}),
 							preview: ({ id }) => previewOf(uploads, input.session, id),
 						},
+						principalChanged: (next) => guest?.setRole(next.role),
 						release() {
 							if (released) return;
 							released = true;
+							guest?.release();
 							conversations.releaseOne(input, slot);
 						},
 					};
