@@ -4,7 +4,7 @@ import { PLUGIN_ENTRY_TYPE, type PluginEntry } from "../../server/agent/extensio
 import { isOwner, maySeeSession } from "../../server/objects/principal.ts";
 import type { ServerContext, ServerPlugin } from "../../server/plugin.ts";
 import { checkDirectory } from "../../server/session-directory.ts";
-import type { StoredEntry } from "../../server/store/session-store.ts";
+import type { SessionStore, StoredEntry } from "../../server/store/session-store.ts";
 import { type ChatInput, chatContract, MAIN_CONVERSATION, MAX_PREVIEW_CHARS } from "./contract.ts";
 import { Conversation } from "./conversation.ts";
 import { addFileRoutes } from "./file-routes.ts";
@@ -63,6 +63,21 @@ declare module "../../server/services.ts" {
 	}
 }
 
+/** Every entry of one conversation, oldest first. */
+function allEntries(store: SessionStore, conversation: string): StoredEntry[] {
+	const rows: StoredEntry[] = [];
+	for (let after = 0; ; ) {
+		const page = store.since(conversation, after, 1000);
+		rows.push(...page.entries);
+		const last = page.entries.at(-1);
+		if (!page.more || !last) return rows;
+		after = last.seq;
+	}
+}
+
+/** An entry as a fork or clone stores it again. */
+const copied = (r: StoredEntry) => ({ kind: r.kind, data: r.data, author: r.author });
+
 interface Slot {
 	readonly conversation: Conversation;
 	readonly release: () => void;
@@ -115,7 +130,11 @@ class Conversations {
 		return slot;
 	}
 
-	/** A child session holding this conversation's entries before `beforeSeq` (a user message), or all of them. */
+	/**
+	 * A child session holding this conversation's entries before `beforeSeq` (a user message), or, without it, a
+	 * clone of the whole session: every conversation's entries, the files sent to it, and what other plugins
+	 * keep of it (they copy their own on `session.cloned`).
+	 */
 	fork(input: ChatInput, beforeSeq: number | undefined, cwd: string | undefined): { session: string } {
 		const { catalog, stores, bus } = this.#ctx;
 		const record = catalog.get(input.session);
@@ -123,16 +142,12 @@ class Conversations {
 		if (input.conversation !== MAIN_CONVERSATION) {
 			throw new ProtocolError("conflict", "Forking a subagent conversation is not supported yet");
 		}
+		const clone = beforeSeq === undefined;
+		// A clone is the session as it stands: what runs now would be half in it.
+		if (clone && this.#busy(input.session)) throw new ProtocolError("conflict", "Stop the current run before cloning");
 		const source = stores.hold(input.session);
 		try {
-			const rows: StoredEntry[] = [];
-			for (let after = 0; ; ) {
-				const page = source.store.since(input.conversation, after, 1000);
-				rows.push(...page.entries);
-				const last = page.entries.at(-1);
-				if (!page.more || !last) break;
-				after = last.seq;
-			}
+			const rows = allEntries(source.store, input.conversation);
 			if (beforeSeq !== undefined && !rows.some((r) => r.seq === beforeSeq && r.kind === "user")) {
 				throw new ProtocolError("not_found", "no message of yours to fork from there");
 			}
@@ -152,18 +167,29 @@ class Conversations {
 			});
 			const target = stores.hold(created.id);
 			try {
-				target.store.appendMany(
-					input.conversation,
-					kept.map((r) => ({ kind: r.kind, data: r.data, author: r.author })),
-				);
+				target.store.appendMany(input.conversation, kept.map(copied));
+				if (clone) {
+					for (const id of source.store.conversations()) {
+						if (id !== MAIN_CONVERSATION) target.store.appendMany(id, allEntries(source.store, id).map(copied));
+					}
+				}
 			} finally {
 				target.release();
+			}
+			if (clone) {
+				this.#uploads.copy(input.session, created.id);
+				bus.emit({ type: "session.cloned", from: input.session, to: created.id });
 			}
 			bus.emit({ type: "session.activity", session: created.id });
 			return { session: created.id };
 		} finally {
 			source.release();
 		}
+	}
+
+	/** Something runs in one of the session's conversations (a run, a compaction, a `!` command). */
+	#busy(session: string): boolean {
+		return [...this.#slots.values()].some((slot) => slot.conversation.session === session && slot.conversation.busy);
 	}
 
 	/** Holds the conversation while its task runs, so it stays live (and watched) to the end. */
