@@ -13,6 +13,11 @@ export interface ServerEvents {
 	"session.activity": { session: string };
 	/** Someone has a conversation of this session open (or the last one closed it): live facts are worth watching. */
 	"session.watched": { session: string; watched: boolean };
+	/**
+	 * A session was cloned (pi's /clone): `to` holds the entries of `from`'s conversations now, and each plugin
+	 * copies its own data of `from` into `to` as it hears this (its handlers run before the clone is given back).
+	 */
+	"session.cloned": { from: string; to: string };
 	/** What is usable changed (a sign-in, an edited models.json): the model catalog was read again. */
 	"models.changed": {};
 	/** A machine could not be reached (`trouble` says why), or a test reached it again (null). */

@@ -1,10 +1,11 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, realpathSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Role } from "../../src/protocol/roles.ts";
 import type { Principal } from "../../src/server/objects/principal.ts";
 import { startTestServer, type TestServer } from "../support/p2-server.ts";
+import { waitUntil } from "../support/wait.ts";
 
 /**
  * Every contract × every role, written out by hand (not derived from the contracts), so a contract that
@@ -59,7 +60,10 @@ const MATRIX: Row[] = [
 			page: { may: EVERYONE, args: () => ({ beforeSeq: 1_000_000, limit: 10 }) },
 			ackReturned: { may: PARTICIPANT, args: () => ({ id: "nothing" }) },
 			compact: { may: PARTICIPANT, args: () => ({}) },
-			shell: { may: PARTICIPANT, args: () => ({ command: "true", includeInContext: false }) },
+			shell: {
+				may: PARTICIPANT,
+				args: () => ({ command: "true", includeInContext: false, requestId: `r-${crypto.randomUUID()}` }),
+			},
 			newContext: { may: OWNER, args: () => ({}) },
 			fork: { may: OWNER, args: () => ({ beforeSeq: 999_999 }) },
 			approve: { may: OWNER, args: () => ({ id: "nothing" }) },
@@ -326,5 +330,54 @@ describe("role matrix", () => {
 		);
 		expect(refused).toMatchObject({ ok: false, code: "forbidden" });
 		expect(frames.some((f) => f.t === "closed")).toBe(false);
+	});
+
+	test("a view guest's chat never carries the server's paths of the loaded context files; a participant's does", async () => {
+		const dir = join(cwd, "with-context");
+		mkdirSync(dir);
+		const id = ts.server.ctx.catalog.create({ cwd: dir }).id;
+		const open = JSON.stringify({
+			t: "open",
+			h: 1,
+			object: "chat",
+			version: 1,
+			input: { session: id, conversation: "main" },
+		});
+		const viewer = connectAs(principalFor("view", id));
+		const full = connectAs(principalFor("full", id));
+		const demoted = connectAs({ ...principalFor("full", id), id: "guest:demoted" });
+		const seen = await viewer.next(open);
+		expect(seen).toMatchObject({ t: "snapshot", state: { entries: [] } });
+		expect(seen.state).not.toHaveProperty("contextFiles");
+		expect(await full.next(open)).toMatchObject({ t: "snapshot", state: { contextFiles: [] } });
+		await demoted.next(open);
+
+		// The next run reads a new AGENTS.md: participants are shown its path, as it happens.
+		writeFileSync(join(dir, "AGENTS.md"), "# rules\n");
+		const agents = join(dir, "AGENTS.md");
+		const sent = await full.next(
+			JSON.stringify({
+				t: "call",
+				h: 1,
+				id: 2,
+				method: "send",
+				args: { text: "hi", mode: "steer", requestId: "r-context-1" },
+			}),
+		);
+		expect(sent).toMatchObject({ ok: true });
+		const runEnded = (frames: Record<string, unknown>[]) =>
+			frames.some((f) => f.t === "patch" && JSON.stringify(f.ops).includes('"path":["live"],"value":null'));
+		await waitUntil(
+			() => runEnded(full.frames) && runEnded(viewer.frames) && runEnded(demoted.frames),
+			"the run's end",
+		);
+		expect(JSON.stringify(full.frames)).toContain(agents);
+		expect(JSON.stringify(demoted.frames)).toContain(agents);
+		expect(JSON.stringify(viewer.frames)).not.toContain("AGENTS.md");
+
+		// Demoted while the handle stays open: the paths are taken away.
+		const before = demoted.frames.length;
+		demoted.connection.setPrincipal({ ...principalFor("view", id), id: "guest:demoted" });
+		expect(demoted.frames.slice(before)).toEqual([{ t: "patch", h: 1, ops: [{ op: "del", path: ["contextFiles"] }] }]);
 	});
 });

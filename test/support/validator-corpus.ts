@@ -81,7 +81,15 @@ const CHAT_BUSY = {
 	model: { provider: "p", id: "m", name: "M", contextWindow: 1000, reasoning: true, thinkingLevels: ["off", "high"] },
 	thinkingLevel: "high",
 	compacting: { startedAt: 5, reason: "threshold" },
-	shell: { id: "s2", command: "make", author: AUTHOR, includeInContext: false, output: "o", startedAt: 6 },
+	shell: {
+		id: "s2",
+		command: "make",
+		author: AUTHOR,
+		includeInContext: false,
+		output: "o",
+		startedAt: 6,
+		ended: { exitCode: 1, cancelled: false },
+	},
 	directoryGone: "/gone",
 };
 

@@ -40,6 +40,7 @@ export const artifactsPlugin: ServerPlugin = {
 	name: "artifacts",
 	register(ctx) {
 		const store = new ArtifactStore(ctx.dataDir);
+		ctx.bus.on("session.cloned", ({ from, to }) => store.copy(from, to));
 		const live = new Map<string, { state: LiveState<ArtifactsState>; holders: number }>();
 		const publish = (session: string) =>
 			live.get(session)?.state.update([{ op: "set", path: ["artifacts"], value: store.list(session) }]);

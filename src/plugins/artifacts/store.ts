@@ -5,6 +5,7 @@
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { isRecord, own } from "../../protocol/own-keys.ts";
+import { copyPrivateDir } from "../../server/private-copy.ts";
 import { ARTIFACT_NAME, type ArtifactInfo, type ArtifactKind } from "./contract.ts";
 
 const SESSION_ID = /^[0-9a-f-]{36}$/;
@@ -79,6 +80,12 @@ export class ArtifactStore {
 		writeFileSync(tmp, JSON.stringify({ artifacts: next }), { mode: 0o600 });
 		renameSync(tmp, join(dir, "index.json"));
 		return info;
+	}
+
+	/** A clone of the session gets its artifacts, every version. */
+	copy(from: string, to: string): void {
+		if (!SESSION_ID.test(from) || !SESSION_ID.test(to)) throw new Error("not a session");
+		copyPrivateDir(join(this.#dir, from), join(this.#dir, to));
 	}
 
 	/** One version's content (the latest when not given); undefined for an unknown name or version. */

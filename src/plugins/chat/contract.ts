@@ -177,7 +177,7 @@ export const ChatState = lazy(() =>
 		thinkingLevel: ThinkingLevel,
 		/** A compaction in progress (`threshold`: the context is nearly full; `overflow`: it overflowed); null otherwise. */
 		compacting: type({ startedAt: "number", reason: "'manual' | 'threshold' | 'overflow'" }).or("null"),
-		/** A person's `!` command while it runs; its output grows by appends. */
+		/** A person's `!` command while it runs, or until its entry is placed; its output grows by appends. */
 		shell: type({
 			id: "string",
 			command: "string",
@@ -185,6 +185,8 @@ export const ChatState = lazy(() =>
 			includeInContext: "boolean",
 			output: "string",
 			startedAt: "number",
+			/** It ended while the agent works: its entry waits for the run's next boundary (pi's pending area). */
+			"ended?": type({ exitCode: "number | null", cancelled: "boolean" }),
 		}).or("null"),
 		/** The session's directory, when it no longer exists on the server (deleted or moved). */
 		"directoryGone?": "string",
@@ -233,7 +235,14 @@ export const CompactResult = lazy(() => type({ tokensBefore: "number", aborted: 
 export const NewContextArgs = lazy(() => type({ "handoff?": `string <= ${MAX_TEXT}` }));
 export const ForkArgs = lazy(() => type({ "beforeSeq?": "number.integer", "cwd?": "0 < string <= 4096" }));
 export const ForkResult = lazy(() => type({ session: "string" }));
-export const ShellArgs = lazy(() => type({ command: "0 < string <= 8192", includeInContext: "boolean" }));
+export const ShellArgs = lazy(() =>
+	type({
+		command: "0 < string <= 8192",
+		includeInContext: "boolean",
+		/** Chosen by the client; a retried command with the same id runs once (the retry gets its outcome). */
+		requestId: RequestId,
+	}),
+);
 export const ShellResult = lazy(() => type({ exitCode: "number | null", cancelled: "boolean" }));
 export const SessionFile = lazy(() =>
 	type({
@@ -288,7 +297,10 @@ export const chatContract = defineContract({
 		preview: method(PreviewArgs, PreviewResult),
 		/** pi's /compact: what came before is summarized by the model; Escape (stop) cancels it. */
 		compact: method(CompactArgs, CompactResult),
-		/** pi's `!cmd` (`includeInContext`) and `!!cmd`: a command in the session's directory; Escape (stop) cancels it. */
+		/**
+		 * pi's `!cmd` (`includeInContext`) and `!!cmd`: a command in the session's directory; Escape (stop) cancels
+		 * it. While the agent works it runs too, and its entry is placed at the run's next boundary.
+		 */
 		shell: method(ShellArgs, ShellResult),
 		/**
 		 * pi's /fork and /clone: a new session (its child) with this conversation's entries before `beforeSeq`, a

@@ -53,7 +53,17 @@ export class ConversationCore {
 	ownModel: string | null;
 	/** The context's size after the latest answer (null: unknown, e.g. right after a compaction). */
 	contextTokens: number | null = null;
+	/**
+	 * A `!` command's entry placed while the agent ran: the running agent does not have it, so the agent is
+	 * built again from the entries before its next run.
+	 */
+	historyChanged = false;
 	#activity: Activity = IDLE;
+	/** Work beside the activity that keeps the session busy: a `!` command run while the agent works. */
+	#besides = 0;
+	#busyShown = false;
+	/** Writes waiting for the next boundary of what runs (see `atBoundary`). */
+	#waiting: (() => void)[] = [];
 
 	constructor(ctx: ServerContext, store: SessionStore, session: string, conversation: string) {
 		this.ctx = ctx;
@@ -129,14 +139,53 @@ export class ConversationCore {
 		if (this.#activity.kind !== "idle") throw new Error(`${activity.kind} started during ${this.#activity.kind}`);
 		this.#activity = activity;
 		this.update(ops);
-		this.ctx.bus.emit({ type: "session.busy", session: this.session, busy: true });
+		this.#tellBusy();
 	}
 
-	/** Back to idle: `ops` show it, and others are told the session is no longer busy. */
+	/** Back to idle: `ops` show it, what waited for a boundary is placed, and others are told if the session rests. */
 	end(ops: PatchOp[]): void {
 		this.#activity = IDLE;
 		this.update(ops);
-		this.ctx.bus.emit({ type: "session.busy", session: this.session, busy: false });
+		this.boundary();
+		this.#tellBusy();
+	}
+
+	/** Work beside the activity begins; the session is busy until the returned function is called. */
+	busyBeside(): () => void {
+		this.#besides++;
+		this.#tellBusy();
+		let done = false;
+		return () => {
+			if (done) return;
+			done = true;
+			this.#besides--;
+			this.#tellBusy();
+		};
+	}
+
+	get busy(): boolean {
+		return this.#activity.kind !== "idle" || this.#besides > 0;
+	}
+
+	#tellBusy(): void {
+		const busy = this.busy;
+		if (busy === this.#busyShown) return;
+		this.#busyShown = busy;
+		this.ctx.bus.emit({ type: "session.busy", session: this.session, busy });
+	}
+
+	/**
+	 * `place` writes an entry where it cannot split what runs: now when the conversation is idle, else at the
+	 * next boundary (a turn's tool results are all in, the run or the compaction ended), in the order given.
+	 */
+	atBoundary(place: () => void): void {
+		if (this.#activity.kind === "idle") place();
+		else this.#waiting.push(place);
+	}
+
+	/** What runs reached a boundary: what waited for one is placed. */
+	boundary(): void {
+		for (const place of this.#waiting.splice(0)) place();
 	}
 
 	update(ops: PatchOp[]): void {

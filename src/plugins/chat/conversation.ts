@@ -17,7 +17,7 @@ import { InputQueue } from "./input-queue.ts";
 import { chooseModel, modelState, resolveThinking } from "./model-choice.ts";
 import { authorIdOf, type Said } from "./pending-inputs.ts";
 import { Runs } from "./runs.ts";
-import { runShell } from "./shell.ts";
+import { ShellCommands, type ShellOutcome } from "./shell.ts";
 import { AGENT_AUTHOR, activityLine, type TaskResult, taskResult } from "./tasks.ts";
 import type { Uploads } from "./uploads.ts";
 import { type PluginData, type StoredData, toView } from "./view.ts";
@@ -42,12 +42,14 @@ export class Conversation {
 	readonly #runs: Runs;
 	readonly #compactor: Compactor;
 	readonly #uploads: Uploads;
+	readonly #shells: ShellCommands;
 
 	constructor(ctx: ServerContext, store: SessionStore, session: string, conversation: string, uploads: Uploads) {
 		this.#core = new ConversationCore(ctx, store, session, conversation);
 		this.#queue = new InputQueue(this.#core);
 		this.#compactor = new Compactor(this.#core);
 		this.#runs = new Runs(this.#core, this.#queue, this.#compactor);
+		this.#shells = new ShellCommands(this.#core);
 		this.#uploads = uploads;
 	}
 
@@ -59,8 +61,9 @@ export class Conversation {
 		return this.#core.live;
 	}
 
+	/** Something runs: the agent, a compaction, or a `!` command (whose entry may still wait to be placed). */
 	get busy(): boolean {
-		return this.#core.activity.kind !== "idle";
+		return this.#core.busy;
 	}
 
 	/** Resolves when the current run (if any) has ended. */
@@ -192,9 +195,10 @@ export class Conversation {
 	}
 
 	/**
-	 * pi's Escape. The caller's own queued texts come back to them. An owner, or the guest whose message started
-	 * the run, aborts it, and others' queued texts go back to their authors; a guest cannot stop someone else's run.
-	 * A compaction or a `!` command is cancelled by whoever started it, or an owner.
+	 * pi's Escape, in pi's order: the running agent, else a compaction, else a `!` command. The caller's own queued
+	 * texts come back to them. Anyone who may stop (the owner and guests with full access) aborts the run or the
+	 * compaction, and others' queued texts go back to their authors; a `!` command is cancelled by whoever ran
+	 * it, or an owner.
 	 */
 	stop(principal: Principal): { stopped: boolean; texts: string[] } {
 		const mine: string[] = [];
@@ -202,19 +206,24 @@ export class Conversation {
 		for (const q of this.#queue.all()) (authorIdOf(q) === principal.id ? mine : theirs).push(q.row.id);
 		const texts = this.#core.store.withdraw(mine).map((row) => row.text);
 		const doing = this.#core.activity;
-		if ((doing.kind === "compaction" || doing.kind === "shell") && (isOwner(principal) || doing.by === principal.id)) {
-			doing.abort.abort();
-			this.#queue.forget(mine);
+		if (doing.kind === "run") {
+			this.#queue.clear(theirs);
+			this.#core.agent?.abort();
 			return { stopped: true, texts };
 		}
-		const running = doing.kind === "run" ? doing : null;
-		if (!isOwner(principal) && running?.authorId !== principal.id) {
+		if (doing.kind === "compaction") {
 			this.#queue.forget(mine);
-			return { stopped: false, texts };
+			doing.abort.abort();
+			return { stopped: true, texts };
 		}
-		this.#queue.clear(theirs);
-		if (running) this.#core.agent?.abort();
-		return { stopped: running !== null, texts };
+		if (this.#shells.running) {
+			this.#queue.forget(mine);
+			return { stopped: this.#shells.cancel(principal), texts };
+		}
+		// Nothing runs: an owner's Escape also sends what waits for approval back to its authors.
+		if (isOwner(principal)) this.#queue.clear(theirs);
+		else this.#queue.forget(mine);
+		return { stopped: false, texts };
 	}
 
 	/** Takes back one queued message. An owner taking someone else's sends it back to its author's drafts. */
@@ -293,8 +302,9 @@ export class Conversation {
 		return this.#compactor.newContext(handoff);
 	}
 
-	shell(command: string, includeInContext: boolean, principal: Principal) {
-		return runShell(this.#core, command, includeInContext, principal);
+	/** pi's `!cmd`: see shell.ts. */
+	shell(command: string, includeInContext: boolean, requestId: string, principal: Principal): Promise<ShellOutcome> {
+		return this.#shells.run(command, includeInContext, requestId, principal);
 	}
 
 	configure(args: typeof ConfigureArgs.infer): ModelState {

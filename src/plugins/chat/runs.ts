@@ -56,6 +56,8 @@ export class Runs {
 	#sections: readonly string[] = [];
 	/** `env:cwd` the agent was built for. */
 	#place = "";
+	/** Tool calls of the latest answer whose results are not in yet: until none is, the run is not at a boundary. */
+	#openCalls = 0;
 
 	constructor(core: ConversationCore, queue: InputQueue, compactor: Compactor) {
 		this.#core = core;
@@ -89,9 +91,12 @@ export class Runs {
 		// An idle agent is built again when the session moved (`/cd`, `/envs`): its tools run where the session is.
 		const current = (cwd: string, place: string) =>
 			place === this.#place && sameTexts(ctx.agent.prompt({ session, conversation: core.id, cwd }), this.#sections);
-		if (core.agent && (core.agent.running || !record || current(record.cwd, `${record.env}:${record.cwd}`))) {
+		// An idle one is built again when a `!` command's entry was placed while it ran: it does not have that entry.
+		const fresh = (cwd: string, place: string) => !core.historyChanged && current(cwd, place);
+		if (core.agent && (core.agent.running || !record || fresh(record.cwd, `${record.env}:${record.cwd}`))) {
 			return core.agent;
 		}
+		core.historyChanged = false;
 		if (!record) throw new ProtocolError("not_found", "the session is gone");
 		const env = ctx.environments.get(record.env);
 		this.#place = `${record.env}:${record.cwd}`;
@@ -187,6 +192,7 @@ export class Runs {
 		// Stored: from here on nothing may fail the caller.
 		if (entry) core.show(entry);
 		afterStored("sorting the session first", () => core.ctx.catalog.touch(core.session));
+		this.#openCalls = 0;
 		core.begin({ kind: "run", id: runId, input, authorId, lastAnswer: null }, [
 			{ op: "set", path: ["live"], value: { runId, startedAt: Date.now(), message: null, tools: [], retry: null } },
 		]);
@@ -235,10 +241,16 @@ export class Runs {
 		if (outcome === "aborted" || !core.agent) return;
 		const first = this.#queue.ready()[0];
 		if (first) {
-			this.runQueued(core.agent, first);
+			this.runQueued(this.#nextAgent(core.agent), first);
 			return;
 		}
 		if (outcome === "done") this.#maybeAutoCompact(authorId);
+	}
+
+	/** The agent for the run that follows: built again when a `!` command's entry was placed during the last. */
+	#nextAgent(agent: ConversationEngine): ConversationEngine {
+		const model = this.#core.model();
+		return this.#core.historyChanged && model ? this.agent(model) : agent;
 	}
 
 	/** pi compacts by itself when an answer leaves less than RESERVE_TOKENS of the window: the next turn fits. */
@@ -290,6 +302,19 @@ export class Runs {
 		if (data.kind === "assistant") run.lastAnswer = data.message;
 		core.commit(data, run.id, step.ops);
 		if (data.kind === "assistant") this.#reportUsage(data.message);
+		if (this.#atBoundary(event)) core.boundary();
+	}
+
+	/** After this event, a write cannot split a tool call from its result: an answer's calls all have results. */
+	#atBoundary(event: EngineEvent): boolean {
+		if (event.type === "assistant_end") {
+			if (event.retrying) return false;
+			this.#openCalls = event.message.content.filter((part) => part.type === "toolCall").length;
+			return this.#openCalls === 0;
+		}
+		if (event.type !== "tool_end" || this.#openCalls === 0) return false;
+		this.#openCalls--;
+		return this.#openCalls === 0;
 	}
 
 	/** A queued steering or follow-up message reached the model: stored, it leaves the queue for the transcript. */

@@ -1,14 +1,15 @@
 import { ProtocolError } from "../../protocol/codes.ts";
 import type { Author, UsageTotals } from "../../protocol/common.ts";
 import { PLUGIN_ENTRY_TYPE, type PluginEntry } from "../../server/agent/extensions.ts";
-import { maySeeSession } from "../../server/objects/principal.ts";
+import { isOwner, maySeeSession } from "../../server/objects/principal.ts";
 import type { ServerContext, ServerPlugin } from "../../server/plugin.ts";
 import { checkDirectory } from "../../server/session-directory.ts";
-import type { StoredEntry } from "../../server/store/session-store.ts";
+import type { SessionStore, StoredEntry } from "../../server/store/session-store.ts";
 import { type ChatInput, chatContract, MAIN_CONVERSATION, MAX_PREVIEW_CHARS } from "./contract.ts";
 import { Conversation } from "./conversation.ts";
 import { addFileRoutes } from "./file-routes.ts";
 import { goneDirectory, refuseInGoneDirectory, showGoneDirectory } from "./gone-directory.ts";
+import { GuestChatState } from "./guest-state.ts";
 import { acquireOrReport, retryProviderCredentials, retrySessionOpen } from "./run-notices.ts";
 import { storedSchemas } from "./stored-data.ts";
 import type { TaskResult } from "./tasks.ts";
@@ -62,6 +63,21 @@ declare module "../../server/services.ts" {
 	}
 }
 
+/** Every entry of one conversation, oldest first. */
+function allEntries(store: SessionStore, conversation: string): StoredEntry[] {
+	const rows: StoredEntry[] = [];
+	for (let after = 0; ; ) {
+		const page = store.since(conversation, after, 1000);
+		rows.push(...page.entries);
+		const last = page.entries.at(-1);
+		if (!page.more || !last) return rows;
+		after = last.seq;
+	}
+}
+
+/** An entry as a fork or clone stores it again. */
+const copied = (r: StoredEntry) => ({ kind: r.kind, data: r.data, author: r.author });
+
 interface Slot {
 	readonly conversation: Conversation;
 	readonly release: () => void;
@@ -114,7 +130,11 @@ class Conversations {
 		return slot;
 	}
 
-	/** A child session holding this conversation's entries before `beforeSeq` (a user message), or all of them. */
+	/**
+	 * A child session holding this conversation's entries before `beforeSeq` (a user message), or, without it, a
+	 * clone of the whole session: every conversation's entries, the files sent to it, and what other plugins
+	 * keep of it (they copy their own on `session.cloned`).
+	 */
 	fork(input: ChatInput, beforeSeq: number | undefined, cwd: string | undefined): { session: string } {
 		const { catalog, stores, bus } = this.#ctx;
 		const record = catalog.get(input.session);
@@ -122,16 +142,12 @@ class Conversations {
 		if (input.conversation !== MAIN_CONVERSATION) {
 			throw new ProtocolError("conflict", "Forking a subagent conversation is not supported yet");
 		}
+		const clone = beforeSeq === undefined;
+		// A clone is the session as it stands: what runs now would be half in it.
+		if (clone && this.#busy(input.session)) throw new ProtocolError("conflict", "Stop the current run before cloning");
 		const source = stores.hold(input.session);
 		try {
-			const rows: StoredEntry[] = [];
-			for (let after = 0; ; ) {
-				const page = source.store.since(input.conversation, after, 1000);
-				rows.push(...page.entries);
-				const last = page.entries.at(-1);
-				if (!page.more || !last) break;
-				after = last.seq;
-			}
+			const rows = allEntries(source.store, input.conversation);
 			if (beforeSeq !== undefined && !rows.some((r) => r.seq === beforeSeq && r.kind === "user")) {
 				throw new ProtocolError("not_found", "no message of yours to fork from there");
 			}
@@ -151,18 +167,29 @@ class Conversations {
 			});
 			const target = stores.hold(created.id);
 			try {
-				target.store.appendMany(
-					input.conversation,
-					kept.map((r) => ({ kind: r.kind, data: r.data, author: r.author })),
-				);
+				target.store.appendMany(input.conversation, kept.map(copied));
+				if (clone) {
+					for (const id of source.store.conversations()) {
+						if (id !== MAIN_CONVERSATION) target.store.appendMany(id, allEntries(source.store, id).map(copied));
+					}
+				}
 			} finally {
 				target.release();
+			}
+			if (clone) {
+				this.#uploads.copy(input.session, created.id);
+				bus.emit({ type: "session.cloned", from: input.session, to: created.id });
 			}
 			bus.emit({ type: "session.activity", session: created.id });
 			return { session: created.id };
 		} finally {
 			source.release();
 		}
+	}
+
+	/** Something runs in one of the session's conversations (a run, a compaction, a `!` command). */
+	#busy(session: string): boolean {
+		return [...this.#slots.values()].some((slot) => slot.conversation.session === session && slot.conversation.busy);
 	}
 
 	/** Holds the conversation while its task runs, so it stays live (and watched) to the end. */
@@ -270,9 +297,11 @@ export function chatPlugin(): ServerPlugin {
 					const slot = acquireOrReport(ctx, () => conversations.acquire(input), input.session);
 					const c = slot.conversation;
 					showGoneDirectory(c.live, goneDirectory(ctx, input.session));
+					// A guest's copy leaves out what their role may not see (a viewer: the server's paths).
+					const guest = isOwner(principal) ? null : new GuestChatState(c.live, principal.role);
 					let released = false;
 					return {
-						state: c.live,
+						state: guest?.live ?? c.live,
 						methods: {
 							send(args, { principal }) {
 								refuseInGoneDirectory(ctx, input.session, c.live, principal);
@@ -286,9 +315,9 @@ export function chatPlugin(): ServerPlugin {
 							approve: ({ id }) => c.approve(id),
 							reject: ({ id }) => c.reject(id),
 							compact: ({ instructions }, { principal }) => c.compact(instructions, principal),
-							shell({ command, includeInContext }, { principal }) {
+							shell({ command, includeInContext, requestId }, { principal }) {
 								refuseInGoneDirectory(ctx, input.session, c.live, principal);
-								return c.shell(command, includeInContext, principal);
+								return c.shell(command, includeInContext, requestId, principal);
 							},
 							fork: ({ beforeSeq, cwd }) => conversations.fork(input, beforeSeq, cwd),
 							newContext: ({ handoff }) => c.newContext(handoff),
@@ -305,9 +334,11 @@ export function chatPlugin(): ServerPlugin {
 							}),
 							preview: ({ id }) => previewOf(uploads, input.session, id),
 						},
+						principalChanged: (next) => guest?.setRole(next.role),
 						release() {
 							if (released) return;
 							released = true;
+							guest?.release();
 							conversations.releaseOne(input, slot);
 						},
 					};

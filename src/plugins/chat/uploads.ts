@@ -1,5 +1,8 @@
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { copyPrivateDir } from "../../server/private-copy.ts";
+
+const SESSION_ID = /^[0-9a-f-]{36}$/;
 
 /** What one upload may be, as the launcher checks before sending (seed 3.4). */
 export const MAX_UPLOAD_BYTES = 25 * 1024 * 1024;
@@ -109,6 +112,12 @@ export class Uploads {
 		} catch {
 			return undefined;
 		}
+	}
+
+	/** A clone of the session gets its files, each still its sender's. */
+	copy(from: string, to: string): void {
+		if (!SESSION_ID.test(from) || !SESSION_ID.test(to)) throw new Error("not a session");
+		copyPrivateDir(join(this.#dir, from), join(this.#dir, to));
 	}
 
 	/** How many bytes this person has sent to the session so far. */

@@ -108,6 +108,23 @@ class Subagents {
 		});
 	}
 
+	/** A clone of the session gets its subagents' conversations as they are (their entries are the chat's). */
+	copyConversations(from: string, to: string): void {
+		const source = this.#ctx.stores.hold(from);
+		const target = this.#ctx.stores.hold(to);
+		try {
+			for (const row of source.store.conversationRows()) {
+				const { id, parent, title, model, status, archived, createdAt, endedAt } = row;
+				target.store.addConversation({ id, parent, title, model, at: createdAt });
+				if (status !== "running") target.store.setConversationStatus(id, status, endedAt ?? createdAt);
+				if (archived) target.store.setConversationArchived(id, true);
+			}
+		} finally {
+			target.release();
+			source.release();
+		}
+	}
+
 	state(session: string): ConversationsState {
 		const record = this.#ctx.catalog.get(session);
 		const held = this.#ctx.stores.hold(session);
@@ -350,5 +367,6 @@ export const subagentsPlugin: ServerPlugin = {
 		});
 		// A new title for the session is the main conversation's.
 		ctx.bus.on("session.activity", ({ session }) => subagents.publish(session));
+		ctx.bus.on("session.cloned", ({ from, to }) => subagents.copyConversations(from, to));
 	},
 };

@@ -88,6 +88,26 @@ describe("/compact", () => {
 		expect(state.entries.some((e) => e.kind === "compaction")).toBe(false);
 	});
 
+	test("a `!` command during a compaction runs at once; its entry is placed when the compaction ends", async () => {
+		const { server, chat } = await keepsNothing.openChat();
+		server.fake.enqueue({ text: "hello" });
+		await chat.call("send", { text: "hi", mode: "steer", requestId: rid() });
+		await waitForState(chat, (s) => s.live === null && s.entries.some((e) => e.kind === "assistant"));
+		server.fake.enqueue({ hang: true });
+		const running = chat.call("compact", {});
+		await waitForState(chat, (s) => s.compacting !== null);
+		expect(await chat.call("shell", { command: "echo during", includeInContext: true, requestId: rid() })).toEqual({
+			exitCode: 0,
+			cancelled: false,
+		});
+		const pending = await waitForState(chat, (s) => s.shell?.ended !== undefined);
+		expect(pending.entries.map((e) => e.kind)).toEqual(["user", "assistant"]);
+		expect(await chat.call("stop", null)).toMatchObject({ stopped: true });
+		expect(await running).toMatchObject({ aborted: true });
+		const placed = await waitForState(chat, (s) => s.compacting === null && s.shell === null);
+		expect(placed.entries.map((e) => e.kind)).toEqual(["user", "assistant", "shell"]);
+	});
+
 	test("a fresh context: the model sees only the handoff note and what follows", async () => {
 		const { server, chat } = await openChat();
 		server.fake.enqueue({ text: "noted" });

@@ -36,6 +36,20 @@ const user = (seq: number, text: string, who: Author = author): ChatEntry => ({
 });
 
 describe("display items", () => {
+	test("a `!` command that ended while the agent works shows, pending, as ended with its exit code", () => {
+		const shell = { id: "s1", command: "make", author, includeInContext: true, output: "built", startedAt: 1 };
+		const running = displayItems(state({ shell }), view).at(-1)!;
+		expect(running.kind === "shell" && running.data).toMatchObject({ running: true, exitCode: null });
+		const ended = displayItems(state({ shell: { ...shell, ended: { exitCode: 2, cancelled: false } } }), view).at(-1)!;
+		expect(ended.kind === "shell" && ended.data).toMatchObject({
+			command: "make",
+			output: "built",
+			running: false,
+			exitCode: 2,
+			cancelled: false,
+		});
+	});
+
 	test("entries keep their keys; a live tool card and its committed entry share one", () => {
 		const live = state({
 			entries: [user(1, "hi")],

@@ -1,6 +1,8 @@
 import { describe, expect, test } from "bun:test";
+import { artifactsContract } from "../../../src/plugins/artifacts/contract.ts";
 import { chatContract } from "../../../src/plugins/chat/contract.ts";
 import { sessionsContract } from "../../../src/plugins/sessions/contract.ts";
+import { conversationsContract } from "../../../src/plugins/subagents/contract.ts";
 import { chatFixture, requestId } from "../../support/chat-fixture.ts";
 import { waitForState } from "../../support/p2-server.ts";
 
@@ -45,5 +47,76 @@ describe("/fork and /clone", () => {
 		const listed = await waitForState(sessions, (s) => s.sessions.some((r) => r.id === moved));
 		expect(listed.sessions.find((r) => r.id === moved)?.cwd).toBe(elsewhere);
 		await expect(chat.call("fork", { cwd: "/no/such/dir" })).rejects.toMatchObject({ code: "bad_args" });
+	});
+
+	test("/clone carries the subagents' conversations, the artifacts and the sent files; the clone changes alone", async () => {
+		const { server, owner, session, chat } = await fixture.openChat();
+		server.fake.enqueue(
+			{
+				toolCalls: [
+					{ name: "artifact", args: { name: "plan.md", content: "# Plan\n" } },
+					{ name: "subagent", args: { task: "Count the files" } },
+				],
+			},
+			{ text: "Child answer." },
+			{ text: "Done." },
+		);
+		await chat.call("send", { text: "plan and delegate", mode: "steer", requestId: requestId() });
+		await waitForState(chat, (s) => s.live === null && s.entries.filter((e) => e.kind === "tool").length === 2);
+		const files = server.server.ctx.services.get("sessionFiles");
+		const sent = files?.offer(session, "notes.txt", new TextEncoder().encode("sent notes"));
+
+		const { session: clone } = await chat.call("fork", {});
+		const [before, after] = [
+			await owner.open(conversationsContract, { session }),
+			await owner.open(conversationsContract, { session: clone }),
+		];
+		const child = (await waitForState(before, (s) => s.conversations.length === 2)).conversations[1]!;
+		const copied = await waitForState(after, (s) => s.conversations.length === 2);
+		expect(copied.conversations[1]).toEqual(child);
+		const childChat = await owner.open(chatContract, { session: clone, conversation: child.id });
+		const childEntries = await waitForState(childChat, (s) => s.entries.length > 0);
+		expect(childEntries.entries.map((e) => (e.kind === "user" ? e.text : e.kind))).toEqual([
+			"Count the files",
+			"assistant",
+		]);
+
+		const artifacts = await owner.open(artifactsContract, { session: clone });
+		expect((await waitForState(artifacts, (s) => s.artifacts.length === 1)).artifacts[0]).toMatchObject({
+			name: "plan.md",
+			version: 1,
+		});
+		const cloneChat = await owner.open(chatContract, { session: clone, conversation: "main" });
+		const listed = await cloneChat.call("files", null);
+		expect(listed.files).toEqual([expect.objectContaining({ id: sent?.id, name: "notes.txt", agent: true })]);
+		expect(await cloneChat.call("preview", { id: sent!.id })).toEqual({ text: "sent notes", truncated: false });
+
+		// The clone goes on alone: a new version and a new file there leave the original as it was.
+		server.fake.enqueue(
+			{ toolCalls: [{ name: "artifact", args: { name: "plan.md", content: "# Plan v2\n" } }] },
+			{ text: "Saved." },
+		);
+		await cloneChat.call("send", { text: "revise", mode: "steer", requestId: requestId() });
+		await waitForState(cloneChat, (s) => s.live === null && s.entries.filter((e) => e.kind === "tool").length === 3);
+		files?.offer(clone, "more.txt", new TextEncoder().encode("more"));
+		const original = await owner.open(artifactsContract, { session });
+		expect(original.state?.artifacts).toMatchObject([{ name: "plan.md", version: 1 }]);
+		expect((await chat.call("files", null)).files.map((f) => f.name)).toEqual(["notes.txt"]);
+		expect((await cloneChat.call("files", null)).files.map((f) => f.name).sort()).toEqual(["more.txt", "notes.txt"]);
+		expect(chat.state!.entries.filter((e) => e.kind === "user").map((e) => e.kind === "user" && e.text)).toEqual([
+			"plan and delegate",
+		]);
+	});
+
+	test("/clone waits for what runs: it is refused while the agent works", async () => {
+		const { server, chat } = await fixture.openChat();
+		server.fake.enqueue({ hang: true });
+		await chat.call("send", { text: "think", mode: "steer", requestId: requestId() });
+		await waitForState(chat, (s) => s.live !== null);
+		await expect(chat.call("fork", {})).rejects.toMatchObject({
+			code: "conflict",
+			message: "Stop the current run before cloning",
+		});
+		await chat.call("stop", null);
 	});
 });

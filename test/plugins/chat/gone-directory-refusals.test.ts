@@ -19,7 +19,9 @@ describe("a session whose directory was deleted", () => {
 		const words = `This session's directory no longer exists: ${cwd}. Use /new <path> to start a session in another directory.`;
 		const sent = await chat.call("send", { text: "hello", mode: "steer", requestId: requestId() }).catch((e) => e);
 		expect(sent).toMatchObject({ code: "unavailable", message: words });
-		const ran = await chat.call("shell", { command: "ls", includeInContext: true }).catch((e) => e);
+		const ran = await chat
+			.call("shell", { command: "ls", includeInContext: true, requestId: requestId() })
+			.catch((e) => e);
 		expect(ran).toMatchObject({ code: "unavailable", message: words });
 		// Nothing was stored or started: the text stays the person's.
 		expect(chat.state?.entries).toEqual([]);
@@ -27,10 +29,12 @@ describe("a session whose directory was deleted", () => {
 
 		// The directory is back (restored from a backup): the conversation works again.
 		mkdirSync(cwd, { recursive: true });
-		expect(await chat.call("shell", { command: "echo back", includeInContext: false })).toEqual({
-			exitCode: 0,
-			cancelled: false,
-		});
+		expect(await chat.call("shell", { command: "echo back", includeInContext: false, requestId: requestId() })).toEqual(
+			{
+				exitCode: 0,
+				cancelled: false,
+			},
+		);
 		await waitForState(chat, (s) => s.directoryGone === undefined && s.entries.length === 1);
 	});
 });

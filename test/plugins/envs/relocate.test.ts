@@ -81,6 +81,7 @@ describe.skipIf(!sshdPath)("sessions on an SSH machine", () => {
 		await chat.call("shell", {
 			command: 'pwd; echo "$HOME"; test -n "$SSH_CONNECTION" && echo over-ssh',
 			includeInContext: true,
+			requestId: requestId(),
 		});
 		let state = await waitForState(chat, (s) => s.shell === null && s.entries.some((e) => e.kind === "shell"));
 		expect(state.entries.at(-1)).toMatchObject({
@@ -107,13 +108,21 @@ describe.skipIf(!sshdPath)("sessions on an SSH machine", () => {
 		const moved = await sessions.call("relocate", { id: local.id, env: "box", cwd: "~/work/sub/../sub" });
 		expect(moved).toMatchObject({ env: "box", cwd: join(work, "sub") });
 		const chat2 = await owner.open(chatContract, { session: local.id, conversation: "main" });
-		await chat2.call("shell", { command: 'pwd; test -n "$SSH_CONNECTION" && echo over-ssh', includeInContext: true });
+		await chat2.call("shell", {
+			command: 'pwd; test -n "$SSH_CONNECTION" && echo over-ssh',
+			includeInContext: true,
+			requestId: requestId(),
+		});
 		state = await waitForState(chat2, (s) => s.shell === null && s.entries.some((e) => e.kind === "shell"));
 		expect(state.entries.at(-1)).toMatchObject({ output: `${join(work, "sub")}\nover-ssh` });
 		// And back to this device.
 		const back = await sessions.call("relocate", { id: local.id, env: "local", cwd: here });
 		expect(back).toMatchObject({ env: "local", cwd: here });
-		await chat2.call("shell", { command: 'pwd; test -z "$SSH_CONNECTION" && echo local', includeInContext: true });
+		await chat2.call("shell", {
+			command: 'pwd; test -z "$SSH_CONNECTION" && echo local',
+			includeInContext: true,
+			requestId: requestId(),
+		});
 		state = await waitForState(
 			chat2,
 			(s) => s.shell === null && s.entries.filter((e) => e.kind === "shell").length === 2,
@@ -177,7 +186,11 @@ describe.skipIf(!sshdPath)("sessions on an SSH machine", () => {
 		expect(here.templates.map((t) => t.name)).toEqual(["review"]);
 		// A template made there shows after the next run or command ends (nothing watches another machine).
 		const chat = await owner.open(chatContract, { session: remote.id, conversation: "main" });
-		await chat.call("shell", { command: "printf 'New one.' > .pi/prompts/fresh.md", includeInContext: false });
+		await chat.call("shell", {
+			command: "printf 'New one.' > .pi/prompts/fresh.md",
+			includeInContext: false,
+			requestId: requestId(),
+		});
 		await waitForState(prompts, (s) => s.templates.some((t) => t.name === "fresh"));
 	});
 
@@ -186,7 +199,11 @@ describe.skipIf(!sshdPath)("sessions on an SSH machine", () => {
 		const sessions = await owner.open(sessionsContract, {});
 		const row = await sessions.call("create", { cwd: "~/work", env: "box" });
 		const chat = await owner.open(chatContract, { session: row.id, conversation: "main" });
-		const running = chat.call("shell", { command: "echo started; sleep 30", includeInContext: false });
+		const running = chat.call("shell", {
+			command: "echo started; sleep 30",
+			includeInContext: false,
+			requestId: requestId(),
+		});
 		await waitForState(chat, (s) => s.shell?.output.includes("started") === true);
 		await expect(sessions.call("relocate", { id: row.id, env: "local", cwd: "/" })).rejects.toMatchObject({
 			code: "conflict",

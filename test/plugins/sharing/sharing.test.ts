@@ -245,7 +245,7 @@ describe("authors and approval", () => {
 		]);
 	});
 
-	test("a guest's stop takes back their own queued texts but does not stop the owner's run; it stops their own", async () => {
+	test("a full guest's stop stops anyone's run: their own queued texts come back to them, others' to their authors", async () => {
 		const { server, guestChat, ownerChat } = await fullGuest();
 		server.fake.enqueue({ hang: true });
 		await ownerChat.call("send", { text: "owner's job", mode: "steer", requestId: rid() });
@@ -253,18 +253,28 @@ describe("authors and approval", () => {
 		await guestChat.call("send", { text: "guest later", mode: "followUp", requestId: rid() });
 		await ownerChat.call("send", { text: "owner later", mode: "followUp", requestId: rid() });
 		await waitForState(ownerChat, (s) => s.queue.length === 2);
-		expect(await guestChat.call("stop", null)).toEqual({ stopped: false, texts: ["guest later"] });
-		const after = await waitForState(ownerChat, (s) => s.queue.length === 1);
-		expect(after.live).not.toBeNull();
-		expect(after.queue[0]!.text).toBe("owner later");
-		expect(await ownerChat.call("stop", null)).toMatchObject({ stopped: true, texts: ["owner later"] });
-		await waitForState(ownerChat, (s) => s.live === null);
+		expect(await guestChat.call("stop", null)).toEqual({ stopped: true, texts: ["guest later"] });
+		const after = await waitForState(ownerChat, (s) => s.live === null && s.queue.length === 0);
+		expect(after.returned.map((r) => r.texts)).toEqual([["owner later"]]);
 
 		server.fake.enqueue({ hang: true });
 		await guestChat.call("send", { text: "guest's job", mode: "steer", requestId: rid() });
 		await waitForState(ownerChat, (s) => s.live !== null);
-		expect(await guestChat.call("stop", null)).toMatchObject({ stopped: true });
+		expect(await ownerChat.call("stop", null)).toMatchObject({ stopped: true });
 		await waitForState(ownerChat, (s) => s.live === null);
+	});
+
+	test("a full guest may not cancel someone else's ! command; its author or an owner may", async () => {
+		const { guestChat, ownerChat } = await fullGuest();
+		const running = ownerChat.call("shell", {
+			command: "echo owners; sleep 30",
+			includeInContext: false,
+			requestId: rid(),
+		});
+		await waitForState(guestChat, (s) => s.shell?.output.includes("owners") === true);
+		expect(await guestChat.call("stop", null)).toEqual({ stopped: false, texts: [] });
+		expect(await ownerChat.call("stop", null)).toMatchObject({ stopped: true });
+		expect(await running).toMatchObject({ cancelled: true });
 	});
 
 	test("archiving a session ends its guests' connections and their cookies' access", async () => {

@@ -67,8 +67,11 @@ export class ChatActions {
 		try {
 			const result = await chat?.call("stop", null);
 			if (result?.texts.length) this.#restore(result.texts);
-			if (result && !result.stopped && chat?.state?.live && !isOwnerRole(this.#ctx.session.role)) {
-				this.#ctx.ui.notice("Only the owner, or whoever started this run, can stop it.");
+			// The owner and full guests stop any run; a `!` command is its author's (or an owner's) to cancel.
+			const shell = chat?.state?.shell;
+			if (result && !result.stopped && shell && shell.author.id !== this.#ctx.session.identity?.id) {
+				if (!isOwnerRole(this.#ctx.session.role))
+					this.#ctx.ui.notice("Only the owner, or whoever ran it, can cancel this command.");
 			}
 		} catch (error) {
 			this.#ctx.ui.notice(`Error: ${errorText(error)}`, "error");
@@ -100,9 +103,20 @@ export class ChatActions {
 		await this.#open().call("newContext", handoff.trim() ? { handoff: handoff.trim() } : {});
 	}
 
+	/** Like send: the same request id across reconnects, so the server runs the command once. */
 	async shell(command: string, includeInContext: boolean): Promise<void> {
 		this.#mayAct("run commands");
-		await this.#open().call("shell", { command, includeInContext });
+		const chat = this.#open();
+		const requestId = newRequestId();
+		for (;;) {
+			try {
+				await chat.ready;
+				await chat.call("shell", { command, includeInContext, requestId });
+				return;
+			} catch (error) {
+				if (!(error instanceof ConnectionLost)) throw error;
+			}
+		}
 	}
 
 	/**

@@ -179,9 +179,9 @@ function liveItems(
 			data: {
 				command: shell.command,
 				output: shell.output,
-				running: true,
-				exitCode: null,
-				cancelled: false,
+				running: !shell.ended,
+				exitCode: shell.ended?.exitCode ?? null,
+				cancelled: shell.ended?.cancelled ?? false,
 				includeInContext: shell.includeInContext,
 				expanded: view.toolsExpanded,
 				...(shell.author.id === view.viewerId || !view.viewerId ? {} : { author: authorLabel(shell.author) }),
