@@ -6,8 +6,7 @@ import { join } from "node:path";
 import { ProtocolError } from "../../protocol/codes.ts";
 import { errorText } from "../../protocol/errors.ts";
 import { type PatchOp, textPatch } from "../../protocol/patch.ts";
-import { runCommand } from "../../server/agent/tools/bash.ts";
-import type { Principal } from "../../server/objects/principal.ts";
+import { type Principal, runCommand } from "../../server/plugin.ts";
 import { authorOf, type ConversationCore } from "./conversation-core.ts";
 import type { StoredData } from "./view.ts";
 

@@ -3,10 +3,7 @@ import { homedir } from "node:os";
 import { isAbsolute, join, posix, relative, resolve } from "node:path";
 import { ProtocolError } from "../../protocol/codes.ts";
 import { fuzzyFilter } from "../../protocol/pi-tui-parts.ts";
-import type { Environment } from "../../server/env/environment.ts";
-import { LiveState } from "../../server/objects/live-state.ts";
-import { isOwner, maySeeSession } from "../../server/objects/principal.ts";
-import type { ServerPlugin } from "../../server/plugin.ts";
+import { type Environment, isOwner, LiveState, maySeeSession, type ServerPlugin } from "../../server/plugin.ts";
 import { type FileSuggestion, filesContract, MAX_SUGGESTIONS } from "./contract.ts";
 import { realDirWithin } from "./within.ts";
 
