@@ -13,8 +13,57 @@ import type { Relays } from "./relays.ts";
 import type { Routes } from "./routes.ts";
 import type { Services } from "./services.ts";
 
+/*
+ * What plugins use of the core, named here: a plugin's server part imports this one server module (biome's
+ * override for src/plugins enforces it). The objects it serves (LiveState, handlers, principals), sessions'
+ * stores and directories, its own files and database in the data directory, the agent's engine, tools,
+ * prompt, models and credentials, environments, HTTP and relays, tokens and the log.
+ */
+export { ConversationEngine, type EngineEvent, type RunOutcome } from "./agent/conversation-engine.ts";
+export { AUTH_FILE, FileCredentialStore } from "./agent/credentials.ts";
+export {
+	type AgentScope,
+	type InputDecision,
+	type PersonInput,
+	PLUGIN_ENTRY_TYPE,
+	type PluginEntry,
+} from "./agent/extensions.ts";
+export { MODELS_FILE, thinkingLevelsOf } from "./agent/models.ts";
+export {
+	buildSystemPrompt,
+	type ContextFile,
+	loadContextFiles,
+	loadRemoteContextFiles,
+} from "./agent/system-prompt.ts";
+export { runCommand } from "./agent/tools/bash.ts";
+export { createTools } from "./agent/tools/index.ts";
+export { hashToken, newToken, TOKEN_PATTERN } from "./auth/tokens.ts";
 export { checkWith } from "./checks.ts";
+export { EnvConnectionError, type Environment, pathProblem } from "./env/environment.ts";
+export type { TestResult } from "./env/environments.ts";
+export { SshEnvironment, shellQuote } from "./env/ssh.ts";
+export { json, problem, readBoundedBytes, readBoundedText, readCookie, signInCookie } from "./http-util.ts";
+export { fileLabel, readJsonFile } from "./json-file.ts";
+export { describe, type LogEntry, type ServerLog } from "./log.ts";
+export { LiveState } from "./objects/live-state.ts";
+export { type Handlers, type OpenedObject, refuseEvery } from "./objects/object-impl.ts";
+export { isOwner, maySeeSession, type Principal } from "./objects/principal.ts";
+export { copyPrivateDir } from "./private-copy.ts";
+export type { Relay, RelayAccept, RelayPeer } from "./relays.ts";
 export type { RouteRequest } from "./routes.ts";
+export { checkDirectory, isDirectory } from "./session-directory.ts";
+export type { SessionRecord } from "./store/catalog.ts";
+export { writePrivateFile } from "./store/data-dir.ts";
+export { DuplicateRequestError, StoreClosedError } from "./store/errors.ts";
+export type {
+	ConversationRow,
+	ConversationStatus,
+	EntryInput,
+	QueuedRow,
+	SessionStore,
+	StoredEntry,
+} from "./store/session-store.ts";
+export { openReplacingDamaged } from "./store/sqlite.ts";
 
 /** Who a guest cookie admits now (a principal for one session), or null. */
 export type GuestAdmission = (cookie: string) => Principal | null;

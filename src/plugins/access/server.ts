@@ -1,6 +1,4 @@
-import { LiveState } from "../../server/objects/live-state.ts";
-import type { Principal } from "../../server/objects/principal.ts";
-import type { ServerPlugin } from "../../server/plugin.ts";
+import { LiveState, type Principal, type ServerPlugin } from "../../server/plugin.ts";
 import { type AccessState, accessContract } from "./contract.ts";
 
 export const accessPlugin: ServerPlugin = {

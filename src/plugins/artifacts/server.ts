@@ -5,10 +5,7 @@
  */
 import { obj, opt, str } from "@earendil-works/pi-schema";
 import { ProtocolError } from "../../protocol/codes.ts";
-import { problem } from "../../server/http-util.ts";
-import { LiveState } from "../../server/objects/live-state.ts";
-import { maySeeSession } from "../../server/objects/principal.ts";
-import type { ServerPlugin } from "../../server/plugin.ts";
+import { LiveState, maySeeSession, problem, type ServerPlugin } from "../../server/plugin.ts";
 import {
 	ARTIFACT_NAME,
 	type ArtifactKind,

@@ -5,7 +5,7 @@
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { isRecord, own } from "../../protocol/own-keys.ts";
-import { copyPrivateDir } from "../../server/private-copy.ts";
+import { copyPrivateDir } from "../../server/plugin.ts";
 import { ARTIFACT_NAME, type ArtifactInfo, type ArtifactKind } from "./contract.ts";
 
 const SESSION_ID = /^[0-9a-f-]{36}$/;

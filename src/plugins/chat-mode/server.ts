@@ -11,12 +11,17 @@ import { ProtocolError } from "../../protocol/codes.ts";
 import { type Author, MAIN_CONVERSATION } from "../../protocol/common.ts";
 import { errorText } from "../../protocol/errors.ts";
 import { own } from "../../protocol/own-keys.ts";
-import type { InputDecision, PersonInput } from "../../server/agent/extensions.ts";
-import { LiveState } from "../../server/objects/live-state.ts";
-import { maySeeSession, type Principal } from "../../server/objects/principal.ts";
-import type { ServerContext, ServerPlugin } from "../../server/plugin.ts";
-import { writePrivateFile } from "../../server/store/data-dir.ts";
-import type { StoredEntry } from "../../server/store/session-schema.ts";
+import {
+	type InputDecision,
+	LiveState,
+	maySeeSession,
+	type PersonInput,
+	type Principal,
+	type ServerContext,
+	type ServerPlugin,
+	type StoredEntry,
+	writePrivateFile,
+} from "../../server/plugin.ts";
 import {
 	type ChatModeState,
 	chatModeContract,

@@ -6,12 +6,16 @@ import { relative } from "node:path";
 import type { Api, Model } from "@earendil-works/pi-ai";
 import { type Author, MAIN_CONVERSATION } from "../../protocol/common.ts";
 import type { PatchOp } from "../../protocol/patch.ts";
-import type { ConversationEngine } from "../../server/agent/conversation-engine.ts";
-import { type ContextFile, loadContextFiles } from "../../server/agent/system-prompt.ts";
-import { LiveState } from "../../server/objects/live-state.ts";
-import type { Principal } from "../../server/objects/principal.ts";
-import type { ServerContext } from "../../server/plugin.ts";
-import type { SessionStore, StoredEntry } from "../../server/store/session-store.ts";
+import {
+	type ContextFile,
+	type ConversationEngine,
+	LiveState,
+	loadContextFiles,
+	type Principal,
+	type ServerContext,
+	type SessionStore,
+	type StoredEntry,
+} from "../../server/plugin.ts";
 import { type Activity, IDLE } from "./activity.ts";
 import type { ChatState } from "./contract.ts";
 import { modelState, requireModel, resolveModel, resolveThinking } from "./model-choice.ts";

@@ -1,13 +1,17 @@
 import type { UserMessage } from "@earendil-works/pi-ai";
 import { ProtocolError } from "../../protocol/codes.ts";
 import type { Author } from "../../protocol/common.ts";
-import type { PluginEntry } from "../../server/agent/extensions.ts";
-import type { LiveState } from "../../server/objects/live-state.ts";
-import type { Principal } from "../../server/objects/principal.ts";
-import { isOwner } from "../../server/objects/principal.ts";
-import type { ServerContext } from "../../server/plugin.ts";
-import { DuplicateRequestError } from "../../server/store/errors.ts";
-import type { QueuedRow, SessionStore, StoredEntry } from "../../server/store/session-store.ts";
+import {
+	DuplicateRequestError,
+	isOwner,
+	type LiveState,
+	type PluginEntry,
+	type Principal,
+	type QueuedRow,
+	type ServerContext,
+	type SessionStore,
+	type StoredEntry,
+} from "../../server/plugin.ts";
 import { attachedFiles, withFiles } from "./attachments.ts";
 import { Compactor } from "./compactor.ts";
 import type { ChatEntry, ChatState, ConfigureArgs, ModelState, QueueMode } from "./contract.ts";

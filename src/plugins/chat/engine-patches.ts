@@ -6,7 +6,7 @@
  */
 
 import { type PatchOp, textPatch } from "../../protocol/patch.ts";
-import type { EngineEvent } from "../../server/agent/conversation-engine.ts";
+import type { EngineEvent } from "../../server/plugin.ts";
 import type { ChatState } from "./contract.ts";
 import type { StoredData } from "./view.ts";
 

@@ -2,9 +2,7 @@
  * Files sent to a session over HTTP: `POST /upload?session&name` for the next message, `GET /download?session&id`
  * for anyone who may see the session.
  */
-import { json, problem, readBoundedBytes } from "../../server/http-util.ts";
-import { isOwner, maySeeSession } from "../../server/objects/principal.ts";
-import type { ServerContext } from "../../server/plugin.ts";
+import { isOwner, json, maySeeSession, problem, readBoundedBytes, type ServerContext } from "../../server/plugin.ts";
 import { GUEST_UPLOAD_QUOTA, MAX_UPLOAD_BYTES, type Uploads } from "./uploads.ts";
 
 const SESSION_ID = /^[0-9a-f-]{36}$/;

@@ -5,10 +5,7 @@
  * message, a `!` command) is refused with the same words while the text stays in the editor.
  */
 import { ProtocolError } from "../../protocol/codes.ts";
-import type { LiveState } from "../../server/objects/live-state.ts";
-import { isOwner, type Principal } from "../../server/objects/principal.ts";
-import type { ServerContext } from "../../server/plugin.ts";
-import { isDirectory } from "../../server/session-directory.ts";
+import { isDirectory, isOwner, type LiveState, type Principal, type ServerContext } from "../../server/plugin.ts";
 import type { ChatState } from "./contract.ts";
 
 /** The session's directory when it is on this machine and no longer there; null otherwise. */

@@ -6,7 +6,7 @@
  */
 import type { PatchOp } from "../../protocol/patch.ts";
 import type { Role } from "../../protocol/roles.ts";
-import { LiveState } from "../../server/objects/live-state.ts";
+import { LiveState } from "../../server/plugin.ts";
 import type { ChatState } from "./contract.ts";
 
 /** Server paths: for those who may work in the session only. */

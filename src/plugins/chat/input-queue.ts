@@ -4,7 +4,7 @@
  */
 import type { UserMessage } from "@earendil-works/pi-ai";
 import type { PatchOp } from "../../protocol/patch.ts";
-import type { QueuedRow } from "../../server/store/session-store.ts";
+import type { QueuedRow } from "../../server/plugin.ts";
 import type { ConversationCore } from "./conversation-core.ts";
 import { asQueuedInput, authorIdOf, PendingInputs, type Queued, type Said } from "./pending-inputs.ts";
 

@@ -6,8 +6,7 @@ import type { Api, Model } from "@earendil-works/pi-ai";
 import { clampThinkingLevel } from "@earendil-works/pi-ai";
 import { ProtocolError } from "../../protocol/codes.ts";
 import type { ThinkingLevel } from "../../protocol/common.ts";
-import { thinkingLevelsOf } from "../../server/agent/models.ts";
-import type { ServerContext } from "../../server/plugin.ts";
+import { type ServerContext, thinkingLevelsOf } from "../../server/plugin.ts";
 import type { ConfigureArgs, ModelState } from "./contract.ts";
 
 /** What pi says when nothing can answer; p2 never invents an answer instead. */

@@ -1,6 +1,6 @@
 import type { UserMessage } from "@earendil-works/pi-ai";
 import type { Author } from "../../protocol/common.ts";
-import type { QueuedRow } from "../../server/store/session-store.ts";
+import type { QueuedRow } from "../../server/plugin.ts";
 import type { QueuedInput } from "./contract.ts";
 import { withContext } from "./history.ts";
 

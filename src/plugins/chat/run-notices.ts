@@ -5,9 +5,7 @@
 import type { AssistantMessage } from "@earendil-works/pi-ai";
 import { ProtocolError } from "../../protocol/codes.ts";
 import { errorText } from "../../protocol/errors.ts";
-import type { RunOutcome } from "../../server/agent/conversation-engine.ts";
-import type { ServerLog } from "../../server/log.ts";
-import type { ServerContext } from "../../server/plugin.ts";
+import type { RunOutcome, ServerContext, ServerLog } from "../../server/plugin.ts";
 
 const AUTH_FAILURE = /\b(401|403)\b|unauthori[sz]ed|forbidden|invalid[ _-]?(api[ _-]?)?key|authentication|credentials/i;
 

@@ -9,11 +9,18 @@ import type { Api, AssistantMessage, Model, UserMessage } from "@earendil-works/
 import { isContextOverflow } from "@earendil-works/pi-ai";
 import { ProtocolError } from "../../protocol/codes.ts";
 import type { Author } from "../../protocol/common.ts";
-import { ConversationEngine, type EngineEvent, type RunOutcome } from "../../server/agent/conversation-engine.ts";
-import { buildSystemPrompt, loadContextFiles, loadRemoteContextFiles } from "../../server/agent/system-prompt.ts";
-import { createTools } from "../../server/agent/tools/index.ts";
-import { describe } from "../../server/log.ts";
-import type { EntryInput, StoredEntry } from "../../server/store/session-store.ts";
+import {
+	buildSystemPrompt,
+	ConversationEngine,
+	createTools,
+	describe,
+	type EngineEvent,
+	type EntryInput,
+	loadContextFiles,
+	loadRemoteContextFiles,
+	type RunOutcome,
+	type StoredEntry,
+} from "../../server/plugin.ts";
 import type { Run } from "./activity.ts";
 import type { Compactor } from "./compactor.ts";
 import { afterStored, type ConversationCore } from "./conversation-core.ts";

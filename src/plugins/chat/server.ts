@@ -1,10 +1,16 @@
 import { ProtocolError } from "../../protocol/codes.ts";
 import type { Author, UsageTotals } from "../../protocol/common.ts";
-import { PLUGIN_ENTRY_TYPE, type PluginEntry } from "../../server/agent/extensions.ts";
-import { isOwner, maySeeSession } from "../../server/objects/principal.ts";
-import type { ServerContext, ServerPlugin } from "../../server/plugin.ts";
-import { checkDirectory } from "../../server/session-directory.ts";
-import type { SessionStore, StoredEntry } from "../../server/store/session-store.ts";
+import {
+	checkDirectory,
+	isOwner,
+	maySeeSession,
+	PLUGIN_ENTRY_TYPE,
+	type PluginEntry,
+	type ServerContext,
+	type ServerPlugin,
+	type SessionStore,
+	type StoredEntry,
+} from "../../server/plugin.ts";
 import { type ChatInput, chatContract, MAIN_CONVERSATION, MAX_PREVIEW_CHARS } from "./contract.ts";
 import { Conversation } from "./conversation.ts";
 import { addFileRoutes } from "./file-routes.ts";

@@ -10,9 +10,7 @@ import { ProtocolError } from "../../protocol/codes.ts";
 import type { Author } from "../../protocol/common.ts";
 import { errorText } from "../../protocol/errors.ts";
 import { type PatchOp, textPatch } from "../../protocol/patch.ts";
-import { runCommand } from "../../server/agent/tools/bash.ts";
-import { describe } from "../../server/log.ts";
-import { isOwner, type Principal } from "../../server/objects/principal.ts";
+import { describe, isOwner, type Principal, runCommand } from "../../server/plugin.ts";
 import { authorOf, type ConversationCore } from "./conversation-core.ts";
 import type { StoredData } from "./view.ts";
 

@@ -1,6 +1,5 @@
 import { type } from "../../protocol/ark.ts";
-import { PLUGIN_ENTRY_TYPE } from "../../server/agent/extensions.ts";
-import { checkWith } from "../../server/plugin.ts";
+import { checkWith, PLUGIN_ENTRY_TYPE } from "../../server/plugin.ts";
 import { SHELL_FIELDS } from "./contract.ts";
 import type { StoredData, StoredRow } from "./view.ts";
 

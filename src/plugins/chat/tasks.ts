@@ -3,7 +3,7 @@
  * activity) and what it gives back when it ends (the final answer and a short trace of what was done).
  */
 import type { Author } from "../../protocol/common.ts";
-import type { StoredEntry } from "../../server/store/session-store.ts";
+import type { StoredEntry } from "../../server/plugin.ts";
 import { AGENT_AUTHOR_ID, type ChatState } from "./contract.ts";
 import { readStored } from "./stored-data.ts";
 

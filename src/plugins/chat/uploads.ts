@@ -1,6 +1,6 @@
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { copyPrivateDir } from "../../server/private-copy.ts";
+import { copyPrivateDir } from "../../server/plugin.ts";
 
 const SESSION_ID = /^[0-9a-f-]{36}$/;
 

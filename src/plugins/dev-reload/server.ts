@@ -5,8 +5,7 @@
  */
 import { ProtocolError } from "../../protocol/codes.ts";
 import { errorText } from "../../protocol/errors.ts";
-import { LiveState } from "../../server/objects/live-state.ts";
-import type { ServerPlugin } from "../../server/plugin.ts";
+import { LiveState, type ServerPlugin } from "../../server/plugin.ts";
 import { type DevState, devContract } from "./contract.ts";
 
 export const devReloadPlugin: ServerPlugin = {

@@ -3,9 +3,7 @@
  * which one this connection is, signing one or all out, and a one-time owner link for a new device.
  */
 import { ProtocolError } from "../../protocol/codes.ts";
-import { LiveState } from "../../server/objects/live-state.ts";
-import type { Principal } from "../../server/objects/principal.ts";
-import type { ServerContext, ServerPlugin } from "../../server/plugin.ts";
+import { LiveState, type Principal, type ServerContext, type ServerPlugin } from "../../server/plugin.ts";
 import { type DevicesState, devicesContract } from "./contract.ts";
 
 function stateFor(ctx: ServerContext, principal: Principal): DevicesState {

@@ -5,10 +5,7 @@
  */
 import { posix } from "node:path";
 import { ProtocolError } from "../../protocol/codes.ts";
-import { pathProblem } from "../../server/env/environment.ts";
-import type { TestResult } from "../../server/env/environments.ts";
-import { LiveState } from "../../server/objects/live-state.ts";
-import type { ServerContext, ServerPlugin } from "../../server/plugin.ts";
+import { LiveState, pathProblem, type ServerContext, type ServerPlugin, type TestResult } from "../../server/plugin.ts";
 import { type EnvsState, type EnvView, envsContract, MAX_LISTED, type TestView } from "./contract.ts";
 
 function testView(result: TestResult): TestView {

@@ -2,9 +2,7 @@ import { join } from "node:path";
 import type { AuthEvent, AuthPrompt, Provider } from "@earendil-works/pi-ai";
 import { ProtocolError } from "../../protocol/codes.ts";
 import { errorText } from "../../protocol/errors.ts";
-import { AUTH_FILE } from "../../server/agent/credentials.ts";
-import { LiveState } from "../../server/objects/live-state.ts";
-import type { ServerContext, ServerPlugin } from "../../server/plugin.ts";
+import { AUTH_FILE, LiveState, type ServerContext, type ServerPlugin } from "../../server/plugin.ts";
 import {
 	type AnswerArgs,
 	type AuthMethod,

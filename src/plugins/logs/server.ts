@@ -2,9 +2,7 @@
  * The server's log for its owners (`/logs`): the recent entries of the core's log, and each new one pushed as
  * it is written. Nothing is read from the request: owners see what the server logged, already redacted.
  */
-import type { LogEntry } from "../../server/log.ts";
-import { LiveState } from "../../server/objects/live-state.ts";
-import type { ServerPlugin } from "../../server/plugin.ts";
+import { LiveState, type LogEntry, type ServerPlugin } from "../../server/plugin.ts";
 import { type LogLine, type LogsState, logsContract, MAX_LOG_LINES, MAX_LOG_TEXT } from "./contract.ts";
 
 function lineOf(entry: LogEntry): LogLine {

@@ -3,9 +3,13 @@ import type { Api, Model } from "@earendil-works/pi-ai";
 import { clampThinkingLevel } from "@earendil-works/pi-ai";
 import { ProtocolError } from "../../protocol/codes.ts";
 import type { ThinkingLevel } from "../../protocol/common.ts";
-import { MODELS_FILE, thinkingLevelsOf } from "../../server/agent/models.ts";
-import { LiveState } from "../../server/objects/live-state.ts";
-import type { ServerContext, ServerPlugin } from "../../server/plugin.ts";
+import {
+	LiveState,
+	MODELS_FILE,
+	type ServerContext,
+	type ServerPlugin,
+	thinkingLevelsOf,
+} from "../../server/plugin.ts";
 import { type ModelInfo, type ModelsState, modelsContract } from "./contract.ts";
 import { resolveScope } from "./scope.ts";
 

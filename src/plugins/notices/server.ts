@@ -7,9 +7,7 @@
 import { statfsSync } from "node:fs";
 import { ProtocolError } from "../../protocol/codes.ts";
 import { errorText } from "../../protocol/errors.ts";
-import type { LogEntry } from "../../server/log.ts";
-import { LiveState } from "../../server/objects/live-state.ts";
-import type { ServerPlugin } from "../../server/plugin.ts";
+import { LiveState, type LogEntry, type ServerPlugin } from "../../server/plugin.ts";
 import { MAX_NOTICES, type Notice, type NoticesState, noticesContract } from "./contract.ts";
 
 export interface NoticesOptions {

@@ -6,10 +6,14 @@
  */
 import type { Socket } from "bun";
 import { isOwnerRole } from "../../protocol/roles.ts";
-import { SshEnvironment } from "../../server/env/ssh.ts";
-import type { Principal } from "../../server/objects/principal.ts";
-import type { ServerContext } from "../../server/plugin.ts";
-import type { Relay, RelayAccept, RelayPeer } from "../../server/relays.ts";
+import {
+	type Principal,
+	type Relay,
+	type RelayAccept,
+	type RelayPeer,
+	type ServerContext,
+	SshEnvironment,
+} from "../../server/plugin.ts";
 import { listeningPorts } from "./listening.ts";
 
 export const RELAY_PATH = "/ports/relay";

@@ -3,7 +3,7 @@
  * process holds which socket (its user's processes), read here by the same parser as this device's. What the
  * machine prints is data: bounded, parsed line by line, names cut to 64 characters.
  */
-import type { Environment } from "../../server/env/environment.ts";
+import type { Environment } from "../../server/plugin.ts";
 import type { ListeningPort } from "./contract.ts";
 import { portsFrom } from "./listening.ts";
 

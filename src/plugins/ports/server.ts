@@ -5,9 +5,7 @@
  */
 import { ProtocolError } from "../../protocol/codes.ts";
 import { errorText } from "../../protocol/errors.ts";
-import { LiveState } from "../../server/objects/live-state.ts";
-import { isOwner, type Principal } from "../../server/objects/principal.ts";
-import type { ServerContext, ServerPlugin } from "../../server/plugin.ts";
+import { isOwner, LiveState, type Principal, type ServerContext, type ServerPlugin } from "../../server/plugin.ts";
 import { type PortsState, portsContract } from "./contract.ts";
 import { listeningPorts } from "./listening.ts";
 import { type GuestRelays, mayForward, RELAY_PATH, relayAccept } from "./relay.ts";

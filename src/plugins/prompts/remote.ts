@@ -7,8 +7,7 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, posix } from "node:path";
-import type { Environment } from "../../server/env/environment.ts";
-import { shellQuote } from "../../server/env/ssh.ts";
+import { type Environment, shellQuote } from "../../server/plugin.ts";
 import type { Resources } from "./discovery.ts";
 
 const MAX_FILE_BYTES = 1024 * 1024;

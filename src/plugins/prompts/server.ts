@@ -6,9 +6,7 @@
 import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { ProtocolError } from "../../protocol/codes.ts";
-import { LiveState } from "../../server/objects/live-state.ts";
-import { maySeeSession } from "../../server/objects/principal.ts";
-import type { ServerContext, ServerPlugin } from "../../server/plugin.ts";
+import { LiveState, maySeeSession, type ServerContext, type ServerPlugin } from "../../server/plugin.ts";
 import { ExpansionTooLong } from "./args.ts";
 import { MAX_EXPANDED, type PromptsState, promptsContract } from "./contract.ts";
 import { type Locations, loadResources, type Resources, resourceDirs } from "./discovery.ts";

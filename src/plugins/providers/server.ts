@@ -6,10 +6,14 @@
 import { join } from "node:path";
 import type { Provider } from "@earendil-works/pi-ai";
 import { builtinProviders } from "@earendil-works/pi-ai/providers/all";
-import { AUTH_FILE, FileCredentialStore } from "../../server/agent/credentials.ts";
-import type { LogEntry } from "../../server/log.ts";
-import { LiveState } from "../../server/objects/live-state.ts";
-import type { ServerContext, ServerPlugin } from "../../server/plugin.ts";
+import {
+	AUTH_FILE,
+	FileCredentialStore,
+	LiveState,
+	type LogEntry,
+	type ServerContext,
+	type ServerPlugin,
+} from "../../server/plugin.ts";
 import { type ProviderRow, type ProvidersState, providersContract } from "./contract.ts";
 
 const AUTH_PREFIX = "provider.auth:";

@@ -1,6 +1,4 @@
-import { LiveState } from "../../server/objects/live-state.ts";
-import type { ServerContext, ServerPlugin } from "../../server/plugin.ts";
-import type { StoredEntry } from "../../server/store/session-store.ts";
+import { LiveState, type ServerContext, type ServerPlugin, type StoredEntry } from "../../server/plugin.ts";
 import { MAX_HITS, type SearchArgs, type SearchHit, SNIPPET_CHARS, searchContract } from "./contract.ts";
 
 /** Sessions searched per request, newest first: an old catalog answers "truncated" rather than slowly. */

@@ -1,14 +1,20 @@
 import { type FSWatcher, watch } from "node:fs";
 import { ProtocolError } from "../../protocol/codes.ts";
 import type { Role } from "../../protocol/roles.ts";
-import { pathProblem } from "../../server/env/environment.ts";
-import { LiveState } from "../../server/objects/live-state.ts";
-import { type Handlers, type OpenedObject, refuseEvery } from "../../server/objects/object-impl.ts";
-import { isOwner, type Principal } from "../../server/objects/principal.ts";
-import type { ServerContext, ServerPlugin } from "../../server/plugin.ts";
-import { checkDirectory } from "../../server/session-directory.ts";
-import type { SessionRecord } from "../../server/store/catalog.ts";
-import { StoreClosedError } from "../../server/store/errors.ts";
+import {
+	checkDirectory,
+	type Handlers,
+	isOwner,
+	LiveState,
+	type OpenedObject,
+	type Principal,
+	pathProblem,
+	refuseEvery,
+	type ServerContext,
+	type ServerPlugin,
+	type SessionRecord,
+	StoreClosedError,
+} from "../../server/plugin.ts";
 import { type SessionRow, type SessionsState, sessionsContract } from "./contract.ts";
 import { findGitDir, gitBranch } from "./git-branch.ts";
 

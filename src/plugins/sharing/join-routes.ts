@@ -5,10 +5,16 @@
 import { type } from "../../protocol/ark.ts";
 import { RateWindow } from "../../protocol/rate-window.ts";
 import { GUEST_COOKIE } from "../../protocol/server-info.ts";
-import { TOKEN_PATTERN } from "../../server/auth/tokens.ts";
-import { json, problem, readBoundedText, readCookie, signInCookie } from "../../server/http-util.ts";
-import type { Principal } from "../../server/objects/principal.ts";
-import type { ServerContext } from "../../server/plugin.ts";
+import {
+	json,
+	type Principal,
+	problem,
+	readBoundedText,
+	readCookie,
+	type ServerContext,
+	signInCookie,
+	TOKEN_PATTERN,
+} from "../../server/plugin.ts";
 import { guestName, JOIN_PATH } from "./contract.ts";
 import type { ShareStore } from "./share-store.ts";
 import { guestId, type SharingObjects } from "./sharing-objects.ts";

@@ -1,7 +1,6 @@
 import type { Database } from "bun:sqlite";
 import { join } from "node:path";
-import { hashToken, newToken } from "../../server/auth/tokens.ts";
-import { openReplacingDamaged } from "../../server/store/sqlite.ts";
+import { hashToken, newToken, openReplacingDamaged } from "../../server/plugin.ts";
 
 export type ShareAccess = "view" | "full";
 

@@ -1,9 +1,12 @@
 import { hostname } from "node:os";
 import { ProtocolError } from "../../protocol/codes.ts";
-import { LiveState } from "../../server/objects/live-state.ts";
-import type { Handlers, OpenedObject } from "../../server/objects/object-impl.ts";
-import type { Principal } from "../../server/objects/principal.ts";
-import type { ServerContext } from "../../server/plugin.ts";
+import {
+	type Handlers,
+	LiveState,
+	type OpenedObject,
+	type Principal,
+	type ServerContext,
+} from "../../server/plugin.ts";
 import type { SharingState, sharingContract } from "./contract.ts";
 import type { ShareStore } from "./share-store.ts";
 

@@ -1,9 +1,12 @@
 import { ProtocolError } from "../../protocol/codes.ts";
 import type { UsageTotals } from "../../protocol/common.ts";
-import { LiveState } from "../../server/objects/live-state.ts";
-import { maySeeSession } from "../../server/objects/principal.ts";
-import type { ServerContext, ServerPlugin } from "../../server/plugin.ts";
-import type { SessionStore } from "../../server/store/session-store.ts";
+import {
+	LiveState,
+	maySeeSession,
+	type ServerContext,
+	type ServerPlugin,
+	type SessionStore,
+} from "../../server/plugin.ts";
 import { type StatusState, statusContract } from "./contract.ts";
 
 const ZERO: UsageTotals = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, cost: 0 };

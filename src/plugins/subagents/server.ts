@@ -7,11 +7,15 @@
 import type { AgentTool } from "@earendil-works/pi-agent-core";
 import { obj, opt, str } from "@earendil-works/pi-schema";
 import { ProtocolError } from "../../protocol/codes.ts";
-import type { AgentScope } from "../../server/agent/extensions.ts";
-import { LiveState } from "../../server/objects/live-state.ts";
-import { maySeeSession } from "../../server/objects/principal.ts";
-import type { ServerContext, ServerPlugin } from "../../server/plugin.ts";
-import type { ConversationRow, ConversationStatus } from "../../server/store/session-store.ts";
+import {
+	type AgentScope,
+	type ConversationRow,
+	type ConversationStatus,
+	LiveState,
+	maySeeSession,
+	type ServerContext,
+	type ServerPlugin,
+} from "../../server/plugin.ts";
 import {
 	type ConversationItem,
 	type ConversationsState,

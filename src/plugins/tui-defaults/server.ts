@@ -1,10 +1,7 @@
 import { join } from "node:path";
 import { isPrivilegedId, readKeybindings } from "../../protocol/keybindings.ts";
 import { readDisplaySettings } from "../../protocol/preferences.ts";
-import { fileLabel, readJsonFile } from "../../server/json-file.ts";
-import { LiveState } from "../../server/objects/live-state.ts";
-import { isOwner } from "../../server/objects/principal.ts";
-import type { ServerPlugin } from "../../server/plugin.ts";
+import { fileLabel, isOwner, LiveState, readJsonFile, type ServerPlugin } from "../../server/plugin.ts";
 import { type TuiDefaultsState, tuiDefaultsContract } from "./contract.ts";
 
 export const TUI_DEFAULTS_FILE = "tui.json";

@@ -5,8 +5,7 @@
  */
 import { posix } from "node:path";
 import { ProtocolError } from "../../protocol/codes.ts";
-import { EnvConnectionError, type Environment } from "../../server/env/environment.ts";
-import { shellQuote } from "../../server/env/ssh.ts";
+import { EnvConnectionError, type Environment, shellQuote } from "../../server/plugin.ts";
 import {
 	gitDiff,
 	gitGrepArgv,

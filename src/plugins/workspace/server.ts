@@ -7,9 +7,7 @@
 import { type FSWatcher, readFileSync, statSync, watch } from "node:fs";
 import { obj, str } from "@earendil-works/pi-schema";
 import { ProtocolError } from "../../protocol/codes.ts";
-import { LiveState } from "../../server/objects/live-state.ts";
-import { maySeeSession } from "../../server/objects/principal.ts";
-import type { ServerPlugin } from "../../server/plugin.ts";
+import { LiveState, maySeeSession, type ServerPlugin } from "../../server/plugin.ts";
 import { gitDiff, gitStatus, grep, listDir, readPage } from "./backend.ts";
 import { confine } from "./confine.ts";
 import { type WorkspaceState, workspaceContract } from "./contract.ts";

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { completeRemotePath, findRemoteFiles } from "../../../src/plugins/files/server.ts";
+import { completePath, findFiles } from "../../../src/plugins/files/server.ts";
 import { createTools } from "../../../src/server/agent/tools/index.ts";
 import { EnvConnectionError, type Environment } from "../../../src/server/env/environment.ts";
 import { Environments } from "../../../src/server/env/environments.ts";
@@ -236,15 +236,15 @@ describe.skipIf(!sshdPath)("SSH environment", () => {
 		mkdirSync(join(work, ".hidden"), { recursive: true });
 		writeFileSync(join(work, "src/deep/needle.ts"), "");
 		writeFileSync(join(work, ".hidden/secret.ts"), "");
-		const tab = await completeRemotePath(env, work, "sr", "session");
+		const tab = await completePath(env, work, "sr", "session");
 		expect(tab.items).toEqual([{ path: "src/", dir: true }]);
-		const home = await completeRemotePath(env, work, "~/wo", "server");
+		const home = await completePath(env, work, "~/wo", "server");
 		expect(home.items).toEqual([{ path: "~/work/", dir: true }]);
 		// A guest's completion never leaves the session's directory.
-		expect((await completeRemotePath(env, work, "../", "session")).items).toEqual([]);
-		const found = await findRemoteFiles(env, work, "needle");
+		expect((await completePath(env, work, "../", "session")).items).toEqual([]);
+		const found = await findFiles(env, work, "needle");
 		expect(found.items[0]).toEqual({ path: "src/deep/needle.ts", dir: false });
-		expect((await findRemoteFiles(env, work, "secret")).items).toEqual([]);
+		expect((await findFiles(env, work, "secret")).items).toEqual([]);
 	});
 
 	test("a changed host key is refused until reviewed; forgetting a key stops the connection again", async () => {

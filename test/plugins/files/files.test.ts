@@ -3,10 +3,16 @@ import { mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, symlinkSync,
 import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 import { filesContract } from "../../../src/plugins/files/contract.ts";
-import { completePath, findFiles } from "../../../src/plugins/files/server.ts";
+import { completePath, findFiles, type Reach } from "../../../src/plugins/files/server.ts";
 import { sessionsContract } from "../../../src/plugins/sessions/contract.ts";
+import { LocalEnvironment } from "../../../src/server/env/local.ts";
 import { joinAsGuest, signInOwner } from "../../support/guests.ts";
 import { connectClient, startTestServer, type TestClient, type TestServer } from "../../support/p2-server.ts";
+
+/** This device, as a session here runs its tools. */
+const local = new LocalEnvironment();
+const complete = (cwd: string, prefix: string, reach: Reach) => completePath(local, cwd, prefix, reach);
+const find = (cwd: string, query: string) => findFiles(local, cwd, query);
 
 let dir = "";
 beforeAll(() => {
@@ -25,27 +31,27 @@ beforeAll(() => {
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe("completing paths (Tab)", () => {
-	test("the typed directory's entries that start with the typed name, folders first, hidden ones only when asked", () => {
-		expect(completePath(dir, "", "server").items.map((i) => i.path)).toEqual([
+	test("the typed directory's entries that start with the typed name, folders first, hidden ones only when asked", async () => {
+		expect((await complete(dir, "", "server")).items.map((i) => i.path)).toEqual([
 			"docs/",
 			"node_modules/",
 			"src/",
 			"README.md",
 		]);
-		expect(completePath(dir, "src/", "server").items.map((i) => i.path)).toEqual(["src/deep/", "src/main.ts"]);
-		expect(completePath(dir, "src/m", "server").items).toEqual([{ path: "src/main.ts", dir: false }]);
-		expect(completePath(dir, ".e", "server").items.map((i) => i.path)).toEqual([".env"]);
-		expect(completePath(dir, `${dir}/do`, "server").items.map((i) => i.path)).toEqual([`${dir}/docs/`]);
-		expect(completePath(dir, "nothing/here", "server").items).toEqual([]);
+		expect((await complete(dir, "src/", "server")).items.map((i) => i.path)).toEqual(["src/deep/", "src/main.ts"]);
+		expect((await complete(dir, "src/m", "server")).items).toEqual([{ path: "src/main.ts", dir: false }]);
+		expect((await complete(dir, ".e", "server")).items.map((i) => i.path)).toEqual([".env"]);
+		expect((await complete(dir, `${dir}/do`, "server")).items.map((i) => i.path)).toEqual([`${dir}/docs/`]);
+		expect((await complete(dir, "nothing/here", "server")).items).toEqual([]);
 	});
 });
 
 describe("finding files (@)", () => {
-	test("a fuzzy query over the relative paths, never into node_modules or .git", () => {
-		const found = findFiles(dir, "helper").items.map((i) => i.path);
+	test("a fuzzy query over the relative paths, never into node_modules or .git", async () => {
+		const found = (await find(dir, "helper")).items.map((i) => i.path);
 		expect(found[0]).toBe("src/deep/helper.ts");
-		expect(findFiles(dir, "index").items.map((i) => i.path)).not.toContain("node_modules/x/index.js");
-		expect(findFiles(dir, "").items.map((i) => i.path)).not.toContain(".env");
+		expect((await find(dir, "index")).items.map((i) => i.path)).not.toContain("node_modules/x/index.js");
+		expect((await find(dir, "")).items.map((i) => i.path)).not.toContain(".env");
 	});
 });
 
