@@ -1,4 +1,4 @@
-import { type Dirent, readdirSync } from "node:fs";
+import { type Dirent, readdirSync, realpathSync } from "node:fs";
 import { homedir } from "node:os";
 import { isAbsolute, join, posix, relative, resolve } from "node:path";
 import { ProtocolError } from "../../protocol/codes.ts";
@@ -8,11 +8,10 @@ import { LiveState } from "../../server/objects/live-state.ts";
 import { isOwner, maySeeSession } from "../../server/objects/principal.ts";
 import type { ServerPlugin } from "../../server/plugin.ts";
 import { type FileSuggestion, filesContract, MAX_SUGGESTIONS } from "./contract.ts";
+import { type FileIndex, FileIndexCache, type FileIndexCacheOptions, isIgnored } from "./file-index.ts";
 import { realDirWithin } from "./within.ts";
 
-/** The `@` search looks at this many entries at most, and never into these. */
-const MAX_WALK = 20_000;
-const SKIPPED = new Set([".git", "node_modules", ".hg", ".svn", "dist", "build", ".next", "target", ".venv"]);
+type Completed = { items: FileSuggestion[]; truncated: boolean };
 
 function entries(dir: string): Dirent[] {
 	try {
@@ -39,49 +38,60 @@ function directoryFor(cwd: string, typedDir: string, reach: Reach): string | nul
 	return realDirWithin(cwd, resolve(cwd, typedDir));
 }
 
-/** Tab: the entries of the typed directory that start with the typed name, directories first. */
-export function completePath(
-	cwd: string,
-	prefix: string,
-	reach: Reach,
-): { items: FileSuggestion[]; truncated: boolean } {
-	const slash = prefix.lastIndexOf("/");
-	// What was typed up to the last slash stays as typed (`src/`, `~/`, `/etc/`, `./`).
-	const typedDir = slash >= 0 ? prefix.slice(0, slash + 1) : "";
-	const base = prefix.slice(slash + 1);
-	const dir = directoryFor(cwd, typedDir, reach);
-	if (dir === null) return { items: [], truncated: false };
-	const found = entries(dir)
-		.filter((e) => e.name.startsWith(base) && (base.startsWith(".") || !e.name.startsWith(".")))
-		.map((e) => ({ path: `${typedDir}${e.name}${e.isDirectory() ? "/" : ""}`, dir: e.isDirectory() }))
+/**
+ * What Tab offers from one listing, as pi: the entries whose name starts with the typed one (any case), hidden
+ * ones too, directories first. Inside the session's directory (`within`: the listed directory relative to it,
+ * with a slash, or "" for itself) what git ignores and `.git` are left out, as `@` leaves them out.
+ */
+function offered(
+	listed: readonly { name: string; dir: boolean }[],
+	typed: { dir: string; base: string },
+	index: FileIndex | undefined,
+	within: string | null,
+): Completed {
+	const base = typed.base.toLowerCase();
+	const found = listed
+		.filter((e) => e.name.toLowerCase().startsWith(base))
+		.filter((e) => within === null || !index || !isIgnored(index, `${within}${e.name}${e.dir ? "/" : ""}`))
+		.map((e) => ({ path: `${typed.dir}${e.name}${e.dir ? "/" : ""}`, dir: e.dir }))
 		.sort((a, b) => Number(b.dir) - Number(a.dir) || a.path.localeCompare(b.path));
 	return { items: found.slice(0, MAX_SUGGESTIONS), truncated: found.length > MAX_SUGGESTIONS };
 }
 
-/**
- * `@`: files and folders under the session's directory whose relative path matches the query fuzzily. A
- * symlink is listed and never followed (a Dirent of a symlink is no directory), so the walk cannot leave.
- */
-export function findFiles(cwd: string, query: string): { items: FileSuggestion[]; truncated: boolean } {
-	const all: FileSuggestion[] = [];
-	const queue = [cwd];
-	let seen = 0;
-	while (queue.length && seen < MAX_WALK) {
-		const dir = queue.shift()!;
-		for (const e of entries(dir)) {
-			if (++seen > MAX_WALK) break;
-			if (e.name.startsWith(".") && !query.startsWith(".")) continue;
-			const full = join(dir, e.name);
-			const path = relative(cwd, full);
-			if (e.isDirectory()) {
-				if (SKIPPED.has(e.name)) continue;
-				queue.push(full);
-				all.push({ path: `${path}/`, dir: true });
-			} else all.push({ path, dir: false });
-		}
+/** What was typed up to its last slash stays as typed (`src/`, `~/`, `/etc/`, `./`); the rest is the name. */
+function splitTyped(prefix: string): { dir: string; base: string } {
+	const slash = prefix.lastIndexOf("/");
+	return { dir: slash >= 0 ? prefix.slice(0, slash + 1) : "", base: prefix.slice(slash + 1) };
+}
+
+/** `dir` relative to the session's directory with a trailing slash ("" for itself), or null when outside. */
+function withinSession(cwd: string, dir: string, path = { relative, isAbsolute }): string | null {
+	const rel = path.relative(cwd, dir);
+	if (rel === ".." || rel.startsWith("../") || path.isAbsolute(rel)) return null;
+	return rel ? `${rel}/` : "";
+}
+
+function realOr(path: string): string {
+	try {
+		return realpathSync(path);
+	} catch {
+		return path;
 	}
-	const matched = query ? fuzzyFilter(all, query, (f) => f.path) : all;
-	return { items: matched.slice(0, MAX_SUGGESTIONS), truncated: matched.length > MAX_SUGGESTIONS || seen > MAX_WALK };
+}
+
+/** Tab: the entries of the typed directory that start with the typed name, directories first. */
+export function completePath(cwd: string, prefix: string, reach: Reach, index?: FileIndex): Completed {
+	const typed = splitTyped(prefix);
+	const dir = directoryFor(cwd, typed.dir, reach);
+	if (dir === null) return { items: [], truncated: false };
+	const listed = entries(dir).map((e) => ({ name: e.name, dir: e.isDirectory() }));
+	return offered(listed, typed, index, withinSession(realOr(cwd), realOr(dir)));
+}
+
+/** The index's entries whose relative path matches the query fuzzily (all of them for no query). */
+export function findFiles(index: FileIndex, query: string): Completed {
+	const matched = query ? fuzzyFilter([...index.entries], query, (f) => f.path) : [...index.entries];
+	return { items: matched.slice(0, MAX_SUGGESTIONS), truncated: matched.length > MAX_SUGGESTIONS || index.truncated };
 }
 
 /** The typed directory on a remote machine, or null when it is out of reach (the same rules as above). */
@@ -112,77 +122,50 @@ export async function completeRemotePath(
 	cwd: string,
 	prefix: string,
 	reach: Reach,
-): Promise<{ items: FileSuggestion[]; truncated: boolean }> {
-	const slash = prefix.lastIndexOf("/");
-	const typedDir = slash >= 0 ? prefix.slice(0, slash + 1) : "";
-	const base = prefix.slice(slash + 1);
-	const dir = await remoteDirectoryFor(env, cwd, typedDir, reach);
+	index?: FileIndex,
+): Promise<Completed> {
+	const typed = splitTyped(prefix);
+	const dir = await remoteDirectoryFor(env, cwd, typed.dir, reach);
 	if (dir === null) return { items: [], truncated: false };
 	const listed = await env.listDirectory(dir).catch(() => []);
-	const found = listed
-		.filter((e) => e.name.startsWith(base) && (base.startsWith(".") || !e.name.startsWith(".")))
-		.map((e) => ({ path: `${typedDir}${e.name}${e.dir ? "/" : ""}`, dir: e.dir }))
-		.sort((a, b) => Number(b.dir) - Number(a.dir) || a.path.localeCompare(b.path));
-	return { items: found.slice(0, MAX_SUGGESTIONS), truncated: found.length > MAX_SUGGESTIONS };
+	const root = await env.directory(cwd).catch(() => cwd);
+	return offered(listed, typed, index, withinSession(root, dir, posix));
 }
 
-/** How much of a remote listing `@` reads at most. */
-const MAX_REMOTE_LISTING = 4 * 1024 * 1024;
-
 /**
- * `@` on a remote machine: one `find` there (a walk of listings would be a round trip per folder), pruning
- * what the local walk skips, hidden entries too unless the query starts with a dot.
+ * The files plugin with its cache of walks (one per machine and directory, refreshed after a short while);
+ * tests pass their own walker and clock.
  */
-export async function findRemoteFiles(
-	env: Environment,
-	cwd: string,
-	query: string,
-): Promise<{ items: FileSuggestion[]; truncated: boolean }> {
-	const prune = [...SKIPPED, ...(query.startsWith(".") ? [] : [".*"])].map((n) => `-name '${n}'`).join(" -o ");
-	const command = `find . -mindepth 1 \\( ${prune} \\) -prune -o -type d -exec printf 'd%s\\0' {} + -o -exec printf 'f%s\\0' {} + 2>/dev/null | head -c ${MAX_REMOTE_LISTING}`;
-	const chunks: Uint8Array[] = [];
-	await env.exec({ command, cwd, onData: (chunk) => chunks.push(chunk) });
-	const items = Buffer.concat(chunks).toString("utf8").split("\0");
-	const all: FileSuggestion[] = [];
-	for (const item of items.slice(0, MAX_WALK)) {
-		const path = item.slice(3);
-		if (!path) continue;
-		all.push(item[0] === "d" ? { path: `${path}/`, dir: true } : { path, dir: false });
-	}
-	const matched = query ? fuzzyFilter(all, query, (f) => f.path) : all;
+export function filesServerPlugin(options: FileIndexCacheOptions = {}): ServerPlugin {
 	return {
-		items: matched.slice(0, MAX_SUGGESTIONS),
-		truncated: matched.length > MAX_SUGGESTIONS || items.length > MAX_WALK,
+		name: "files",
+		register(ctx) {
+			const indexes = new FileIndexCache(options);
+			ctx.host.serve(filesContract, {
+				open({ session }, { principal }) {
+					if (!maySeeSession(principal, session))
+						throw new ProtocolError("forbidden", "this session is not shared with you");
+					const record = ctx.catalog.get(session);
+					if (!record) throw new ProtocolError("not_found", `no session ${session}`);
+					return {
+						state: new LiveState({ cwd: record.cwd }),
+						methods: {
+							async complete({ mode, prefix }, { principal: caller }) {
+								const now = ctx.catalog.get(session) ?? record;
+								const reach = isOwner(caller) ? "server" : "session";
+								// The session's machine (this one or an SSH machine) walks; its files answer.
+								const env = ctx.environments.get(now.env);
+								const index = await indexes.get(env, now.cwd);
+								if (mode === "fuzzy") return findFiles(index, prefix);
+								if (now.env !== "local") return completeRemotePath(env, now.cwd, prefix, reach, index);
+								return completePath(now.cwd, prefix, reach, index);
+							},
+						},
+					};
+				},
+			});
+		},
 	};
 }
 
-export const filesPlugin: ServerPlugin = {
-	name: "files",
-	register(ctx) {
-		ctx.host.serve(filesContract, {
-			open({ session }, { principal }) {
-				if (!maySeeSession(principal, session))
-					throw new ProtocolError("forbidden", "this session is not shared with you");
-				const record = ctx.catalog.get(session);
-				if (!record) throw new ProtocolError("not_found", `no session ${session}`);
-				return {
-					state: new LiveState({ cwd: record.cwd }),
-					methods: {
-						complete({ mode, prefix }, { principal: caller }) {
-							const now = ctx.catalog.get(session) ?? record;
-							const reach = isOwner(caller) ? "server" : "session";
-							// A session on another machine completes from that machine's files.
-							if (now.env !== "local") {
-								const env = ctx.environments.get(now.env);
-								if (mode === "fuzzy") return findRemoteFiles(env, now.cwd, prefix);
-								return completeRemotePath(env, now.cwd, prefix, reach);
-							}
-							if (mode === "fuzzy") return findFiles(now.cwd, prefix);
-							return completePath(now.cwd, prefix, reach);
-						},
-					},
-				};
-			},
-		});
-	},
-};
+export const filesPlugin: ServerPlugin = filesServerPlugin();

@@ -3,8 +3,10 @@ import { mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, symlinkSync,
 import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 import { filesContract } from "../../../src/plugins/files/contract.ts";
+import { walkFiles } from "../../../src/plugins/files/file-index.ts";
 import { completePath, findFiles } from "../../../src/plugins/files/server.ts";
 import { sessionsContract } from "../../../src/plugins/sessions/contract.ts";
+import { LocalEnvironment } from "../../../src/server/env/local.ts";
 import { joinAsGuest, signInOwner } from "../../support/guests.ts";
 import { connectClient, startTestServer, type TestClient, type TestServer } from "../../support/p2-server.ts";
 
@@ -25,15 +27,17 @@ beforeAll(() => {
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe("completing paths (Tab)", () => {
-	test("the typed directory's entries that start with the typed name, folders first, hidden ones only when asked", () => {
+	test("the typed directory's entries that start with the typed name (any case), folders first, hidden ones too, as pi", () => {
 		expect(completePath(dir, "", "server").items.map((i) => i.path)).toEqual([
+			".git/",
 			"docs/",
 			"node_modules/",
 			"src/",
+			".env",
 			"README.md",
 		]);
 		expect(completePath(dir, "src/", "server").items.map((i) => i.path)).toEqual(["src/deep/", "src/main.ts"]);
-		expect(completePath(dir, "src/m", "server").items).toEqual([{ path: "src/main.ts", dir: false }]);
+		expect(completePath(dir, "src/M", "server").items).toEqual([{ path: "src/main.ts", dir: false }]);
 		expect(completePath(dir, ".e", "server").items.map((i) => i.path)).toEqual([".env"]);
 		expect(completePath(dir, `${dir}/do`, "server").items.map((i) => i.path)).toEqual([`${dir}/docs/`]);
 		expect(completePath(dir, "nothing/here", "server").items).toEqual([]);
@@ -41,11 +45,14 @@ describe("completing paths (Tab)", () => {
 });
 
 describe("finding files (@)", () => {
-	test("a fuzzy query over the relative paths, never into node_modules or .git", () => {
-		const found = findFiles(dir, "helper").items.map((i) => i.path);
+	test("a fuzzy query over the relative paths, hidden files too, never into node_modules or .git", async () => {
+		const index = await walkFiles(new LocalEnvironment(), dir);
+		const found = findFiles(index, "helper").items.map((i) => i.path);
 		expect(found[0]).toBe("src/deep/helper.ts");
-		expect(findFiles(dir, "index").items.map((i) => i.path)).not.toContain("node_modules/x/index.js");
-		expect(findFiles(dir, "").items.map((i) => i.path)).not.toContain(".env");
+		expect(findFiles(index, "index").items.map((i) => i.path)).not.toContain("node_modules/x/index.js");
+		const all = findFiles(index, "").items.map((i) => i.path);
+		expect(all).toContain(".env");
+		expect(all.some((p) => p.startsWith(".git"))).toBe(false);
 	});
 });
 
@@ -91,8 +98,9 @@ describe("completion by role: owners reach the server as pi does, guests only th
 		return async (prefix: string, mode: "path" | "fuzzy" = "path") =>
 			(await files.call("complete", { prefix, mode })).items.map((i) => i.path);
 	}
+	// pi lists hidden entries too.
 	const visibleHome = (hidden: boolean) =>
-		readdirSync(homedir()).filter((name) => name.startsWith(".") === hidden).length > 0;
+		readdirSync(homedir()).filter((name) => !hidden || name.startsWith(".")).length > 0;
 
 	test("the device owner and a signed-in owner keep ~/, absolute paths and symlinks out", async () => {
 		for (const client of [clients[0]!, await signedInOwner()]) {

@@ -1,0 +1,128 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { type FileIndex, FileIndexCache, FRESH_MS, walkFiles } from "../../../src/plugins/files/file-index.ts";
+import { completePath, findFiles } from "../../../src/plugins/files/server.ts";
+import type { Environment } from "../../../src/server/env/environment.ts";
+import { LocalEnvironment } from "../../../src/server/env/local.ts";
+
+const local = new LocalEnvironment();
+let repo = "";
+
+/** A git work tree with ignored files (at the top and in a nested .gitignore), dotfiles and many files. */
+beforeAll(() => {
+	repo = realpathSync(mkdtempSync(join(tmpdir(), "p2-index-")));
+	Bun.spawnSync(["git", "init", "-q", repo]);
+	const files: Record<string, string> = {
+		".gitignore": "*.log\nbuild/\n",
+		"src/main.ts": "",
+		"src/debug.log": "",
+		"build/out.js": "",
+		"sub/.gitignore": "local.txt\n",
+		"sub/local.txt": "",
+		"sub/kept.ts": "",
+		".github/workflows/ci.yml": "",
+		".env.example": "",
+	};
+	for (let i = 0; i < 30; i++) files[`many/file-${i}.txt`] = "";
+	for (const [path, text] of Object.entries(files)) {
+		mkdirSync(join(repo, path, ".."), { recursive: true });
+		writeFileSync(join(repo, path), text);
+	}
+});
+afterAll(() => rmSync(repo, { recursive: true, force: true }));
+
+const paths = (index: FileIndex) => index.entries.map((e) => e.path);
+
+describe("the session directory's index (@)", () => {
+	test("leaves out what any .gitignore ignores and .git, keeps dotfiles as pi (fd --hidden) does", async () => {
+		const index = await walkFiles(local, repo);
+		const all = paths(index);
+		for (const kept of [
+			"src/main.ts",
+			"sub/kept.ts",
+			".github/",
+			".github/workflows/ci.yml",
+			".env.example",
+			".gitignore",
+		])
+			expect(all).toContain(kept);
+		for (const ignored of ["src/debug.log", "build/", "build/out.js", "sub/local.txt"])
+			expect(all).not.toContain(ignored);
+		expect(all.some((p) => p === ".git/" || p.startsWith(".git/"))).toBe(false);
+		expect(index.truncated).toBe(false);
+		expect(findFiles(index, "ci.yml").items[0]).toEqual({ path: ".github/workflows/ci.yml", dir: false });
+	});
+
+	test("a walk cut at its bound says so, and the answer built from it is partial", async () => {
+		const index = await walkFiles(local, repo, 10);
+		expect(index.entries.length).toBe(10);
+		expect(index.truncated).toBe(true);
+		expect(findFiles(index, "").truncated).toBe(true);
+		expect(findFiles(await walkFiles(local, repo), "kept").truncated).toBe(false);
+	});
+
+	test("Tab inside the session's directory leaves out the ignored entries and .git too", async () => {
+		const index = await walkFiles(local, repo);
+		expect(completePath(repo, "", "session", index).items.map((i) => i.path)).toEqual([
+			".github/",
+			"many/",
+			"src/",
+			"sub/",
+			".env.example",
+			".gitignore",
+		]);
+		expect(completePath(repo, "sub/", "session", index).items.map((i) => i.path)).toEqual([
+			"sub/.gitignore",
+			"sub/kept.ts",
+		]);
+		expect(completePath(repo, "src/", "server", index).items.map((i) => i.path)).toEqual(["src/main.ts"]);
+	});
+});
+
+describe("the index is kept per directory and refreshed", () => {
+	function counted() {
+		const walked: string[] = [];
+		let now = 1_000;
+		const cache = new FileIndexCache({
+			walk: (env: Environment, cwd: string) => {
+				walked.push(cwd);
+				return walkFiles(env, cwd);
+			},
+			now: () => now,
+		});
+		return { cache, walked, advance: (ms: number) => (now += ms) };
+	}
+
+	test("a second request answers from the walk; a new file appears once the walk is old", async () => {
+		const { cache, walked, advance } = counted();
+		const first = await cache.get(local, repo);
+		expect(paths(first)).not.toContain("fresh.ts");
+		writeFileSync(join(repo, "fresh.ts"), "");
+		const again = await cache.get(local, repo);
+		expect(walked).toEqual([repo]);
+		expect(again).toBe(first);
+		advance(FRESH_MS);
+		const refreshed = await cache.get(local, repo);
+		expect(walked).toEqual([repo, repo]);
+		expect(paths(refreshed)).toContain("fresh.ts");
+	});
+
+	test("requests during a walk share it; a failed walk is not kept", async () => {
+		let walks = 0;
+		let fail = true;
+		const cache = new FileIndexCache({
+			walk: async () => {
+				walks++;
+				if (fail) throw new Error("no machine");
+				return { entries: [], ignored: new Set(), truncated: false };
+			},
+		});
+		await expect(cache.get(local, repo)).rejects.toThrow("no machine");
+		fail = false;
+		const [a, b] = await Promise.all([cache.get(local, repo), cache.get(local, repo)]);
+		expect(a).toBe(b);
+		expect(walks).toBe(2);
+	});
+});
