@@ -163,6 +163,8 @@ export async function runLauncher(options: LauncherOptions): Promise<LauncherRes
 			args: {
 				verbose: args.verbose,
 				draft: args.draft,
+				...(args.files.length ? { files: args.files } : {}),
+				...(args.models ? { models: args.models } : {}),
 				...(args.session ? { session: args.session } : {}),
 				...(args.fork ? { fork: args.fork } : {}),
 				continue: args.continue,
