@@ -53,19 +53,23 @@ describe("pi's command line", () => {
 		}
 	}, 40_000);
 
-	test("--models scopes Ctrl+P to its patterns for this run, and says which pattern matched nothing", async () => {
-		const run = runInPty([process.execPath, MAIN, "--models", "fake/fake-model,nothing*"], {
+	test("--models: a new session starts on the scope's first model, Ctrl+P stays in it, a pattern matching nothing is said", async () => {
+		const run = runInPty([process.execPath, MAIN, "--models", "fake/second-model,nothing*"], {
 			env: h.env,
 			cwd: h.home,
 			cols: 120,
 			rows: 40,
 		});
 		try {
-			await run.waitFor((s) => s.includes("fake-model •"), "the footer");
+			await run.waitFor((s) => s.includes("second-model •"), "the footer on the scope's model");
 			await run.waitFor((s) => s.includes('No models match pattern "nothing*"'), "pi's warning");
 			run.type("\x10");
 			await run.waitFor((s) => s.includes("Only one model in scope"), "Ctrl+P within the run's scope");
-			expect(run.screen().join("\n")).not.toContain("Switched to Second Model");
+			expect(run.screen().join("\n")).not.toContain("Switched to");
+			h.fake.enqueue({ text: "From the scoped model." });
+			run.type("hi\r");
+			await run.waitFor((s) => s.includes("From the scoped model."), "the answer");
+			expect((h.fake.requests.at(-1) as { model: string }).model).toBe("second-model");
 		} finally {
 			run.kill();
 			await run.exited;

@@ -16,6 +16,8 @@ export interface Models {
 	 * names the provider when there is more than one. The listener hears it now and on every change.
 	 */
 	onProviderCount(listener: (count: number) => void): () => void;
+	/** pi's `--models` scope for this run, resolved by the server (undefined without `--models`, or for a guest). */
+	scopeForRun(): Promise<Scope> | undefined;
 }
 
 declare module "../../guest/services.ts" {
@@ -106,6 +108,7 @@ export const modelsPlugin: GuestPlugin = {
 					listener(providerCount);
 					return () => countListeners.delete(listener);
 				},
+				scopeForRun,
 				async findModel(spec, provider) {
 					const ref = ctx.objects.open(modelsContract, {});
 					try {
