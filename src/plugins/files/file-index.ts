@@ -12,7 +12,7 @@ import type { FileSuggestion } from "./contract.ts";
 /** The walk stops after this many entries, or this much listing: the index is then partial. */
 export const MAX_WALK = 20_000;
 const MAX_LISTING = 4 * 1024 * 1024;
-/** How long a walk's result answers requests before the next request walks again. */
+/** How long a walk's result is fresh: a request after that starts the next walk (and still answers from this one). */
 export const FRESH_MS = 2_000;
 /** Directories the walk outside git never enters (git's own, and the ones a .gitignore would leave out). */
 export const SKIPPED = [".git", "node_modules", ".hg", ".svn", "dist", "build", ".next", "target", ".venv"];
@@ -64,7 +64,8 @@ export function readListing(listing: string, cut: boolean, maxEntries = MAX_WALK
 			entries.push({ path: folder, dir: true });
 		}
 	};
-	let truncated = cut;
+	// A cut among the ignored entries leaves the files whole.
+	let truncated = cut && gap < 0;
 	for (const record of listed) {
 		if (entries.length >= maxEntries) {
 			truncated = true;
@@ -109,18 +110,27 @@ export interface FileIndexCacheOptions {
 }
 
 interface Kept {
-	readonly index: Promise<FileIndex>;
-	/** When the walk ended; undefined while it runs. */
-	done?: number;
+	/** The last walk's result: what requests get, fresh or not. */
+	index: FileIndex;
+	/** When that walk ended. */
+	done: number;
+	/** The walk running now to replace it. */
+	refreshing?: Promise<FileIndex>;
 }
 
-/** The walks, kept per machine and directory: requests share a running walk and reuse a fresh one. */
+/**
+ * The walks, kept per machine and directory. The first request waits for its walk; later ones answer at once
+ * from the last walk, and one that finds it older than `freshMs` starts the next walk, whose result answers the
+ * requests after it (so a new file shows within a request or two, and typing never waits for a walk again).
+ */
 export class FileIndexCache {
 	readonly #walk: Walker;
 	readonly #now: () => number;
 	readonly #freshMs: number;
 	readonly #size: number;
 	readonly #kept = new Map<string, Kept>();
+	/** First walks of directories nothing is kept for yet, shared by the requests that wait for them. */
+	readonly #first = new Map<string, Promise<FileIndex>>();
 
 	constructor(options: FileIndexCacheOptions = {}) {
 		this.#walk = options.walk ?? walkFiles;
@@ -132,23 +142,42 @@ export class FileIndexCache {
 	get(env: Environment, cwd: string): Promise<FileIndex> {
 		const key = `${env.name}\0${cwd}`;
 		const kept = this.#kept.get(key);
-		if (kept && (kept.done === undefined || this.#now() - kept.done < this.#freshMs)) return kept.index;
-		const fresh: Kept = {
-			index: this.#walk(env, cwd).then(
-				(index) => {
-					fresh.done = this.#now();
-					return index;
+		if (!kept) return this.#firstWalk(key, env, cwd);
+		if (!kept.refreshing && this.#now() - kept.done >= this.#freshMs) {
+			kept.refreshing = this.#walk(env, cwd);
+			kept.refreshing.then(
+				(index) => this.#keep(key, index),
+				// A failed walk changes nothing: the next stale request tries again.
+				() => {
+					kept.refreshing = undefined;
 				},
-				(error: unknown) => {
-					// A failed walk is not kept: the next request tries again.
-					if (this.#kept.get(key) === fresh) this.#kept.delete(key);
-					throw error;
-				},
-			),
-		};
+			);
+		}
+		return Promise.resolve(kept.index);
+	}
+
+	#firstWalk(key: string, env: Environment, cwd: string): Promise<FileIndex> {
+		const running = this.#first.get(key);
+		if (running) return running;
+		const walk = this.#walk(env, cwd).then(
+			(index) => {
+				this.#first.delete(key);
+				this.#keep(key, index);
+				return index;
+			},
+			(error: unknown) => {
+				// A failed walk is not kept: the next request tries again.
+				this.#first.delete(key);
+				throw error;
+			},
+		);
+		this.#first.set(key, walk);
+		return walk;
+	}
+
+	#keep(key: string, index: FileIndex): void {
 		this.#kept.delete(key);
-		this.#kept.set(key, fresh);
+		this.#kept.set(key, { index, done: this.#now() });
 		if (this.#kept.size > this.#size) this.#kept.delete(this.#kept.keys().next().value as string);
-		return fresh.index;
 	}
 }

@@ -6,6 +6,7 @@ import { type FileIndex, FileIndexCache, FRESH_MS, walkFiles } from "../../../sr
 import { completePath, findFiles } from "../../../src/plugins/files/server.ts";
 import type { Environment } from "../../../src/server/env/environment.ts";
 import { LocalEnvironment } from "../../../src/server/env/local.ts";
+import { waitUntil } from "../../support/wait.ts";
 
 const local = new LocalEnvironment();
 let repo = "";
@@ -95,7 +96,7 @@ describe("the index is kept per directory and refreshed", () => {
 		return { cache, walked, advance: (ms: number) => (now += ms) };
 	}
 
-	test("a second request answers from the walk; a new file appears once the walk is old", async () => {
+	test("a second request answers from the walk; once it is old a request starts the next, and a new file appears", async () => {
 		const { cache, walked, advance } = counted();
 		const first = await cache.get(local, repo);
 		expect(paths(first)).not.toContain("fresh.ts");
@@ -104,9 +105,17 @@ describe("the index is kept per directory and refreshed", () => {
 		expect(walked).toEqual([repo]);
 		expect(again).toBe(first);
 		advance(FRESH_MS);
-		const refreshed = await cache.get(local, repo);
+		// The old walk still answers (typing never waits), and the next one starts.
+		expect(await cache.get(local, repo)).toBe(first);
 		expect(walked).toEqual([repo, repo]);
-		expect(paths(refreshed)).toContain("fresh.ts");
+		let latest = first;
+		await waitUntil(() => {
+			void cache.get(local, repo).then((index) => {
+				latest = index;
+			});
+			return paths(latest).includes("fresh.ts");
+		}, "the new file, after the refresh");
+		expect(walked).toEqual([repo, repo]);
 	});
 
 	test("requests during a walk share it; a failed walk is not kept", async () => {
