@@ -2,10 +2,13 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { filesContract } from "../../../src/plugins/files/contract.ts";
 import { type FileIndex, FileIndexCache, FRESH_MS, walkFiles } from "../../../src/plugins/files/file-index.ts";
-import { completePath, findFiles } from "../../../src/plugins/files/server.ts";
+import { completePath, filesServerPlugin, findFiles } from "../../../src/plugins/files/server.ts";
+import { sessionsContract } from "../../../src/plugins/sessions/contract.ts";
 import type { Environment } from "../../../src/server/env/environment.ts";
 import { LocalEnvironment } from "../../../src/server/env/local.ts";
+import { startTestServer } from "../../support/p2-server.ts";
 import { waitUntil } from "../../support/wait.ts";
 
 const local = new LocalEnvironment();
@@ -134,4 +137,50 @@ describe("the index is kept per directory and refreshed", () => {
 		expect(a).toBe(b);
 		expect(walks).toBe(2);
 	});
+});
+
+describe("the server's files object keeps one walk per session directory", () => {
+	test("fuzzy and Tab requests share the walk; once it is old the next walk finds a new file", async () => {
+		const walked: string[] = [];
+		let now = 1_000;
+		const ts = await startTestServer({
+			plugins: (defaults) =>
+				defaults.map((plugin) =>
+					plugin.name === "files"
+						? filesServerPlugin({
+								walk: (env, cwd) => {
+									walked.push(cwd);
+									return walkFiles(env, cwd);
+								},
+								now: () => now,
+							})
+						: plugin,
+				),
+		});
+		try {
+			const device = await ts.connect();
+			const sessions = await device.open(sessionsContract, {});
+			const session = (await sessions.call("create", { cwd: repo })).id;
+			const files = await device.open(filesContract, { session });
+			const complete = async (prefix: string, mode: "path" | "fuzzy") =>
+				(await files.call("complete", { prefix, mode })).items.map((i) => i.path);
+			expect(await complete("main", "fuzzy")).toContain("src/main.ts");
+			expect(await complete("src/", "path")).toEqual(["src/main.ts"]);
+			expect(await complete("kept", "fuzzy")).toContain("sub/kept.ts");
+			expect(walked).toEqual([repo]);
+			writeFileSync(join(repo, "later.ts"), "");
+			expect(await complete("later", "fuzzy")).not.toContain("later.ts");
+			now += FRESH_MS;
+			let found: string[] = [];
+			await waitUntil(() => {
+				void complete("later", "fuzzy").then((paths) => {
+					found = paths;
+				});
+				return found.includes("later.ts");
+			}, "the new file, after the next walk");
+			expect(walked).toEqual([repo, repo]);
+		} finally {
+			await ts.stop();
+		}
+	}, 30_000);
 });
