@@ -65,7 +65,8 @@ export class FileCompletion implements CompletionSource {
 			return { value: value(f.path), label: mode === "path" ? name : f.path };
 		});
 		if (found.truncated) {
-			const partial: AutocompleteItem = { value: prefix, label: PARTIAL_LABEL };
+			// No value: pi-tui's editor selects the item whose value is (or starts with) what is typed.
+			const partial: AutocompleteItem = { value: "", label: PARTIAL_LABEL };
 			this.#partial.add(partial);
 			items.push(partial);
 		}

@@ -61,6 +61,8 @@ describe("the editor's completions", () => {
 		const lines = ["see @a"];
 		const got = await provider.getSuggestions(lines, 0, 6, { signal });
 		expect(got?.items.map((i) => i.label)).toEqual(["src/a.ts", PARTIAL_LABEL]);
+		// pi-tui's editor selects the item whose value is or starts with what is typed: never the partial line.
+		expect(got!.items[1]!.value.startsWith(got!.prefix)).toBe(false);
 		const chosen = provider.applyCompletion(lines, 0, 6, got!.items[1]!, got!.prefix);
 		expect(chosen).toEqual({ lines, cursorLine: 0, cursorCol: 6 });
 		const whole = await editor(registry, () =>
