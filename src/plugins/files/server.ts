@@ -2,13 +2,13 @@ import { type Dirent, readdirSync, realpathSync } from "node:fs";
 import { homedir } from "node:os";
 import { isAbsolute, join, posix, relative, resolve } from "node:path";
 import { ProtocolError } from "../../protocol/codes.ts";
-import { fuzzyFilter } from "../../protocol/pi-tui-parts.ts";
 import type { Environment } from "../../server/env/environment.ts";
 import { LiveState } from "../../server/objects/live-state.ts";
 import { isOwner, maySeeSession } from "../../server/objects/principal.ts";
 import type { ServerPlugin } from "../../server/plugin.ts";
 import { type FileSuggestion, filesContract, MAX_SUGGESTIONS } from "./contract.ts";
 import { type FileIndex, FileIndexCache, type FileIndexCacheOptions, isIgnored } from "./file-index.ts";
+import { rankFiles } from "./rank.ts";
 import { realDirWithin } from "./within.ts";
 
 type Completed = { items: FileSuggestion[]; truncated: boolean };
@@ -88,9 +88,9 @@ export function completePath(cwd: string, prefix: string, reach: Reach, index?: 
 	return offered(listed, typed, index, withinSession(realOr(cwd), realOr(dir)));
 }
 
-/** The index's entries whose relative path matches the query fuzzily (all of them for no query). */
+/** The index's entries that match the query, in pi's order (all of them for no query). */
 export function findFiles(index: FileIndex, query: string): Completed {
-	const matched = query ? fuzzyFilter([...index.entries], query, (f) => f.path) : [...index.entries];
+	const matched = rankFiles(index.entries, query);
 	return { items: matched.slice(0, MAX_SUGGESTIONS), truncated: matched.length > MAX_SUGGESTIONS || index.truncated };
 }
 
