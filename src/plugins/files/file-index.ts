@@ -85,9 +85,10 @@ export function readListing(listing: string, cut: boolean, maxEntries = MAX_WALK
 /** The walk on the session's machine, through its Environment (this device's or an SSH machine's). */
 export async function walkFiles(env: Environment, cwd: string, maxEntries = MAX_WALK): Promise<FileIndex> {
 	const chunks: Uint8Array[] = [];
-	await env.exec({ command: WALK_COMMAND, cwd, timeoutSeconds: 10, onData: (chunk) => chunks.push(chunk) });
+	const end = await env.exec({ command: WALK_COMMAND, cwd, timeoutSeconds: 10, onData: (chunk) => chunks.push(chunk) });
 	const listing = Buffer.concat(chunks);
-	return readListing(listing.toString("utf8"), listing.length >= MAX_LISTING, maxEntries);
+	// A walk stopped by its time bound lists only part of the directory, as one cut by its byte bound.
+	return readListing(listing.toString("utf8"), listing.length >= MAX_LISTING || end.ended !== "exit", maxEntries);
 }
 
 /** `path` (relative, a folder with its slash) is ignored by git, itself or through a folder above it, or is `.git`. */

@@ -155,8 +155,9 @@ export function filesServerPlugin(options: FileIndexCacheOptions = {}): ServerPl
 								const reach = isOwner(caller) ? "server" : "session";
 								// The session's machine (this one or an SSH machine) walks; its files answer.
 								const env = ctx.environments.get(now.env);
-								const index = await indexes.get(env, now.cwd);
-								if (mode === "fuzzy") return findFiles(index, prefix);
+								// No walk (the directory is gone, the machine unreachable): no `@` answer, Tab unfiltered.
+								const index = await indexes.get(env, now.cwd).catch(() => undefined);
+								if (mode === "fuzzy") return index ? findFiles(index, prefix) : { items: [], truncated: false };
 								if (now.env !== "local") return completeRemotePath(env, now.cwd, prefix, reach, index);
 								return completePath(now.cwd, prefix, reach, index);
 							},

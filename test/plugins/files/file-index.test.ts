@@ -188,3 +188,22 @@ describe("the server's files object keeps one walk per session directory", () =>
 		}
 	}, 30_000);
 });
+
+describe("without a walk", () => {
+	test("a session directory that is gone: @ finds nothing, Tab still lists what the owner types", async () => {
+		const gone = realpathSync(mkdtempSync(join(tmpdir(), "p2-gone-")));
+		const ts = await startTestServer();
+		try {
+			const device = await ts.connect();
+			const sessions = await device.open(sessionsContract, {});
+			const session = (await sessions.call("create", { cwd: gone })).id;
+			rmSync(gone, { recursive: true, force: true });
+			const files = await device.open(filesContract, { session });
+			expect(await files.call("complete", { prefix: "x", mode: "fuzzy" })).toEqual({ items: [], truncated: false });
+			const tab = await files.call("complete", { prefix: `${repo}/sr`, mode: "path" });
+			expect(tab.items).toEqual([{ path: `${repo}/src/`, dir: true }]);
+		} finally {
+			await ts.stop();
+		}
+	}, 30_000);
+});
