@@ -208,7 +208,7 @@ export function parseLaunchArgs(argv: readonly string[]): LaunchArgs {
 	return out;
 }
 
-export const LAUNCH_HELP = `Usage: p2 [url] [options] [message...]
+export const LAUNCH_HELP = `Usage: p2 [url] [options] [@files...] [message...]
 
 Opens this device's p2 sessions (starting its server when none runs), or a remote server's.
 
