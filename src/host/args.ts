@@ -18,11 +18,19 @@ export interface LaunchArgs {
 	provider?: string;
 	thinking?: ThinkingLevel;
 	name?: string;
+	/** `--models a,b`: pi's model cycling scope, for this run (owner). */
+	models?: string[];
 	/** Initial message words: they become the first draft, not a sent message. */
 	draft: string;
+	/** `@file` words, as typed: the launcher offers each to attach (and asks) once a session is open. */
+	files: string[];
 	help: boolean;
 	version: boolean;
 }
+
+/** How many `@file` arguments and `--models` patterns one command line may carry. */
+const MAX_FILES = 20;
+const MAX_PATTERNS = 200;
 
 export class ArgsError extends Error {
 	override name = "ArgsError";
@@ -33,7 +41,6 @@ const UNSUPPORTED: Record<string, string> = {
 	"--tui-mode": "p2 always uses the fullscreen renderer",
 	"--session-dir": "sessions live on the p2 server",
 	"--no-session": "sessions live on the p2 server",
-	"--models": "the scoped models are the server's enabledModels setting",
 	"--tools": "the tool loadout is the server's configuration",
 	"-t": "the tool loadout is the server's configuration",
 	"--no-tools": "the tool loadout is the server's configuration",
@@ -86,6 +93,7 @@ const OPTIONS = {
 	fork: { type: "string" },
 	model: { type: "string" },
 	provider: { type: "string" },
+	models: { type: "string" },
 	thinking: { type: "string" },
 	name: { type: "string", short: "n" },
 	"owner-link": { type: "string" },
@@ -142,6 +150,7 @@ export function parseLaunchArgs(argv: readonly string[]): LaunchArgs {
 		continue: values.has("continue"),
 		resume: values.has("resume"),
 		draft: "",
+		files: [],
 		help: values.has("help"),
 		version: values.has("version"),
 	};
@@ -168,10 +177,24 @@ export function parseLaunchArgs(argv: readonly string[]): LaunchArgs {
 		throw new ArgsError(`Invalid thinking level "${level}". Valid values: ${THINKING_LEVELS.join(", ")}`);
 	}
 	set("thinking", level as ThinkingLevel | undefined);
+	const models = text("models");
+	if (models !== undefined) {
+		const patterns = models
+			.split(",")
+			.map((p) => p.trim())
+			.filter(Boolean);
+		if (!patterns.length) throw new ArgsError("--models needs at least one pattern");
+		if (patterns.length > MAX_PATTERNS || patterns.some((p) => p.length > 256))
+			throw new ArgsError(`--models takes at most ${MAX_PATTERNS} patterns of 256 characters`);
+		out.models = patterns;
+	}
 	const words = [...given];
-	const at = words.find((word) => word.startsWith("@"));
-	if (at) throw new ArgsError(`${at}: attaching files from the command line is not available yet`);
 	if (words.length && isUrl(words[0]!)) out.url = words.shift()!.replace(/\/+$/, "");
+	// pi's `@file` arguments: the files go with the first message; the other words are its text.
+	out.files = words.filter((word) => word.startsWith("@")).map((word) => word.slice(1));
+	if (out.files.some((path) => !path.trim())) throw new ArgsError("@ needs a file name (@notes.md)");
+	if (out.files.length > MAX_FILES) throw new ArgsError(`at most ${MAX_FILES} @files at once`);
+	if (out.files.some((path) => path.length > 4096)) throw new ArgsError("an @file name is too long");
 	if (out.ownerLink !== undefined && out.join !== undefined)
 		throw new ArgsError("--owner-link and --join exclude each other");
 	if (out.continue && out.resume) throw new ArgsError("--continue and --resume exclude each other");
@@ -181,11 +204,11 @@ export function parseLaunchArgs(argv: readonly string[]): LaunchArgs {
 	if (out.fork !== undefined && (out.session !== undefined || out.continue || out.resume)) {
 		throw new ArgsError("--fork excludes --session, --continue and --resume");
 	}
-	out.draft = words.join(" ");
+	out.draft = words.filter((word) => !word.startsWith("@")).join(" ");
 	return out;
 }
 
-export const LAUNCH_HELP = `Usage: p2 [url] [options] [message...]
+export const LAUNCH_HELP = `Usage: p2 [url] [options] [@files...] [message...]
 
 Opens this device's p2 sessions (starting its server when none runs), or a remote server's.
 
@@ -200,9 +223,12 @@ Opens this device's p2 sessions (starting its server when none runs), or a remot
   --model <provider/id>      use this model for the session that opens (owner)
   --provider <name>          the provider for --model
   --thinking <level>         off, minimal, low, medium, high, xhigh, max
+  --models <patterns>        the models Ctrl+P cycles through this run, comma-separated
+                             (provider/id, an id, globs, :level), as /scoped-models (owner)
   --theme <name>             use this theme for this run
   --no-themes                skip custom theme files
-  --verbose                  show the expanded header
+  --verbose                  show the header and loaded resources expanded, even with quietStartup
+  @file...                   attach these files from this computer to the first message (p2 asks first)
   message...                 becomes the first draft in the editor (not sent)
 
   p2 serve --help            run a p2 server on its own

@@ -36,6 +36,8 @@ export function startDataOf(facts: StartFacts, reason: StartData["reason"], snap
 		args: {
 			verbose: args.verbose,
 			draft: args.draft,
+			...(args.files.length ? { files: args.files } : {}),
+			...(args.models ? { models: args.models } : {}),
 			...(args.session ? { session: args.session } : {}),
 			...(args.fork ? { fork: args.fork } : {}),
 			continue: args.continue,

@@ -69,6 +69,10 @@ export const StartData = lazy(() =>
 		args: {
 			verbose: "boolean",
 			draft: "string <= 65536",
+			/** `@file` arguments as the person typed them: offered to attach (the launcher asks) once a session opens. */
+			"files?": type("string <= 4096").array().atMostLength(20),
+			/** `--models`: pi's cycling scope for this run, as patterns (the server resolves them). */
+			"models?": type("string <= 256").array().atMostLength(200),
 			"session?": "string <= 256",
 			"fork?": "string <= 64",
 			continue: "boolean",

@@ -23,6 +23,30 @@ describe("the command line", () => {
 	});
 });
 
+describe("pi's @file arguments and --models", () => {
+	test("@words are files to attach, as typed; the other words are the first message's draft", () => {
+		expect(parseLaunchArgs(["@notes.md", "summarize", "@src/a b.ts", "please"])).toMatchObject({
+			files: ["notes.md", "src/a b.ts"],
+			draft: "summarize please",
+		});
+		expect(parseLaunchArgs(["https://p2.example.com", "@x.png", "look"])).toMatchObject({
+			url: "https://p2.example.com",
+			files: ["x.png"],
+			draft: "look",
+		});
+		expect(parseLaunchArgs(["hi"]).files).toEqual([]);
+	});
+
+	test("--models takes pi's comma-separated patterns", () => {
+		expect(parseLaunchArgs(["--models", "anthropic/*, *sonnet*:high,gpt-4o"]).models).toEqual([
+			"anthropic/*",
+			"*sonnet*:high",
+			"gpt-4o",
+		]);
+		expect(parseLaunchArgs([]).models).toBeUndefined();
+	});
+});
+
 describe("the command line, as parseArgs reads it", () => {
 	test("--flag=value works for every option that takes one, and short flags combine", () => {
 		expect(
@@ -73,10 +97,9 @@ describe("the command line, as parseArgs reads it", () => {
 		expect(refused(["--bogus"])).toBe("unknown option --bogus (see p2 --help)");
 		expect(refused(["-x"])).toBe("unknown option -x (see p2 --help)");
 		expect(refused(["-p", "hi"])).toBe("-p is not supported by p2: p2 has no print mode.");
-		expect(refused(["--models=a,b"])).toBe(
-			"--models is not supported by p2: the scoped models are the server's enabledModels setting.",
-		);
-		expect(refused(["@notes.md"])).toBe("@notes.md: attaching files from the command line is not available yet");
+		expect(refused(["--models", ","])).toBe("--models needs at least one pattern");
+		expect(refused(["@", "hi"])).toBe("@ needs a file name (@notes.md)");
+		expect(refused(Array.from({ length: 21 }, (_, i) => `@f${i}`))).toBe("at most 20 @files at once");
 		expect(refused(["--owner-link", "a", "--join", "b"])).toBe("--owner-link and --join exclude each other");
 		expect(refused(["-c", "-r"])).toBe("--continue and --resume exclude each other");
 		expect(refused(["--session", "aaaaaaaa-0000-4000-8000-000000000001", "-c"])).toBe(

@@ -9,8 +9,17 @@ import type { ObjectRef } from "../../protocol/object-client.ts";
 import { isParticipantRole } from "../../protocol/roles.ts";
 import { type FileSuggestion, filesContract } from "./contract.ts";
 
-/** The server's file suggestions for what is typed; undefined while this person cannot ask (a view guest). */
-export type FileSource = (prefix: string, mode: "path" | "fuzzy") => Promise<FileSuggestion[]> | undefined;
+/**
+ * The server's file suggestions for what is typed, and whether the list is partial (the walk stopped at its
+ * bound, or more matched than came back); undefined while this person cannot ask (a view guest).
+ */
+export type FileSource = (
+	prefix: string,
+	mode: "path" | "fuzzy",
+) => Promise<{ items: FileSuggestion[]; truncated: boolean }> | undefined;
+
+/** The list's last line when it is partial: chosen, it leaves the text as typed. */
+export const PARTIAL_LABEL = "… partial list: more files than were searched or shown";
 
 /** The token the cursor ends: text since the last blank, with an `@` and an opening quote kept. */
 function tokenBefore(line: string, col: number): string {
@@ -20,6 +29,8 @@ function tokenBefore(line: string, col: number): string {
 export class FileCompletion implements CompletionSource {
 	readonly triggerCharacters = ["@"];
 	readonly #files: FileSource;
+	/** The "partial list" lines given out: choosing one changes nothing. */
+	readonly #partial = new WeakSet<AutocompleteItem>();
 
 	constructor(files: FileSource) {
 		this.#files = files;
@@ -47,12 +58,18 @@ export class FileCompletion implements CompletionSource {
 		value: (path: string) => string,
 		signal: AbortSignal,
 	): Promise<AutocompleteSuggestions | null> {
-		const found = await this.#files(query, mode)?.catch(() => []);
-		if (!found?.length || signal.aborted) return null;
-		const items = found.map((f): AutocompleteItem => {
+		const found = await this.#files(query, mode)?.catch(() => undefined);
+		if (!found?.items.length || signal.aborted) return null;
+		const items = found.items.map((f): AutocompleteItem => {
 			const name = f.dir ? `${f.path.replace(/\/$/, "").split("/").at(-1)}/` : (f.path.split("/").at(-1) ?? f.path);
 			return { value: value(f.path), label: mode === "path" ? name : f.path };
 		});
+		if (found.truncated) {
+			// No value: pi-tui's editor selects the item whose value is (or starts with) what is typed.
+			const partial: AutocompleteItem = { value: "", label: PARTIAL_LABEL };
+			this.#partial.add(partial);
+			items.push(partial);
+		}
 		return { items, prefix };
 	}
 
@@ -64,6 +81,7 @@ export class FileCompletion implements CompletionSource {
 		item: AutocompleteItem,
 		prefix: string,
 	): Completion {
+		if (this.#partial.has(item)) return { lines, cursorLine, cursorCol };
 		const line = lines[cursorLine] ?? "";
 		const start = cursorCol - prefix.length;
 		const inserted = item.value.endsWith("/") || item.value.endsWith('/"') ? item.value : `${item.value} `;
@@ -87,7 +105,7 @@ export const filesPlugin: GuestPlugin = {
 				files = ctx.objects.open(filesContract, { session });
 			}
 			const ref = files;
-			return ref.ready.then(() => ref.call("complete", { prefix, mode })).then((r) => r.items);
+			return ref.ready.then(() => ref.call("complete", { prefix, mode }));
 		};
 		const remove = ctx.registries.completions.add(new FileCompletion(source));
 		return () => {

@@ -19,13 +19,17 @@ export type ModelInfo = typeof ModelInfo.infer;
 
 export const ModelRef = lazy(() => type({ provider: "string", id: "string" }));
 
+export const ScopedModels = lazy(() =>
+	type({ provider: "string", id: "string", thinkingLevel: ThinkingLevel.or("null") }).array(),
+);
+
 export const ModelsState = lazy(() =>
 	type({
 		models: ModelInfo.array(),
 		default: ModelRef.or("null"),
 		defaultThinkingLevel: ThinkingLevel,
 		/** pi's scoped models, resolved from the server's `enabledModels` patterns (in their order). */
-		scoped: type({ provider: "string", id: "string", thinkingLevel: ThinkingLevel.or("null") }).array(),
+		scoped: ScopedModels,
 		scopePatterns: "string[]",
 		/** Problems with the server's model configuration (e.g. a bad models.json), for the owner to fix. */
 		problems: "string[]",
@@ -39,7 +43,10 @@ export const SetScopeArgs = lazy(() => type({ patterns: type("string <= 256").ar
 
 export const SetDefaultArgs = lazy(() => type({ provider: "string", id: "string", "thinkingLevel?": ThinkingLevel }));
 
-const owner = { state: ModelsState, methods: ["setDefault", "setScope", "reload"] as const };
+/** Patterns resolved against the catalog without saving them (`--models`, for one run). */
+export const ResolvedScope = lazy(() => type({ scoped: ScopedModels, problems: "string[]" }));
+
+const owner = { state: ModelsState, methods: ["setDefault", "setScope", "reload", "resolveScope"] as const };
 
 /** The catalog of usable models and the defaults for new sessions. Owner only: guests never see it. */
 export const modelsContract = defineContract({
@@ -51,6 +58,8 @@ export const modelsContract = defineContract({
 		reload: method(type("null | undefined"), ModelsState),
 		/** Saves pi's `enabledModels` in the server's settings (an empty list: every model). */
 		setScope: method(SetScopeArgs, ModelsState),
+		/** pi's `--models`: the scope these patterns make, for this run only (nothing is saved). */
+		resolveScope: method(SetScopeArgs, ResolvedScope),
 	},
 	variants: { deviceOwner: owner, owner, full: null, view: null },
 });

@@ -72,6 +72,9 @@ export const modelsPlugin: ServerPlugin = {
 							ctx.settings.update({ enabledModels: patterns.map((p) => p.trim()).filter(Boolean) });
 							return publish();
 						},
+						resolveScope({ patterns }) {
+							return resolveScope(patterns.map((p) => p.trim()).filter(Boolean), ctx.models.usable());
+						},
 						setDefault(a) {
 							const model = ctx.models.find(a.provider, a.id);
 							if (!model) throw new ProtocolError("not_found", `no usable model ${a.provider}/${a.id}`);

@@ -6,7 +6,7 @@ import type { GuestPlugin } from "../../guest/plugin.ts";
 import type { ObjectRef } from "../../protocol/object-client.ts";
 import { isOwnerRole } from "../../protocol/roles.ts";
 import { type ModelsState, modelsContract } from "./contract.ts";
-import { registerModelCommands } from "./tui/model-commands.ts";
+import { registerModelCommands, type Scope } from "./tui/model-commands.ts";
 
 export interface Models {
 	/** `provider/id`, or an id with `--provider`, or an id that only one provider has. */
@@ -16,6 +16,8 @@ export interface Models {
 	 * names the provider when there is more than one. The listener hears it now and on every change.
 	 */
 	onProviderCount(listener: (count: number) => void): () => void;
+	/** pi's `--models` scope for this run, resolved by the server (undefined without `--models`, or for a guest). */
+	scopeForRun(): Promise<Scope> | undefined;
 }
 
 declare module "../../guest/services.ts" {
@@ -78,15 +80,35 @@ export const modelsPlugin: GuestPlugin = {
 			known = new Set(state.problems);
 		};
 
+		/** pi's `--models`: the scope for this run, resolved by the server once (again after a failure). */
+		const patterns = ctx.start.args.models ?? [];
+		let runScope: Promise<Scope> | undefined;
+		const scopeForRun = (): Promise<Scope> | undefined => {
+			if (!patterns.length || !isOwnerRole(ctx.session.role)) return undefined;
+			const ref = catalog();
+			runScope ??= ref.ready
+				.then(() => ref.call("resolveScope", { patterns }))
+				.then((resolved) => {
+					for (const problem of resolved.problems) ctx.ui.notice(`Warning: ${problem}`, "warning");
+					return resolved.scoped;
+				})
+				.catch((error: unknown) => {
+					runScope = undefined;
+					throw error;
+				});
+			return runScope;
+		};
+
 		let opened = false;
 		const removals = [
-			registerModelCommands(ctx, catalog),
+			registerModelCommands(ctx, catalog, scopeForRun),
 			ctx.services.provide("models", {
 				onProviderCount(listener) {
 					countListeners.add(listener);
 					listener(providerCount);
 					return () => countListeners.delete(listener);
 				},
+				scopeForRun,
 				async findModel(spec, provider) {
 					const ref = ctx.objects.open(modelsContract, {});
 					try {
@@ -112,8 +134,13 @@ export const modelsPlugin: GuestPlugin = {
 				opened = true;
 				// The owner's catalog: the footer's provider, the start's warnings (not again after a reload), and
 				// new problems when the server reads its models.json again.
-				if (!isOwnerRole(ctx.session.role)) return;
+				if (!isOwnerRole(ctx.session.role)) {
+					if (patterns.length) ctx.ui.notice("Only the session's owner chooses the models (--models).", "warning");
+					return;
+				}
 				void warnAboutModels(ctx.start.reason === "start");
+				// `--models`: resolved now, so a pattern that matches nothing is said at start, as pi says it.
+				void scopeForRun()?.catch(() => {});
 				removals.push(catalog().onChange(followProblems));
 			}),
 		];

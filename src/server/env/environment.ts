@@ -36,22 +36,6 @@ export class EnvConnectionError extends Error {
 	}
 }
 
-/** What a walk lists and where it stops. */
-export interface WalkOptions {
-	/** Names of directories neither listed nor entered (`.git`, `node_modules`…); a file of such a name is listed. */
-	readonly skip: readonly string[];
-	/** Whether entries whose name starts with a dot are listed (and entered). */
-	readonly hidden: boolean;
-	/** How many entries the walk looks at, at most. */
-	readonly limit: number;
-}
-
-/** One entry found by a walk: its path relative to the walk's root. */
-export interface WalkEntry {
-	readonly path: string;
-	readonly dir: boolean;
-}
-
 export interface ExecRequest {
 	readonly command: string;
 	/** An absolute directory on the target machine. */
@@ -81,12 +65,6 @@ export interface Environment {
 	listDirectory(path: string): Promise<DirEntry[]>;
 	/** The canonical absolute path of a directory (`~` expanded, symbolic links resolved); EnvFileError if none. */
 	directory(path: string): Promise<string>;
-	/**
-	 * The files and directories under the directory `root`, by relative path; a symbolic link is listed and never
-	 * followed, so the walk stays under `root`. `truncated` when it stopped at the limit. Nothing is an error: what
-	 * cannot be read is not listed.
-	 */
-	walk(root: string, options: WalkOptions): Promise<{ entries: WalkEntry[]; truncated: boolean }>;
 	/** Runs `command` with bash in its own process group; abort and timeout end the whole group. */
 	exec(request: ExecRequest): Promise<ExecEnd>;
 }

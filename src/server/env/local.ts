@@ -1,7 +1,7 @@
-import { type Dirent, readdirSync, statSync } from "node:fs";
+import { type Dirent, statSync } from "node:fs";
 import { mkdir, readdir, readFile, realpath, stat, writeFile } from "node:fs/promises";
 import { homedir } from "node:os";
-import { dirname, isAbsolute, join, relative, resolve } from "node:path";
+import { dirname, isAbsolute, resolve } from "node:path";
 import {
 	type DirEntry,
 	EnvFileError,
@@ -11,8 +11,6 @@ import {
 	expandHome,
 	fileErrorText,
 	type PathInfo,
-	type WalkEntry,
-	type WalkOptions,
 } from "./environment.ts";
 import { spawn } from "./spawn.ts";
 
@@ -30,14 +28,6 @@ function isDirectory(path: string): boolean {
 		return statSync(path).isDirectory();
 	} catch {
 		return false;
-	}
-}
-
-function entries(dir: string): Dirent[] {
-	try {
-		return readdirSync(dir, { withFileTypes: true });
-	} catch {
-		return [];
 	}
 }
 
@@ -90,29 +80,6 @@ export class LocalEnvironment implements Environment {
 		}
 		if (!isDirectory(real)) throw new EnvFileError("ENOTDIR", fileErrorText("ENOTDIR", expanded));
 		return real;
-	}
-
-	/** Breadth first; a Dirent of a symbolic link is no directory, so links are listed and never followed. */
-	async walk(root: string, options: WalkOptions): Promise<{ entries: WalkEntry[]; truncated: boolean }> {
-		const skip = new Set(options.skip);
-		const found: WalkEntry[] = [];
-		const queue = [root];
-		let seen = 0;
-		while (queue.length && seen < options.limit) {
-			const dir = queue.shift()!;
-			for (const e of entries(dir)) {
-				if (++seen > options.limit) break;
-				if (e.name.startsWith(".") && !options.hidden) continue;
-				const full = join(dir, e.name);
-				const path = relative(root, full);
-				if (e.isDirectory()) {
-					if (skip.has(e.name)) continue;
-					queue.push(full);
-					found.push({ path, dir: true });
-				} else found.push({ path, dir: false });
-			}
-		}
-		return { entries: found, truncated: seen > options.limit };
 	}
 
 	exec(request: ExecRequest): Promise<ExecEnd> {

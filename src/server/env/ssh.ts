@@ -16,13 +16,8 @@ import {
 	expandHome,
 	fileErrorText,
 	type PathInfo,
-	type WalkEntry,
-	type WalkOptions,
 } from "./environment.ts";
 import { spawn } from "./spawn.ts";
-
-/** How much of a walk's listing is read at most. */
-const MAX_WALK_LISTING = 4 * 1024 * 1024;
 
 export interface SshPlaces {
 	/** The known-hosts file ssh trusts, and nothing else (`<data>/known_hosts`). */
@@ -370,25 +365,6 @@ export class SshEnvironment implements Environment {
 			child.on("error", () => resolve(false));
 			child.on("close", (code) => resolve(code === 0));
 		});
-	}
-
-	/** One `find` there (a walk of listings would be a round trip per folder), its output bounded. */
-	async walk(root: string, options: WalkOptions): Promise<{ entries: WalkEntry[]; truncated: boolean }> {
-		// Skipped directories and (unless asked) hidden entries are pruned: neither printed nor entered.
-		const skipped = options.skip.map((name) => `-name ${shellQuote(name)}`).join(" -o ");
-		const tests = [...(skipped ? [`-type d \\( ${skipped} \\)`] : []), ...(options.hidden ? [] : ["-name '.*'"])];
-		const pruned = tests.length ? `\\( ${tests.join(" -o ")} \\) -prune -o ` : "";
-		const command = `find . -mindepth 1 ${pruned}-type d -exec printf 'd%s\\0' {} + -o -exec printf 'f%s\\0' {} + 2>/dev/null | head -c ${MAX_WALK_LISTING}`;
-		const chunks: Uint8Array[] = [];
-		await this.exec({ command, cwd: root, onData: (chunk) => chunks.push(chunk) });
-		const items = Buffer.concat(chunks).toString("utf8").split("\0");
-		const found: WalkEntry[] = [];
-		for (const item of items.slice(0, options.limit)) {
-			// `d./path` or `f./path`.
-			const path = item.slice(3);
-			if (path) found.push({ path, dir: item[0] === "d" });
-		}
-		return { entries: found, truncated: items.length > options.limit };
 	}
 
 	async exec(request: ExecRequest): Promise<ExecEnd> {

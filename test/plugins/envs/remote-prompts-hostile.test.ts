@@ -21,7 +21,6 @@ function machine(reply: string): Environment {
 		writeFile: async () => {},
 		listDirectory: async () => [],
 		directory: async (p) => p,
-		walk: async () => ({ entries: [], truncated: false }),
 		exec: async (request: ExecRequest) => {
 			request.onData(Buffer.from(reply, "utf8"));
 			return { exitCode: 0, ended: "exit" };

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { walkFiles } from "../../../src/plugins/files/file-index.ts";
 import { completePath, findFiles } from "../../../src/plugins/files/server.ts";
 import { createTools } from "../../../src/server/agent/tools/index.ts";
 import { EnvConnectionError, type Environment } from "../../../src/server/env/environment.ts";
@@ -242,9 +243,11 @@ describe.skipIf(!sshdPath)("SSH environment", () => {
 		expect(home.items).toEqual([{ path: "~/work/", dir: true }]);
 		// A guest's completion never leaves the session's directory.
 		expect((await completePath(env, work, "../", "session")).items).toEqual([]);
-		const found = await findFiles(env, work, "needle");
+		const index = await walkFiles(env, work);
+		const found = findFiles(index, "needle");
 		expect(found.items[0]).toEqual({ path: "src/deep/needle.ts", dir: false });
-		expect((await findFiles(env, work, "secret")).items).toEqual([]);
+		// Hidden files are found, as pi (fd --hidden) finds them.
+		expect(findFiles(index, "secret").items).toEqual([{ path: ".hidden/secret.ts", dir: false }]);
 	});
 
 	test("a changed host key is refused until reviewed; forgetting a key stops the connection again", async () => {

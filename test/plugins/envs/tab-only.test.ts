@@ -14,7 +14,9 @@ test("a Tab-only argument (/cd) completes on Tab, from the command, never while 
 		run() {},
 	});
 	const files = new Completions();
-	files.add(new FileCompletion(() => Promise.resolve([{ path: "local-file", dir: false }])));
+	files.add(
+		new FileCompletion(() => Promise.resolve({ items: [{ path: "local-file", dir: false }], truncated: false })),
+	);
 	const provider = new EditorCompletion(new SlashAutocomplete(registry), files);
 	expect(await provider.getSuggestions(["/cd bo"], 0, 6, { signal })).toBeNull();
 	const tab = await provider.getSuggestions(["/cd bo"], 0, 6, { signal, force: true });

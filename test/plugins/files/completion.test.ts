@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { CommandRegistry, SlashAutocomplete } from "../../../src/guest/commands.ts";
 import { Completions, EditorCompletion } from "../../../src/guest/completions.ts";
-import { FileCompletion, type FileSource, filesPlugin } from "../../../src/plugins/files/tui.ts";
+import { FileCompletion, type FileSource, filesPlugin, PARTIAL_LABEL } from "../../../src/plugins/files/tui.ts";
 import { testGuest } from "../../support/guest-context.ts";
 
 const signal = new AbortController().signal;
@@ -19,7 +19,7 @@ function completion(found: { path: string; dir: boolean }[]) {
 	registry.register({ id: "p2.test", title: "Test", slash: { name: "model" }, run() {} });
 	const provider = editor(registry, (prefix, mode) => {
 		asked.push(`${mode}:${prefix}`);
-		return Promise.resolve(found);
+		return Promise.resolve({ items: found, truncated: false });
 	});
 	return { provider, asked };
 }
@@ -51,6 +51,24 @@ describe("the editor's completions", () => {
 		const slash = await provider.getSuggestions(["/mo"], 0, 3, { signal });
 		expect(slash?.items.map((i) => i.value)).toEqual(["model"]);
 		expect(asked).toEqual(["path:no"]);
+	});
+
+	test("a partial list ends with a line saying so; choosing it leaves the text as typed", async () => {
+		const registry = new CommandRegistry();
+		const provider = editor(registry, () =>
+			Promise.resolve({ items: [{ path: "src/a.ts", dir: false }], truncated: true }),
+		);
+		const lines = ["see @a"];
+		const got = await provider.getSuggestions(lines, 0, 6, { signal });
+		expect(got?.items.map((i) => i.label)).toEqual(["src/a.ts", PARTIAL_LABEL]);
+		// pi-tui's editor selects the item whose value is or starts with what is typed: never the partial line.
+		expect(got!.items[1]!.value.startsWith(got!.prefix)).toBe(false);
+		const chosen = provider.applyCompletion(lines, 0, 6, got!.items[1]!, got!.prefix);
+		expect(chosen).toEqual({ lines, cursorLine: 0, cursorCol: 6 });
+		const whole = await editor(registry, () =>
+			Promise.resolve({ items: [{ path: "src/a.ts", dir: false }], truncated: false }),
+		).getSuggestions(lines, 0, 6, { signal });
+		expect(whole?.items.map((i) => i.label)).toEqual(["src/a.ts"]);
 	});
 
 	test("no suggestions when the server has none or cannot be asked (a view guest)", async () => {
@@ -102,7 +120,7 @@ describe("the editor's completions", () => {
 			slash: { name: "model", complete: () => [{ value: "fake/model", label: "fake/model" }] },
 			run() {},
 		});
-		const provider = editor(registry, () => Promise.resolve([]));
+		const provider = editor(registry, () => Promise.resolve({ items: [], truncated: false }));
 		expect(await provider.getSuggestions(["/model fa"], 0, 9, { signal, force: true })).toBeNull();
 		expect((await provider.getSuggestions(["/model fa"], 0, 9, { signal }))?.items.map((i) => i.value)).toEqual([
 			"fake/model",

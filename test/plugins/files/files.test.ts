@@ -3,16 +3,16 @@ import { mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, symlinkSync,
 import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 import { filesContract } from "../../../src/plugins/files/contract.ts";
+import { walkFiles } from "../../../src/plugins/files/file-index.ts";
 import { completePath, findFiles, type Reach } from "../../../src/plugins/files/server.ts";
 import { sessionsContract } from "../../../src/plugins/sessions/contract.ts";
 import { LocalEnvironment } from "../../../src/server/env/local.ts";
 import { joinAsGuest, signInOwner } from "../../support/guests.ts";
 import { connectClient, startTestServer, type TestClient, type TestServer } from "../../support/p2-server.ts";
 
-/** This device, as a session here runs its tools. */
 const local = new LocalEnvironment();
+/** Tab on this machine, as the server lists it (through the session's Environment). */
 const complete = (cwd: string, prefix: string, reach: Reach) => completePath(local, cwd, prefix, reach);
-const find = (cwd: string, query: string) => findFiles(local, cwd, query);
 
 let dir = "";
 beforeAll(() => {
@@ -31,15 +31,17 @@ beforeAll(() => {
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe("completing paths (Tab)", () => {
-	test("the typed directory's entries that start with the typed name, folders first, hidden ones only when asked", async () => {
+	test("the typed directory's entries that start with the typed name (any case), folders first, hidden ones too, as pi", async () => {
 		expect((await complete(dir, "", "server")).items.map((i) => i.path)).toEqual([
+			".git/",
 			"docs/",
 			"node_modules/",
 			"src/",
+			".env",
 			"README.md",
 		]);
 		expect((await complete(dir, "src/", "server")).items.map((i) => i.path)).toEqual(["src/deep/", "src/main.ts"]);
-		expect((await complete(dir, "src/m", "server")).items).toEqual([{ path: "src/main.ts", dir: false }]);
+		expect((await complete(dir, "src/M", "server")).items).toEqual([{ path: "src/main.ts", dir: false }]);
 		expect((await complete(dir, ".e", "server")).items.map((i) => i.path)).toEqual([".env"]);
 		expect((await complete(dir, `${dir}/do`, "server")).items.map((i) => i.path)).toEqual([`${dir}/docs/`]);
 		expect((await complete(dir, "nothing/here", "server")).items).toEqual([]);
@@ -47,11 +49,14 @@ describe("completing paths (Tab)", () => {
 });
 
 describe("finding files (@)", () => {
-	test("a fuzzy query over the relative paths, never into node_modules or .git", async () => {
-		const found = (await find(dir, "helper")).items.map((i) => i.path);
+	test("a fuzzy query over the relative paths, hidden files too, never into node_modules or .git", async () => {
+		const index = await walkFiles(new LocalEnvironment(), dir);
+		const found = findFiles(index, "helper").items.map((i) => i.path);
 		expect(found[0]).toBe("src/deep/helper.ts");
-		expect((await find(dir, "index")).items.map((i) => i.path)).not.toContain("node_modules/x/index.js");
-		expect((await find(dir, "")).items.map((i) => i.path)).not.toContain(".env");
+		expect(findFiles(index, "index").items.map((i) => i.path)).not.toContain("node_modules/x/index.js");
+		const all = findFiles(index, "").items.map((i) => i.path);
+		expect(all).toContain(".env");
+		expect(all.some((p) => p.startsWith(".git"))).toBe(false);
 	});
 });
 
@@ -97,8 +102,9 @@ describe("completion by role: owners reach the server as pi does, guests only th
 		return async (prefix: string, mode: "path" | "fuzzy" = "path") =>
 			(await files.call("complete", { prefix, mode })).items.map((i) => i.path);
 	}
+	// pi lists hidden entries too.
 	const visibleHome = (hidden: boolean) =>
-		readdirSync(homedir()).filter((name) => name.startsWith(".") === hidden).length > 0;
+		readdirSync(homedir()).filter((name) => !hidden || name.startsWith(".")).length > 0;
 
 	test("the device owner and a signed-in owner keep ~/, absolute paths and symlinks out", async () => {
 		for (const client of [clients[0]!, await signedInOwner()]) {

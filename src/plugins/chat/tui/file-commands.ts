@@ -129,7 +129,29 @@ export function registerFileCommands(
 			},
 		}),
 	];
+	removals.push(attachStartFiles(ctx, screen));
 	return () => {
 		for (const remove of removals) remove();
 	};
+}
+
+/**
+ * pi's `p2 @file …`: the files the person named on the command line, offered to attach once the first session
+ * opens (the launcher names each and asks, as for /attach); they go with the first message, whose words are the
+ * draft. Not again after a reload: the attachments are in the snapshot by then.
+ */
+function attachStartFiles(ctx: GuestContext, screen: ChatScreen): () => void {
+	const files = ctx.start.args.files ?? [];
+	if (!files.length || ctx.start.reason !== "start") return () => {};
+	const off = ctx.session.on("opened", () => {
+		off();
+		void (async () => {
+			for (const path of files) {
+				const answer = await ctx.launcher.request("attach", { path });
+				if (answer.ok && answer.attached) screen.attach(answer.attached);
+				else if (answer.error !== "declined") ctx.ui.notice(`Not attached: ${answer.error ?? "refused"}`, "warning");
+			}
+		})();
+	});
+	return off;
 }

@@ -116,6 +116,8 @@ export class ChatScreen implements GuestScreen {
 	#connection: "connecting" | "open" | "closed" = "connecting";
 	#wasOpen = false;
 	#toolsExpanded = false;
+	/** `--verbose`: the header and the loaded resources start expanded, as pi's, until Ctrl+O is used. */
+	#startupExpanded: boolean;
 	#settings: ChatSettings = DEFAULT_CHAT_SETTINGS;
 	/** Who is looking: their own messages carry no author label. */
 	#viewer: string | undefined;
@@ -127,6 +129,7 @@ export class ChatScreen implements GuestScreen {
 
 	constructor(options: ChatScreenOptions) {
 		this.#options = options;
+		this.#startupExpanded = options.verbose === true;
 		const { ui, registries } = options;
 		const { tui, theme } = ui;
 		this.#place = options.place;
@@ -388,6 +391,7 @@ export class ChatScreen implements GuestScreen {
 
 	toggleToolsExpanded(): void {
 		this.#toolsExpanded = !this.#toolsExpanded;
+		this.#startupExpanded = false;
 		this.#header.set(this.#headerData());
 		this.notice(`Tool output: ${this.#toolsExpanded ? "expanded" : "collapsed"}`);
 	}
@@ -483,7 +487,7 @@ export class ChatScreen implements GuestScreen {
 		return headerData(
 			{
 				place: this.#place,
-				expanded: this.#toolsExpanded,
+				expanded: this.#toolsExpanded || this.#startupExpanded,
 				quietStartup: this.#settings.quietStartup,
 				verbose: this.#options.verbose === true,
 			},
@@ -498,7 +502,7 @@ export class ChatScreen implements GuestScreen {
 			...this.#loaded,
 			cwd: this.#session.cwd,
 			home: this.#options.home,
-			expanded: this.#toolsExpanded,
+			expanded: this.#toolsExpanded || this.#startupExpanded,
 			hidden: this.#settings.quietStartup !== false && this.#options.verbose !== true,
 		};
 	}

@@ -17,10 +17,17 @@ import { LEVEL_DESCRIPTIONS, ThinkingSelector } from "./thinking-selector.ts";
 
 const ALL_LEVELS: readonly ThinkingLevel[] = THINKING_LEVELS;
 
-/** `catalog`: the owner's catalog (opened on first use, kept open). */
+/** A scope as the catalog resolves it. */
+export type Scope = readonly { provider: string; id: string; thinkingLevel: ThinkingLevel | null }[];
+
+/**
+ * `catalog`: the owner's catalog (opened on first use, kept open); `runScope`: the scope `--models` gave this
+ * run, which Ctrl+P cycles instead of the saved one (undefined without `--models`).
+ */
 export function registerModelCommands(
 	guest: GuestContext,
 	catalog: () => ObjectRef<typeof modelsContract>,
+	runScope: () => Promise<Scope> | undefined = () => undefined,
 ): () => void {
 	const { ui } = guest;
 	/** What these commands use of the guest: the open conversation (the chat's), the role, the screen. */
@@ -155,7 +162,7 @@ export function registerModelCommands(
 		run(async () => {
 			if (!isOwnerRole(ctx.role())) return guestLine();
 			const { list, state } = await models();
-			const scoped = state.scoped
+			const scoped = ((await runScope()) ?? state.scoped)
 				.map((s) => ({ model: list.find((m) => m.provider === s.provider && m.id === s.id), level: s.thinkingLevel }))
 				.filter((s): s is { model: ModelInfo; level: ThinkingLevel | null } => Boolean(s.model));
 			const ring = scoped.length ? scoped : list.map((model) => ({ model, level: null }));

@@ -99,6 +99,8 @@ export class SessionStart {
 					sessions,
 					chat,
 					findModel: async (spec, provider) => models?.findModel(spec, provider),
+					created: choice.kind === "create",
+					scopeForRun: () => models?.scopeForRun(),
 					notice: (text, tone) => ctx.ui.notice(text, tone),
 				});
 			}
