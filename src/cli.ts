@@ -7,6 +7,7 @@ import { onTerminal } from "./host/is-terminal.ts";
 import { terminalLine } from "./host/visible-text.ts";
 import { discardSpareWorker, preloadEmbeddedBundle, preloadedBundle, prewarmWorker } from "./host/worker-spawn.ts";
 import { errorText } from "./protocol/errors.ts";
+import { versionLine } from "./version.ts";
 
 const HELP = `p2 ${pkg.version} — a terminal client for a server-backed, multi-user coding agent`;
 
@@ -26,6 +27,10 @@ async function run(argv: string[], prewarmedAt: number | undefined): Promise<num
 		const { serveCommand } = await import("./server/serve-cli.ts");
 		return serveCommand(argv.slice(1));
 	}
+	if (argv[0] === "update") {
+		const { updateCommand } = await import("./update-cli.ts");
+		return updateCommand(argv.slice(1));
+	}
 	const { guardLauncherProcess } = await import("./host/launcher-log.ts");
 	guardLauncherProcess();
 	const { ArgsError, LAUNCH_HELP, parseLaunchArgs } = await import("./host/args.ts");
@@ -38,7 +43,7 @@ async function run(argv: string[], prewarmedAt: number | undefined): Promise<num
 		return 2;
 	}
 	if (args.version) {
-		console.log(pkg.version);
+		console.log(versionLine());
 		return 0;
 	}
 	if (args.help) {

@@ -122,7 +122,10 @@ describe("the compiled executable", () => {
 			const bare = { ...env, PATH: "/usr/bin:/bin" };
 			const version = Bun.spawn([exe, "--version"], { cwd: out, env: bare, stdout: "pipe" });
 			expect(await version.exited).toBe(0);
-			expect((await new Response(version.stdout).text()).trim()).toMatch(/^\d+\.\d+\.\d+$/);
+			// The version and the commit it was built from.
+			expect((await new Response(version.stdout).text()).trim()).toMatch(
+				/^p2 \d+\.\d+\.\d+ \(commit [0-9a-f]{12}(-dirty)?\)$/,
+			);
 			// A bootstrap planted in the working directory must never be the one that runs.
 			const marker = join(out, "planted-ran");
 			mkdirSync(join(out, "src", "host"), { recursive: true });
