@@ -13,9 +13,9 @@ import { prewarmWorker } from "./host/worker-spawn.ts";
 
 type Cli = typeof import("./cli.ts");
 
-/** Whether this run will show the UI (and so needs a guest worker): not `serve`, help, version or no terminal. */
+/** Whether this run will show the UI (and so needs a guest worker): not `serve`, `update`, help, version or no terminal. */
 function runsTheUi(argv: readonly string[]): boolean {
-	if (argv[0] === "serve" || !onTerminal()) return false;
+	if (argv[0] === "serve" || argv[0] === "update" || !onTerminal()) return false;
 	return !argv.some((a) => a === "--help" || a === "-h" || a === "--version" || a === "-v");
 }
 
