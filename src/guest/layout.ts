@@ -4,6 +4,7 @@
  * screen's to show. Plugins reach all of it through `GuestUi`.
  */
 import { type Component, Container, type TuiAltScreen } from "@earendil-works/pi-tui";
+import { errorText } from "../protocol/errors.ts";
 import type { ThemeRef } from "../ui/theme/theme-ref.ts";
 import type { StatusLineData } from "../ui/transcript/status-line.ts";
 import { Slots } from "./registries.ts";
@@ -47,6 +48,11 @@ export interface GuestUi {
 	hasOverlay(): boolean;
 	/** A status line in the transcript (pi's showStatus, showWarning, showError). */
 	notice(text: string, tone?: NoticeTone): void;
+	/**
+	 * What failed or was refused, in pi's error style (its showError): one "Error: …" line, whatever was thrown
+	 * (an Error, the server's refusal, a command the person may not use, or a text).
+	 */
+	fail(error: unknown): void;
 	/** A block of Markdown in the transcript (pi's /hotkeys). */
 	block(title: string, markdown: string): void;
 	editorText(): string;
@@ -67,6 +73,11 @@ export interface GuestUi {
 	/** pi's terminal progress (OSC 9;4) while something works. */
 	setProgress(active: boolean): void;
 	mount(screen: GuestScreen): () => void;
+}
+
+/** The one wording of a failure: pi's "Error: " and what the error says. */
+export function failureText(error: unknown): string {
+	return `Error: ${errorText(error)}`;
 }
 
 export interface LayoutOptions {
@@ -142,6 +153,10 @@ export class Layout implements GuestUi {
 	notice(text: string, tone: NoticeTone = "status"): void {
 		if (this.#screen) this.#screen.notice(text, tone);
 		else this.#early.push({ text, tone });
+	}
+
+	fail(error: unknown): void {
+		this.notice(failureText(error), "error");
 	}
 
 	block(title: string, markdown: string): void {

@@ -1,7 +1,6 @@
 import { TuiAltScreen } from "@earendil-works/pi-tui";
 import type { ConnectionState, GuestHost, LauncherMessage } from "../protocol/channel.ts";
 import { MAX_COPY_CHARS } from "../protocol/channel-kinds.ts";
-import { errorText } from "../protocol/errors.ts";
 import { ObjectClient } from "../protocol/object-client.ts";
 import { DISPLAY_DEFAULTS } from "../protocol/preferences.ts";
 import type { SchemaChecks } from "../protocol/schema-checks.ts";
@@ -37,7 +36,7 @@ export class GuestRuntime {
 	readonly #tui: TuiAltScreen;
 	readonly #client: ObjectClient;
 	readonly #appearance: Appearance;
-	readonly #commands = new CommandRegistry();
+	readonly #commands = new CommandRegistry(() => this.#session.role);
 	readonly #keys: KeyRouter;
 	readonly #layout: Layout;
 	readonly #session: OpenSession;
@@ -68,7 +67,7 @@ export class GuestRuntime {
 				return answer.ok ? true : (answer.error ?? false);
 			},
 		});
-		this.#session = new OpenSession((error) => this.#layout.notice(`Error: ${errorText(error)}`, "error"));
+		this.#session = new OpenSession((error) => this.#layout.fail(error));
 		this.#keys = new KeyRouter({
 			tui: this.#tui,
 			commands: this.#commands,
@@ -77,7 +76,7 @@ export class GuestRuntime {
 			selector: () => this.#layout.selector?.id,
 			role: () => this.#session.role,
 			connected: () => this.#connection === "open",
-			onError: (error) => this.#layout.notice(`Error: ${errorText(error)}`, "error"),
+			onError: (error) => this.#layout.fail(error),
 		});
 		this.#layout = new Layout({
 			tui: this.#tui,
@@ -191,7 +190,8 @@ export class GuestRuntime {
 			doubleEscape: () => {
 				const action = appearance.effective().settings.doubleEscapeAction ?? DISPLAY_DEFAULTS.doubleEscapeAction;
 				if (action === "none") return;
-				this.#commands.get(action === "fork" ? "app.session.fork" : "app.session.tree")?.run("");
+				const command = this.#commands.get(action === "fork" ? "app.session.fork" : "app.session.tree");
+				if (command) this.#commands.invoke(command).catch((error: unknown) => this.#layout.fail(error));
 			},
 		});
 	}

@@ -88,7 +88,7 @@ export function testGuest(options: TestGuestOptions = {}): TestGuest {
 			answer: () => () => {},
 			on: () => () => {},
 		},
-		commands: new CommandRegistry(),
+		commands: new CommandRegistry(() => session.role),
 		registries: {
 			toolRenderers: new ToolRenderers(),
 			entryRenderers: new EntryRenderers(),

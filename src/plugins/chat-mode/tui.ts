@@ -9,7 +9,6 @@ import type { Completion, CompletionSource } from "../../guest/completions.ts";
 import type { GuestContext, GuestPlugin } from "../../guest/plugin.ts";
 import { authorLabel } from "../../protocol/author-label.ts";
 import { type Author, MAIN_CONVERSATION } from "../../protocol/common.ts";
-import { errorText } from "../../protocol/errors.ts";
 import type { ObjectRef } from "../../protocol/object-client.ts";
 import { isOwnerRole, isParticipantRole } from "../../protocol/roles.ts";
 import { MessageSelector } from "../../ui/message-selector.ts";
@@ -73,7 +72,7 @@ class ChatModeUi {
 				id: "p2.chatMode",
 				title: "Chat mode: messages are chat, @pi asks the agent (on/off)",
 				category: "p2",
-				when: "owner",
+				requires: { role: "owner", to: "turn chat mode on or off" },
 				slash: { name: "chat-mode" },
 				run: () => this.#toggle(),
 			}),
@@ -81,7 +80,7 @@ class ChatModeUi {
 				id: "p2.chatMode.reply",
 				title: "Reply to a message (chat mode); again cancels",
 				category: "p2",
-				when: "participant",
+				requires: { role: "participant", to: "reply" },
 				slash: { name: "reply" },
 				run: () => this.#replyCommand(),
 			}),
@@ -222,14 +221,13 @@ class ChatModeUi {
 
 	async #toggle(): Promise<void> {
 		const { ui } = this.#ctx;
-		if (!isOwnerRole(this.#ctx.session.role)) return ui.notice("Only the owner can turn chat mode on or off.");
 		const ref = this.#ref;
 		if (!ref) return ui.notice("Open a session first.");
 		try {
 			await ref.ready;
 			await ref.call("set", { on: !ref.state?.on });
 		} catch (error) {
-			ui.notice(`Error: ${errorText(error)}`, "error");
+			ui.fail(error);
 		}
 	}
 

@@ -2,8 +2,8 @@
  * The owner's side of sharing in the UI: `/share` (the share sheet) and who is here now in the footer. The
  * sharing object of the open session is held while an owner has it open; guests never ask for it.
  */
+
 import type { GuestContext, GuestPlugin } from "../../guest/plugin.ts";
-import { errorText } from "../../protocol/errors.ts";
 import type { ObjectRef } from "../../protocol/object-client.ts";
 import { isOwnerRole } from "../../protocol/roles.ts";
 import { guestLabel, guestName } from "../../protocol/share-link.ts";
@@ -42,7 +42,7 @@ class ShareCommands {
 				id: "p2.share",
 				title: "Share this session: links, guests and approval",
 				category: "p2",
-				when: "owner",
+				requires: { role: "owner", to: "share this session" },
 				slash: { name: "share" },
 				run: () => this.#open(),
 			}),
@@ -100,14 +100,13 @@ class ShareCommands {
 
 	#open(): void {
 		const { ui, launcher } = this.#ctx;
-		if (!isOwnerRole(this.#ctx.session.role)) return ui.notice("Only the owner can share this session.");
 		const ref = this.#ref;
 		if (!ref) return ui.notice("Open a session to share it.");
 		const act = (work: () => Promise<unknown>) =>
 			void work()
 				.then(() => ui.requestRender())
 				.catch((error: unknown) => {
-					ui.notice(`Error: ${errorText(error)}`, "error");
+					ui.fail(error);
 				});
 		// The server's origin as the launcher reaches it: links are this plus the path the server gives.
 		const origin = this.#ctx.start.origin;
