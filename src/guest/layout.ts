@@ -7,6 +7,7 @@ import { type Component, Container, type TuiAltScreen } from "@earendil-works/pi
 import { errorText } from "../protocol/errors.ts";
 import type { ThemeRef } from "../ui/theme/theme-ref.ts";
 import type { StatusLineData } from "../ui/transcript/status-line.ts";
+import { CommandRefused } from "./access.ts";
 import { Slots } from "./registries.ts";
 
 export type NoticeTone = StatusLineData["tone"];
@@ -49,8 +50,9 @@ export interface GuestUi {
 	/** A status line in the transcript (pi's showStatus, showWarning, showError). */
 	notice(text: string, tone?: NoticeTone): void;
 	/**
-	 * What failed or was refused, in pi's error style (its showError): one "Error: …" line, whatever was thrown
-	 * (an Error, the server's refusal, a command the person may not use, or a text).
+	 * What failed or was refused, worded one way (`failureNotice`): pi's "Error: …" line for whatever was thrown
+	 * (an Error, the server's refusal, a text), and a status line saying who may, for a command the person's
+	 * access does not allow.
 	 */
 	fail(error: unknown): void;
 	/** A block of Markdown in the transcript (pi's /hotkeys). */
@@ -75,9 +77,18 @@ export interface GuestUi {
 	mount(screen: GuestScreen): () => void;
 }
 
-/** The one wording of a failure: pi's "Error: " and what the error says. */
+/** The wording of what failed: pi's "Error: " and what the error says. */
 export function failureText(error: unknown): string {
 	return `Error: ${errorText(error)}`;
+}
+
+/**
+ * How a failure is said: a command the person's access does not allow as pi's status line saying who may use
+ * it (as p2 always said it; one such line replaces another), anything else as pi's error line.
+ */
+export function failureNotice(error: unknown): { text: string; tone: NoticeTone } {
+	if (error instanceof CommandRefused) return { text: error.message, tone: "status" };
+	return { text: failureText(error), tone: "error" };
 }
 
 export interface LayoutOptions {
@@ -156,7 +167,8 @@ export class Layout implements GuestUi {
 	}
 
 	fail(error: unknown): void {
-		this.notice(failureText(error), "error");
+		const { text, tone } = failureNotice(error);
+		this.notice(text, tone);
 	}
 
 	block(title: string, markdown: string): void {

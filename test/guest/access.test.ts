@@ -99,7 +99,7 @@ describe("a command's requires, checked by the registry", () => {
 });
 
 describe("ui.fail: every failure worded one way", () => {
-	test("an Error, the server's refusal, a refused command and a thrown text each make one error line", () => {
+	test("an Error, the server's refusal and a thrown text make pi's error line; a refused command a status line", () => {
 		const { ctx, notices } = testGuest();
 		ctx.ui.fail(new Error("the disk is full"));
 		ctx.ui.fail(new ProtocolError("forbidden"));
@@ -108,7 +108,7 @@ describe("ui.fail: every failure worded one way", () => {
 		expect(notices).toEqual([
 			{ text: "Error: the disk is full", tone: "error" },
 			{ text: "Error: Your access does not allow this.", tone: "error" },
-			{ text: "Error: Only the owner can share this session.", tone: "error" },
+			{ text: "Only the owner can share this session.", tone: "status" },
 			{ text: "Error: gone", tone: "error" },
 		]);
 	});

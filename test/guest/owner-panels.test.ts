@@ -30,7 +30,7 @@ describe("the owner's panels in the UI", () => {
 				await guest.ctx.commands.invoke(command!).catch((error) => guest.ctx.ui.fail(error));
 			}
 			expect(guest.opened.filter((o) => OWNER_OBJECTS.includes(o))).toEqual([]);
-			expect(guest.notices.map((n) => n.text)).toContain("Error: Only the owner can read the server's log.");
+			expect(guest.notices.map((n) => n.text)).toContain("Only the owner can read the server's log.");
 		});
 	}
 

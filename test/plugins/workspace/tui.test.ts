@@ -21,7 +21,7 @@ describe("the workspace's commands by role", () => {
 		}
 		expect(opened).toEqual([]);
 		expect(notices.map((n) => n.text)).toEqual(
-			Array(3).fill("Error: Only the owner and guests with full access can use the session's files."),
+			Array(3).fill("Only the owner and guests with full access can use the session's files."),
 		);
 		dispose();
 	});

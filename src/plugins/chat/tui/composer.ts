@@ -5,9 +5,10 @@
  * can answer, stays in the editor's history).
  */
 import type { TuiAltScreen } from "@earendil-works/pi-tui";
+import { CommandRefused } from "../../../guest/access.ts";
 import { type CommandRegistry, parseSlash, SlashAutocomplete } from "../../../guest/commands.ts";
 import { type Completions, EditorCompletion } from "../../../guest/completions.ts";
-import { failureText, type NoticeTone } from "../../../guest/layout.ts";
+import { failureNotice, failureText, type NoticeTone } from "../../../guest/layout.ts";
 import type { ThinkingLevel } from "../../../protocol/theme-tokens.ts";
 import { ChatEditor } from "../../../ui/chat-editor.ts";
 import type { ThemeRef } from "../../../ui/theme/theme-ref.ts";
@@ -102,8 +103,10 @@ export class Composer {
 		const command = slash && this.#options.commands.slash(slash.name);
 		if (command && slash) {
 			this.#options.commands.invoke(command, slash.args).catch((error: unknown) => {
-				this.editor.setText(text);
-				this.#options.notice(failureText(error), "error");
+				// What failed comes back to the editor; a command the person may not use is only said.
+				if (!(error instanceof CommandRefused)) this.editor.setText(text);
+				const { text: said, tone } = failureNotice(error);
+				this.#options.notice(said, tone);
 			});
 			return;
 		}
