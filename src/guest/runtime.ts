@@ -10,6 +10,7 @@ import { CommandRegistry } from "./commands.ts";
 import { Completions } from "./completions.ts";
 import { registerCoreCommands } from "./core-commands.ts";
 import { exitText } from "./exit-text.ts";
+import { FollowedObject } from "./follow.ts";
 import { hotkeysMarkdown } from "./hotkeys.ts";
 import { KeyRouter } from "./key-router.ts";
 import { keyText } from "./keymap.ts";
@@ -132,6 +133,8 @@ export class GuestRuntime {
 			session: this.#session,
 			objects: {
 				open: (contract, input) => client.open(contract, input),
+				follow: (contract, inputFor) =>
+					new FollowedObject((c, input) => client.open(c, input), this.#session, contract, inputFor),
 				get connection() {
 					return runtime.#connection;
 				},

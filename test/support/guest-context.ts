@@ -5,6 +5,7 @@
 import { type Component, Container, TuiAltScreen } from "@earendil-works/pi-tui";
 import { CommandRegistry } from "../../src/guest/commands.ts";
 import { Completions } from "../../src/guest/completions.ts";
+import { FollowedObject } from "../../src/guest/follow.ts";
 import type { LauncherAction, LauncherAnswer, LauncherPayload } from "../../src/guest/launcher-channel.ts";
 import { Layout, type NoticeTone } from "../../src/guest/layout.ts";
 import type { GuestContext } from "../../src/guest/plugin.ts";
@@ -68,15 +69,17 @@ export function testGuest(options: TestGuestOptions = {}): TestGuest {
 		throw error;
 	});
 	if (options.identity) session.setIdentity(options.identity);
+	const open = <C extends AnyContract>(contract: C, input: InputOf<C>): ObjectRef<C> => {
+		opened.push(contract.name);
+		return options.open ? options.open(contract, input) : client.open(contract, input);
+	};
 	const ctx: GuestContext = {
 		start: { ...TEST_START, ...options.start },
 		ui: layout,
 		session,
 		objects: {
-			open: (contract, input) => {
-				opened.push(contract.name);
-				return options.open ? options.open(contract, input) : client.open(contract, input);
-			},
+			open,
+			follow: (contract, inputFor) => new FollowedObject(open, session, contract, inputFor),
 			connection: "open",
 			onConnection: () => () => {},
 		},
