@@ -6,10 +6,10 @@
 import type { AutocompleteItem, AutocompleteSuggestions, Component } from "@earendil-works/pi-tui";
 import { truncateToWidth } from "@earendil-works/pi-tui";
 import type { Completion, CompletionSource } from "../../guest/completions.ts";
+import type { Followed } from "../../guest/follow.ts";
 import type { GuestContext, GuestPlugin } from "../../guest/plugin.ts";
 import { authorLabel } from "../../protocol/author-label.ts";
 import { type Author, MAIN_CONVERSATION } from "../../protocol/common.ts";
-import type { ObjectRef } from "../../protocol/object-client.ts";
 import { isOwnerRole, isParticipantRole } from "../../protocol/roles.ts";
 import { MessageSelector } from "../../ui/message-selector.ts";
 import { visibleText } from "../../ui/text.ts";
@@ -56,8 +56,8 @@ class ChatModeUi {
 	readonly #ctx: GuestContext;
 	readonly #removals: (() => void)[] = [];
 	readonly #offRenderers: (() => void)[] = [];
-	#ref: ObjectRef<typeof chatModeContract> | undefined;
-	#session: string | undefined;
+	/** The open session's chat-mode object. */
+	readonly #mode: Followed<typeof chatModeContract>;
 	#reply: { seq: number; author: string; line: string } | undefined;
 	/** The chat object watched for mentions, and the newest entry already looked at. */
 	#watched: { ref: unknown; off: () => void } | undefined;
@@ -66,6 +66,7 @@ class ChatModeUi {
 	constructor(ctx: GuestContext) {
 		this.#ctx = ctx;
 		const { ui, registries, commands, session } = ctx;
+		this.#mode = ctx.objects.follow(chatModeContract, ({ id }) => (id ? { session: id } : undefined));
 		this.#registerRenderers();
 		this.#removals.push(
 			commands.register({
@@ -84,9 +85,8 @@ class ChatModeUi {
 				slash: { name: "reply" },
 				run: () => this.#replyCommand(),
 			}),
-			session.on("opened", () => this.#follow()),
+			this.#mode.onChange((state) => this.#changed(state)),
 			session.on("identity", () => {
-				this.#follow();
 				// A mention is highlighted for the person it names: drawn again for who this is now.
 				this.#registerRenderers();
 			}),
@@ -122,19 +122,18 @@ class ChatModeUi {
 			);
 			this.#watchChat();
 		});
-		this.#follow();
 	}
 
 	dispose(): void {
 		for (const remove of this.#removals.splice(0).reverse()) remove();
 		this.#watched?.off();
-		this.#ref?.close();
+		this.#mode.close();
 	}
 
 	/** Chat mode's state while the session's main conversation is on the screen (a subagent's has none). */
 	get #state(): ChatModeState | undefined {
 		const current = this.#ctx.services.get("conversation")?.current ?? MAIN_CONVERSATION;
-		return current === MAIN_CONVERSATION ? this.#ref?.state : undefined;
+		return current === MAIN_CONVERSATION ? this.#mode.state : undefined;
 	}
 
 	#reader(): Reader {
@@ -160,23 +159,11 @@ class ChatModeUi {
 		);
 	}
 
-	/** The open session changed: hold its chat-mode object. */
-	#follow(): void {
-		const session = this.#ctx.session.id;
-		if (session === this.#session) return;
-		this.#ref?.close();
-		this.#ref = undefined;
-		this.#reply = undefined;
-		this.#session = session;
-		if (!session) return;
-		const ref = this.#ctx.objects.open(chatModeContract, { session });
-		this.#ref = ref;
-		ref.onChange(() => {
-			if (this.#ref !== ref) return;
-			if (!ref.state?.on) this.#reply = undefined;
-			this.#watchChat();
-			this.#ctx.ui.requestRender();
-		});
+	/** The session's chat-mode object changed, or the next session's took its place (a reply is for one session). */
+	#changed(state: ChatModeState | undefined): void {
+		if (!state?.on) this.#reply = undefined;
+		this.#watchChat();
+		this.#ctx.ui.requestRender();
 	}
 
 	/** Watches the conversation on the screen for new chat messages that mention the reader. */
@@ -221,7 +208,7 @@ class ChatModeUi {
 
 	async #toggle(): Promise<void> {
 		const { ui } = this.#ctx;
-		const ref = this.#ref;
+		const ref = this.#mode.ref;
 		if (!ref) return ui.notice("Open a session first.");
 		try {
 			await ref.ready;
