@@ -44,6 +44,7 @@ export class GuestRuntime {
 	readonly #launcher: LauncherChannel;
 	readonly #snapshotParts = new Set<() => SnapshotPart>();
 	readonly #restored: ReloadSnapshot | undefined;
+	readonly #entryRenderers: EntryRenderers;
 	readonly #connectionListeners = new Set<(state: ConnectionState) => void>();
 	#connection: ConnectionState = "connecting";
 
@@ -91,6 +92,7 @@ export class GuestRuntime {
 			checks,
 		});
 		this.#restored = parseSnapshot(start.snapshot, checks);
+		this.#entryRenderers = new EntryRenderers(checks);
 	}
 
 	start(): void {
@@ -147,7 +149,7 @@ export class GuestRuntime {
 			commands: this.#commands,
 			registries: {
 				toolRenderers: new ToolRenderers(),
-				entryRenderers: new EntryRenderers(),
+				entryRenderers: this.#entryRenderers,
 				markdownTransformers: new MarkdownTransformers(),
 				slots: layout.slots,
 				completions: new Completions(),

@@ -13,6 +13,7 @@ import { effectivePreferences } from "../../src/guest/preferences.ts";
 import { EntryRenderers, MarkdownTransformers, ToolRenderers } from "../../src/guest/registries.ts";
 import { Services } from "../../src/guest/services.ts";
 import { type Identity, OpenSession } from "../../src/guest/session.ts";
+import { arktypeChecks } from "../../src/protocol/arktype-checks.ts";
 import type { StartData } from "../../src/protocol/channel.ts";
 import type { AnyContract, InputOf } from "../../src/protocol/contract.ts";
 import { ObjectClient, type ObjectRef } from "../../src/protocol/object-client.ts";
@@ -94,7 +95,7 @@ export function testGuest(options: TestGuestOptions = {}): TestGuest {
 		commands: new CommandRegistry(() => session.role),
 		registries: {
 			toolRenderers: new ToolRenderers(),
-			entryRenderers: new EntryRenderers(),
+			entryRenderers: new EntryRenderers(arktypeChecks),
 			markdownTransformers: new MarkdownTransformers(),
 			slots: layout.slots,
 			completions: new Completions(),

@@ -8,28 +8,30 @@ import { truncateToWidth } from "@earendil-works/pi-tui";
 import type { Completion, CompletionSource } from "../../guest/completions.ts";
 import type { Followed } from "../../guest/follow.ts";
 import type { GuestContext, GuestPlugin } from "../../guest/plugin.ts";
+import type { TranscriptEntry } from "../../guest/registries.ts";
 import { authorLabel } from "../../protocol/author-label.ts";
 import { type Author, MAIN_CONVERSATION } from "../../protocol/common.ts";
+import { own } from "../../protocol/own-keys.ts";
 import { isOwnerRole, isParticipantRole } from "../../protocol/roles.ts";
 import { MessageSelector } from "../../ui/message-selector.ts";
 import { visibleText } from "../../ui/text.ts";
 import { StatusLine } from "../../ui/transcript/status-line.ts";
 import {
 	AGENT_MENTION,
+	ChatMessageEntry,
 	type ChatModeState,
 	chatModeContract,
-	MESSAGE_ENTRY,
 	REPLY_FIELD,
-	SWITCH_ENTRY,
+	SwitchEntry,
 } from "./contract.ts";
-import { firstLine, mentionToken, replyLine } from "./display.ts";
+import { firstLine, mentionToken, readAuthor, replyLine } from "./display.ts";
 import {
 	ChatMessageItem,
+	type ChatMessageView,
+	chatMessageView,
 	mentionedUserMessage,
 	mentionsReader,
 	type Reader,
-	readChatMessage,
-	readSwitch,
 	switchText,
 } from "./tui-entries.ts";
 
@@ -136,6 +138,12 @@ class ChatModeUi {
 		return current === MAIN_CONVERSATION ? this.#mode.state : undefined;
 	}
 
+	/** A chat message entry, its data checked against its schema; null for any other entry. */
+	#chatMessage(entry: TranscriptEntry): ChatMessageView | null {
+		const checked = this.#ctx.registries.entryRenderers.check(ChatMessageEntry, entry);
+		return checked ? chatMessageView(checked) : null;
+	}
+
 	#reader(): Reader {
 		const identity = this.#ctx.session.identity;
 		return { id: identity?.id, name: identity?.name };
@@ -146,15 +154,15 @@ class ChatModeUi {
 		const reader = this.#reader();
 		const { entryRenderers } = this.#ctx.registries;
 		this.#offRenderers.push(
-			entryRenderers.register(MESSAGE_ENTRY, (entry, theme) => {
-				const message = readChatMessage(entry);
-				return message ? new ChatMessageItem(theme, { message, reader }) : undefined;
-			}),
+			entryRenderers.registerEntry(
+				ChatMessageEntry,
+				(entry, theme) => new ChatMessageItem(theme, { message: chatMessageView(entry), reader }),
+			),
 			// A message to the agent that names the reader: their mention in bold (others' the transcript draws).
 			entryRenderers.register("user", (entry, theme) => mentionedUserMessage(entry, reader, theme)),
-			entryRenderers.register(SWITCH_ENTRY, (entry, theme) => {
-				const change = readSwitch(entry);
-				return change ? new StatusLine(theme, { text: switchText(change.on, change.author), tone: "note" }) : undefined;
+			entryRenderers.registerEntry(SwitchEntry, ({ entry, data }, theme) => {
+				const text = switchText(data.on, readAuthor(own(entry, "author")));
+				return new StatusLine(theme, { text, tone: "note" });
 			}),
 		);
 	}
@@ -193,7 +201,7 @@ class ChatModeUi {
 				const message =
 					entry.kind === "user"
 						? { seq: entry.seq, author: entry.author, text: entry.text, quote: null }
-						: readChatMessage(entry);
+						: this.#chatMessage(entry);
 				if (message && mentionsReader(message, reader) && this.#ctx.services.get("conversation")?.scrolledAway()) {
 					const line = `${authorLabel(message.author)} mentioned you: ${firstLine(message.text, 60)} · scroll down to read`;
 					this.#ctx.ui.slots.setStatus(MENTION_STATUS, visibleText(line, false));
@@ -255,7 +263,7 @@ class ChatModeUi {
 				out.push({ seq: entry.seq, author: authorLabel(entry.author), text: entry.text });
 				continue;
 			}
-			const message = readChatMessage(entry);
+			const message = this.#chatMessage(entry);
 			if (message) out.push({ seq: message.seq, author: authorLabel(message.author), text: message.text });
 		}
 		return out;
@@ -294,7 +302,7 @@ class ChatModeUi {
 		const byId = new Map<string, Author>();
 		for (const person of this.#state?.people ?? []) byId.set(person.id, person);
 		for (const entry of this.#ctx.services.get("conversation")?.entries() ?? []) {
-			const author = entry.kind === "user" ? entry.author : (readChatMessage(entry)?.author ?? null);
+			const author = entry.kind === "user" ? entry.author : (this.#chatMessage(entry)?.author ?? null);
 			if (author && author.id !== "agent" && !byId.has(author.id)) byId.set(author.id, author);
 		}
 		byId.delete(me ?? "");
