@@ -3,6 +3,7 @@ import { TuiAltScreen } from "@earendil-works/pi-tui";
 import { CommandRefused } from "../../src/guest/access.ts";
 import { CommandRegistry, SlashAutocomplete, type TuiCommand } from "../../src/guest/commands.ts";
 import { KeyRouter } from "../../src/guest/key-router.ts";
+import { PreferenceScreens, type PreferenceScreensContext } from "../../src/guest/preference-screens.ts";
 import { effectivePreferences } from "../../src/guest/preferences.ts";
 import { ProtocolError } from "../../src/protocol/codes.ts";
 import type { Role } from "../../src/protocol/roles.ts";
@@ -95,6 +96,30 @@ describe("a command's requires, checked by the registry", () => {
 		await waitUntil(() => errors.length > 0, "the refusal");
 		expect(errors.map(String)).toEqual(["CommandRefused: Only the owner can use Owner's key."]);
 		expect(ran).toEqual([]);
+	});
+});
+
+describe("the palette offers what the person may use", () => {
+	test("a view guest's palette lists neither the owner's nor the participants' commands", () => {
+		const { ctx, layout } = testGuest({ identity: { role: "view", id: "g", name: "Guest", session: "s" } });
+		for (const [id, requires] of [
+			["p2.share", "owner"],
+			["p2.compact", "participant"],
+			["p2.hotkeys", undefined],
+		] as const) {
+			ctx.commands.register({ id, title: `Title of ${id}`, ...(requires ? { requires } : {}), run() {} });
+		}
+		const screens = new PreferenceScreens({
+			ui: ctx.ui,
+			theme: ctx.ui.theme,
+			commands: ctx.commands,
+			keymap: () => ({ keys: () => [] }),
+		} as unknown as PreferenceScreensContext);
+		screens.openPalette();
+		const shown = layout.selector!.component.render(100).join("\n");
+		expect(shown).toContain("Title of p2.hotkeys");
+		expect(shown).not.toContain("Title of p2.share");
+		expect(shown).not.toContain("Title of p2.compact");
 	});
 });
 
