@@ -9,6 +9,8 @@ import {
 	type AutocompleteSuggestions,
 	fuzzyFilter,
 } from "@earendil-works/pi-tui";
+import type { Role } from "../protocol/roles.ts";
+import { meets, type Requirement, refusal } from "./access.ts";
 import { parseWhen, type When, WhenError } from "./when.ts";
 
 /** pi 1.6.0's built-in slash commands, in the order its list shows them (pi-look §3.1). */
@@ -61,6 +63,11 @@ export interface TuiCommand {
 	readonly keys?: readonly string[];
 	/** Where the keys apply (`chat && editorEmpty`); a slash form is available wherever the editor is. */
 	readonly when?: string;
+	/**
+	 * Who may use it (keys, slash form and palette alike): the registry refuses anyone else with one worded
+	 * line, and the palette and the slash list do not offer it to them. Without it, anyone may.
+	 */
+	readonly requires?: Requirement;
 	readonly slash?: SlashForm;
 	/** Hidden from the palette (keys and slash still work). */
 	readonly palette?: false;
@@ -105,7 +112,27 @@ export class CommandRegistry {
 	readonly #problems = new Map<string, CommandProblem>();
 	readonly #listeners = new Set<() => void>();
 	readonly #expanders: SlashExpander[] = [];
+	readonly #role: () => Role | undefined;
 	#order = 0;
+
+	/** `role`: who the person is now (undefined until the server says), for the commands' `requires`. */
+	constructor(role: () => Role | undefined = () => undefined) {
+		this.#role = role;
+	}
+
+	/** Whether the person may use the command now (its `requires` against their role). */
+	allows(command: TuiCommand): boolean {
+		return meets(command.requires, this.#role());
+	}
+
+	/**
+	 * Runs a command as a key, a slash form or the palette asked (the one way they all run one): a command the
+	 * person may not use is refused with a `CommandRefused` saying who may, and does not run.
+	 */
+	async invoke(command: TuiCommand, args = ""): Promise<void> {
+		if (command.requires && !this.allows(command)) throw refusal(command.requires, command.title);
+		await command.run(args);
+	}
 
 	/** A second command with the same id is refused: a clash of ids is the plugin's error, not a silent win. */
 	register(command: TuiCommand): () => void {
@@ -282,6 +309,7 @@ export class SlashAutocomplete implements AutocompleteProvider {
 					.listed()
 					.map((entry) => entry.command)
 					.filter((command) => command.slash && index.get(command.slash.name) === command)
+					.filter((command) => this.#registry.allows(command))
 					.map((c) => item(c.slash!.name, c.title, c.slash!.argumentHint)),
 				...this.#registry
 					.slashEntries()

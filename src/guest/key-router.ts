@@ -69,7 +69,7 @@ export class KeyRouter {
 			// Every press counts: a command's runs follow one another, so three Shift+Tab in one burst move the
 			// level three times (each run sees what the one before it did), not three times from the same level.
 			const run = (this.#runs.get(id) ?? Promise.resolve())
-				.then(() => entry.command.run(""))
+				.then(() => this.#options.commands.invoke(entry.command))
 				.then(
 					() => {},
 					(error: unknown) => this.#options.onError(error),

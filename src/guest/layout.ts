@@ -4,8 +4,10 @@
  * screen's to show. Plugins reach all of it through `GuestUi`.
  */
 import { type Component, Container, type TuiAltScreen } from "@earendil-works/pi-tui";
+import { errorText } from "../protocol/errors.ts";
 import type { ThemeRef } from "../ui/theme/theme-ref.ts";
 import type { StatusLineData } from "../ui/transcript/status-line.ts";
+import { CommandRefused } from "./access.ts";
 import { Slots } from "./registries.ts";
 
 export type NoticeTone = StatusLineData["tone"];
@@ -47,6 +49,12 @@ export interface GuestUi {
 	hasOverlay(): boolean;
 	/** A status line in the transcript (pi's showStatus, showWarning, showError). */
 	notice(text: string, tone?: NoticeTone): void;
+	/**
+	 * What failed or was refused, worded one way (`failureNotice`): pi's "Error: …" line for whatever was thrown
+	 * (an Error, the server's refusal, a text), and a status line saying who may, for a command the person's
+	 * access does not allow.
+	 */
+	fail(error: unknown): void;
 	/** A block of Markdown in the transcript (pi's /hotkeys). */
 	block(title: string, markdown: string): void;
 	editorText(): string;
@@ -67,6 +75,20 @@ export interface GuestUi {
 	/** pi's terminal progress (OSC 9;4) while something works. */
 	setProgress(active: boolean): void;
 	mount(screen: GuestScreen): () => void;
+}
+
+/** The wording of what failed: pi's "Error: " and what the error says. */
+export function failureText(error: unknown): string {
+	return `Error: ${errorText(error)}`;
+}
+
+/**
+ * How a failure is said: a command the person's access does not allow as pi's status line saying who may use
+ * it (as p2 always said it; one such line replaces another), anything else as pi's error line.
+ */
+export function failureNotice(error: unknown): { text: string; tone: NoticeTone } {
+	if (error instanceof CommandRefused) return { text: error.message, tone: "status" };
+	return { text: failureText(error), tone: "error" };
 }
 
 export interface LayoutOptions {
@@ -142,6 +164,11 @@ export class Layout implements GuestUi {
 	notice(text: string, tone: NoticeTone = "status"): void {
 		if (this.#screen) this.#screen.notice(text, tone);
 		else this.#early.push({ text, tone });
+	}
+
+	fail(error: unknown): void {
+		const { text, tone } = failureNotice(error);
+		this.notice(text, tone);
 	}
 
 	block(title: string, markdown: string): void {

@@ -9,6 +9,7 @@ import type { ObjectRef } from "../protocol/object-client.ts";
 import type { DisplaySettings } from "../protocol/preferences.ts";
 import type { CommandRegistry } from "./commands.ts";
 import type { Completions } from "./completions.ts";
+import type { Followed, InputFor } from "./follow.ts";
 import type { Launcher } from "./launcher-channel.ts";
 import type { GuestUi } from "./layout.ts";
 import type { EffectivePreferences, ServerDefaults } from "./preferences.ts";
@@ -25,6 +26,11 @@ export interface GuestPlugin {
 /** The server's objects: open one of a contract's (the server decides whether this person may). */
 export interface GuestObjects {
 	open<C extends AnyContract>(contract: C, input: InputOf<C>): ObjectRef<C>;
+	/**
+	 * The contract's object for the open session: `inputFor` names it for the session and role on screen (or
+	 * undefined for none); it is opened, closed and opened again as they change. `close()` stops following.
+	 */
+	follow<C extends AnyContract>(contract: C, inputFor: InputFor<C>): Followed<C>;
 	/** The launcher's connection to the server. */
 	readonly connection: ConnectionState;
 	onConnection(listener: (state: ConnectionState) => void): () => void;

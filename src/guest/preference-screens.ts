@@ -4,7 +4,6 @@
  * brings the new preferences back to every part of the UI.
  */
 
-import { errorText } from "../protocol/errors.ts";
 import { isPrivilegedId, piKeybindings } from "../protocol/keybindings.ts";
 import type { DisplaySettings, PrefsPatch } from "../protocol/preferences.ts";
 import { FilterSelector } from "../ui/selector.ts";
@@ -96,7 +95,7 @@ export class PreferenceScreens {
 		const keymap = this.#ctx.keymap();
 		const items = commands
 			.listed()
-			.filter(({ command }) => command.palette !== false && !isPrivilegedId(command.id))
+			.filter(({ command }) => command.palette !== false && !isPrivilegedId(command.id) && commands.allows(command))
 			.map(({ command }) => {
 				const keys = keyText(keymap.keys(command.id));
 				const slash = command.slash ? `/${command.slash.name}` : "";
@@ -122,9 +121,7 @@ export class PreferenceScreens {
 					screen.setEditorText(`/${command.slash.name} `);
 					return;
 				}
-				Promise.resolve()
-					.then(() => command.run(""))
-					.catch((error: unknown) => screen.notice(`Error: ${errorText(error)}`, "error"));
+				commands.invoke(command).catch((error: unknown) => screen.fail(error));
 			},
 		});
 		screen.showSelector("palette", selector);

@@ -3,8 +3,13 @@
  * name and ordered resolvers, Markdown transformers, and slots on the screen. Each registration returns its own removal.
  */
 import { type Component, Container } from "@earendil-works/pi-tui";
+import { type EntrySchema, entryKey } from "../protocol/entry-schema.ts";
+import { own } from "../protocol/own-keys.ts";
+import type { SchemaChecks } from "../protocol/schema-checks.ts";
+import { visibleText } from "../ui/text.ts";
 import type { ThemeRef } from "../ui/theme/theme-ref.ts";
 import { generic, TOOL_RENDERERS, type ToolCardData, type ToolRenderer } from "../ui/tools/tool-card.ts";
+import { StatusLine } from "../ui/transcript/status-line.ts";
 
 /** Chooses a renderer for a card, or defers to the next resolver (and finally to the renderer by name). */
 export type ToolResolver = (data: ToolCardData, next: () => ToolRenderer) => ToolRenderer;
@@ -50,12 +55,64 @@ export interface TranscriptEntry {
 /** Draws a committed entry of one kind in place of the transcript's own display; undefined declines. */
 export type EntryRenderer = (entry: TranscriptEntry, theme: ThemeRef) => Component | undefined;
 
-/** Plugins' renderers for transcript entries, by entry kind: the latest registration is asked first. */
+/** A plugin's entry whose `data` its schema accepted: the entry as the transcript has it, and its typed data. */
+export interface CheckedEntry<Data> {
+	readonly entry: TranscriptEntry;
+	readonly data: Data;
+}
+
+/** Draws a plugin's entry of one type from its checked data; undefined declines. */
+export type PluginEntryRenderer<Data> = (entry: CheckedEntry<Data>, theme: ThemeRef) => Component | undefined;
+
+/** What stands in for a plugin's entry whose data its schema refused: the transcript goes on around it. */
+function unreadable(theme: ThemeRef, type: string): Component {
+	return new StatusLine(theme, {
+		text: `(a ${visibleText(type, false)} entry that could not be read)`,
+		tone: "warning",
+	});
+}
+
+/**
+ * Plugins' renderers for transcript entries, by entry kind: the latest registration is asked first. A plugin's
+ * own entry type (`<plugin>.<name>`) is registered with its schema, and its renderer sees data that passed it.
+ */
 export class EntryRenderers {
 	readonly #byKind = new Map<string, EntryRenderer[]>();
+	readonly #checks: SchemaChecks;
 	#version = 0;
 
+	/** `checks`: how an entry's data is checked against its schema (the bundle's precompiled validators). */
+	constructor(checks: SchemaChecks) {
+		this.#checks = checks;
+	}
+
+	/** A renderer for one of the transcript's own kinds (`user`); a plugin's entry type goes to `registerEntry`. */
 	register(kind: string, renderer: EntryRenderer): () => void {
+		if (kind.includes(".")) throw new Error(`${kind} is a plugin's entry type: register it with its schema`);
+		return this.#add(kind, renderer);
+	}
+
+	/**
+	 * A renderer for a plugin's entry type, given its data as the schema declares it. Data the schema refuses
+	 * never reaches the renderer: a line says the entry could not be read.
+	 */
+	registerEntry<Data>(schema: EntrySchema<Data>, renderer: PluginEntryRenderer<Data>): () => void {
+		const key = entryKey(schema);
+		return this.#add(schema.type, (entry, theme) => {
+			const verdict = this.#checks.check(key, schema.data, own(entry, "data"));
+			if (!verdict.ok) return unreadable(theme, schema.type);
+			return renderer({ entry, data: verdict.value as Data }, theme);
+		});
+	}
+
+	/** A plugin's entry of this type, with its data checked against the schema; undefined for any other or bad data. */
+	check<Data>(schema: EntrySchema<Data>, entry: TranscriptEntry): CheckedEntry<Data> | undefined {
+		if (own(entry, "kind") !== "plugin" || own(entry, "type") !== schema.type) return undefined;
+		const verdict = this.#checks.check(entryKey(schema), schema.data, own(entry, "data"));
+		return verdict.ok ? { entry, data: verdict.value as Data } : undefined;
+	}
+
+	#add(kind: string, renderer: EntryRenderer): () => void {
 		this.#byKind.set(kind, [renderer, ...(this.#byKind.get(kind) ?? [])]);
 		this.#version++;
 		return () => {

@@ -1,7 +1,6 @@
 import { TuiAltScreen } from "@earendil-works/pi-tui";
 import type { ConnectionState, GuestHost, LauncherMessage } from "../protocol/channel.ts";
 import { MAX_COPY_CHARS } from "../protocol/channel-kinds.ts";
-import { errorText } from "../protocol/errors.ts";
 import { ObjectClient } from "../protocol/object-client.ts";
 import { DISPLAY_DEFAULTS } from "../protocol/preferences.ts";
 import type { SchemaChecks } from "../protocol/schema-checks.ts";
@@ -11,6 +10,7 @@ import { CommandRegistry } from "./commands.ts";
 import { Completions } from "./completions.ts";
 import { registerCoreCommands } from "./core-commands.ts";
 import { exitText } from "./exit-text.ts";
+import { FollowedObject } from "./follow.ts";
 import { hotkeysMarkdown } from "./hotkeys.ts";
 import { KeyRouter } from "./key-router.ts";
 import { keyText } from "./keymap.ts";
@@ -37,13 +37,14 @@ export class GuestRuntime {
 	readonly #tui: TuiAltScreen;
 	readonly #client: ObjectClient;
 	readonly #appearance: Appearance;
-	readonly #commands = new CommandRegistry();
+	readonly #commands = new CommandRegistry(() => this.#session.role);
 	readonly #keys: KeyRouter;
 	readonly #layout: Layout;
 	readonly #session: OpenSession;
 	readonly #launcher: LauncherChannel;
 	readonly #snapshotParts = new Set<() => SnapshotPart>();
 	readonly #restored: ReloadSnapshot | undefined;
+	readonly #entryRenderers: EntryRenderers;
 	readonly #connectionListeners = new Set<(state: ConnectionState) => void>();
 	#connection: ConnectionState = "connecting";
 
@@ -68,7 +69,7 @@ export class GuestRuntime {
 				return answer.ok ? true : (answer.error ?? false);
 			},
 		});
-		this.#session = new OpenSession((error) => this.#layout.notice(`Error: ${errorText(error)}`, "error"));
+		this.#session = new OpenSession((error) => this.#layout.fail(error));
 		this.#keys = new KeyRouter({
 			tui: this.#tui,
 			commands: this.#commands,
@@ -77,7 +78,7 @@ export class GuestRuntime {
 			selector: () => this.#layout.selector?.id,
 			role: () => this.#session.role,
 			connected: () => this.#connection === "open",
-			onError: (error) => this.#layout.notice(`Error: ${errorText(error)}`, "error"),
+			onError: (error) => this.#layout.fail(error),
 		});
 		this.#layout = new Layout({
 			tui: this.#tui,
@@ -91,6 +92,7 @@ export class GuestRuntime {
 			checks,
 		});
 		this.#restored = parseSnapshot(start.snapshot, checks);
+		this.#entryRenderers = new EntryRenderers(checks);
 	}
 
 	start(): void {
@@ -133,6 +135,8 @@ export class GuestRuntime {
 			session: this.#session,
 			objects: {
 				open: (contract, input) => client.open(contract, input),
+				follow: (contract, inputFor) =>
+					new FollowedObject((c, input) => client.open(c, input), this.#session, contract, inputFor),
 				get connection() {
 					return runtime.#connection;
 				},
@@ -145,7 +149,7 @@ export class GuestRuntime {
 			commands: this.#commands,
 			registries: {
 				toolRenderers: new ToolRenderers(),
-				entryRenderers: new EntryRenderers(),
+				entryRenderers: this.#entryRenderers,
 				markdownTransformers: new MarkdownTransformers(),
 				slots: layout.slots,
 				completions: new Completions(),
@@ -191,7 +195,8 @@ export class GuestRuntime {
 			doubleEscape: () => {
 				const action = appearance.effective().settings.doubleEscapeAction ?? DISPLAY_DEFAULTS.doubleEscapeAction;
 				if (action === "none") return;
-				this.#commands.get(action === "fork" ? "app.session.fork" : "app.session.tree")?.run("");
+				const command = this.#commands.get(action === "fork" ? "app.session.fork" : "app.session.tree");
+				if (command) this.#commands.invoke(command).catch((error: unknown) => this.#layout.fail(error));
 			},
 		});
 	}

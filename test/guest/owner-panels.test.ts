@@ -27,10 +27,10 @@ describe("the owner's panels in the UI", () => {
 			for (const name of COMMANDS) {
 				const command = guest.ctx.commands.slash(name);
 				expect(command?.id).toBeDefined();
-				await command?.run("");
+				await guest.ctx.commands.invoke(command!).catch((error) => guest.ctx.ui.fail(error));
 			}
 			expect(guest.opened.filter((o) => OWNER_OBJECTS.includes(o))).toEqual([]);
-			expect(guest.notices.map((n) => n.text)).toContain("Only the server's owner can read its log.");
+			expect(guest.notices.map((n) => n.text)).toContain("Only the owner can read the server's log.");
 		});
 	}
 

@@ -1,5 +1,9 @@
 import { describe, expect, test } from "bun:test";
-import { MarkdownTransformers, ToolRenderers } from "../../src/guest/registries.ts";
+import { Text } from "@earendil-works/pi-tui";
+import { EntryRenderers, MarkdownTransformers, ToolRenderers } from "../../src/guest/registries.ts";
+import { type } from "../../src/protocol/ark.ts";
+import { arktypeChecks } from "../../src/protocol/arktype-checks.ts";
+import { defineEntry } from "../../src/protocol/entry-schema.ts";
 import { BUILTIN_THEMES } from "../../src/ui/theme/builtin.ts";
 import { Theme } from "../../src/ui/theme/theme.ts";
 import { ThemeRef } from "../../src/ui/theme/theme-ref.ts";
@@ -104,7 +108,7 @@ describe("compaction and fresh-context entries, and entry renderers", () => {
 	test("a plugin's renderer draws entries of its kind instead; a throwing one is skipped; removal restores", async () => {
 		const { EntryRenderers } = await import("../../src/guest/registries.ts");
 		const { Text } = await import("@earendil-works/pi-tui");
-		const registry = new EntryRenderers();
+		const registry = new EntryRenderers(arktypeChecks);
 		const entry = { seq: 1, at: 1, kind: "reset" as const, handoff: null };
 		expect(registry.has("reset")).toBe(false);
 		const remove = registry.register("reset", (e) => new Text(`custom ${e.kind}`, 0, 0));
@@ -117,6 +121,39 @@ describe("compaction and fresh-context entries, and entry renderers", () => {
 		remove();
 		expect(registry.version).not.toBe(before);
 		expect(registry.resolve(entry, theme())).toBeUndefined();
+	});
+});
+
+describe("a plugin's entries, checked against their schema before they are drawn", () => {
+	const Note = defineEntry("notes.note", type({ text: "string", "pinned?": "boolean" }));
+	const note = (data: unknown) => ({ seq: 4, at: 4, kind: "plugin", type: "notes.note", author: null, data });
+
+	test("the renderer gets the data typed as its schema says; data the schema refuses never reaches it", () => {
+		const registry = new EntryRenderers(arktypeChecks);
+		const seen: { text: string; pinned: boolean | undefined }[] = [];
+		registry.registerEntry(Note, ({ entry, data }) => {
+			seen.push({ text: data.text, pinned: data.pinned });
+			return new Text(`#${entry.seq} ${data.text}`, 0, 0);
+		});
+		expect(
+			plain(registry.resolve(note({ text: "buy milk", pinned: true }), theme(), "notes.note")!.render(40)),
+		).toEqual(["#4 buy milk"]);
+		for (const bad of [{ text: 7 }, { pinned: true }, null, "text", { text: "x", pinned: "yes" }]) {
+			const drawn = registry.resolve(note(bad), theme(), "notes.note");
+			expect(plain(drawn!.render(60)).join("\n")).toContain("(a notes.note entry that could not be read)");
+		}
+		expect(seen).toEqual([{ text: "buy milk", pinned: true }]);
+		expect(registry.check(Note, note({ text: "x" }))?.data).toEqual({ text: "x" });
+		expect(registry.check(Note, note({ text: 1 }))).toBeUndefined();
+		expect(registry.check(Note, { seq: 1, kind: "user" })).toBeUndefined();
+	});
+
+	test("a plugin's entry type is registered only with its schema", () => {
+		const registry = new EntryRenderers(arktypeChecks);
+		expect(() => registry.register("notes.note", () => undefined)).toThrow(
+			"notes.note is a plugin's entry type: register it with its schema",
+		);
+		expect(() => defineEntry("Notes", type({}))).toThrow('"Notes" is not <plugin>.<name>');
 	});
 });
 

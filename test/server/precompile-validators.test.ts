@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { type } from "../../src/protocol/ark.ts";
 import { ROLES } from "../../src/protocol/roles.ts";
 import { SERVER_FRAME_KEY, SNAPSHOT_KEY } from "../../src/protocol/schema-checks.ts";
-import { guestSchemas, pluginContracts } from "../../src/server/guest-schemas.ts";
+import { guestSchemas, pluginContracts, pluginEntries } from "../../src/server/guest-schemas.ts";
 import { PrecompileError, precompiledValidatorsModule } from "../../src/server/precompile-validators.ts";
 import { corpusFor, VALID } from "../support/validator-corpus.ts";
 
@@ -63,6 +63,12 @@ describe("validators precompiled from arktype's schemas", () => {
 		}
 		expect(typeof validators[SERVER_FRAME_KEY]).toBe("function");
 		expect(typeof validators[SNAPSHOT_KEY]).toBe("function");
+	});
+
+	test("every transcript entry type a plugin declares has one for its data", async () => {
+		const entries = await pluginEntries();
+		expect(entries.map((e) => e.type)).toEqual(expect.arrayContaining(["chat-mode.message", "chat-mode.switch"]));
+		for (const entry of entries) expect(typeof validators[`entry/${entry.type}`]).toBe("function");
 	});
 
 	test("the module carries no arktype: no registry, no error messages, no traversal context", () => {

@@ -5,6 +5,7 @@
 import { type Component, Container, TuiAltScreen } from "@earendil-works/pi-tui";
 import { CommandRegistry } from "../../src/guest/commands.ts";
 import { Completions } from "../../src/guest/completions.ts";
+import { FollowedObject } from "../../src/guest/follow.ts";
 import type { LauncherAction, LauncherAnswer, LauncherPayload } from "../../src/guest/launcher-channel.ts";
 import { Layout, type NoticeTone } from "../../src/guest/layout.ts";
 import type { GuestContext } from "../../src/guest/plugin.ts";
@@ -12,6 +13,7 @@ import { effectivePreferences } from "../../src/guest/preferences.ts";
 import { EntryRenderers, MarkdownTransformers, ToolRenderers } from "../../src/guest/registries.ts";
 import { Services } from "../../src/guest/services.ts";
 import { type Identity, OpenSession } from "../../src/guest/session.ts";
+import { arktypeChecks } from "../../src/protocol/arktype-checks.ts";
 import type { StartData } from "../../src/protocol/channel.ts";
 import type { AnyContract, InputOf } from "../../src/protocol/contract.ts";
 import { ObjectClient, type ObjectRef } from "../../src/protocol/object-client.ts";
@@ -68,15 +70,17 @@ export function testGuest(options: TestGuestOptions = {}): TestGuest {
 		throw error;
 	});
 	if (options.identity) session.setIdentity(options.identity);
+	const open = <C extends AnyContract>(contract: C, input: InputOf<C>): ObjectRef<C> => {
+		opened.push(contract.name);
+		return options.open ? options.open(contract, input) : client.open(contract, input);
+	};
 	const ctx: GuestContext = {
 		start: { ...TEST_START, ...options.start },
 		ui: layout,
 		session,
 		objects: {
-			open: (contract, input) => {
-				opened.push(contract.name);
-				return options.open ? options.open(contract, input) : client.open(contract, input);
-			},
+			open,
+			follow: (contract, inputFor) => new FollowedObject(open, session, contract, inputFor),
 			connection: "open",
 			onConnection: () => () => {},
 		},
@@ -88,10 +92,10 @@ export function testGuest(options: TestGuestOptions = {}): TestGuest {
 			answer: () => () => {},
 			on: () => () => {},
 		},
-		commands: new CommandRegistry(),
+		commands: new CommandRegistry(() => session.role),
 		registries: {
 			toolRenderers: new ToolRenderers(),
-			entryRenderers: new EntryRenderers(),
+			entryRenderers: new EntryRenderers(arktypeChecks),
 			markdownTransformers: new MarkdownTransformers(),
 			slots: layout.slots,
 			completions: new Completions(),

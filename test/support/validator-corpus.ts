@@ -141,6 +141,7 @@ export const VALID: Readonly<Record<string, readonly unknown[]>> = {
 	"tui-defaults@1/state/owner": [TUI_DEFAULTS, { keybindings: {}, settings: {}, problems: [] }],
 	"frame/server": SERVER_FRAMES,
 	snapshot: RELOAD_SNAPSHOTS,
+	"entry/chat-mode.message": [{ text: "hi @Ana" }, { text: "yes", quote: { seq: 3, author: "Ana", line: "ok?" } }],
 };
 
 const WRONG_VALUES: unknown[] = [

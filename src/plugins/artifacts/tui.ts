@@ -5,7 +5,6 @@
  */
 import { Markdown, type SelectItem } from "@earendil-works/pi-tui";
 import type { GuestContext, GuestPlugin } from "../../guest/plugin.ts";
-import { errorText } from "../../protocol/errors.ts";
 import type { ObjectRef } from "../../protocol/object-client.ts";
 import { highlightLines, languageOfPath } from "../../ui/highlight.ts";
 import { FilterSelector } from "../../ui/selector.ts";
@@ -116,7 +115,7 @@ class ArtifactPanels {
 		try {
 			await ref.ready;
 		} catch (error) {
-			return ui.notice(`Error: ${errorText(error)}`, "error");
+			return ui.fail(error);
 		}
 		const artifacts = [...(ref.state?.artifacts ?? [])].reverse();
 		if (!artifacts.length) return ui.notice("The agent made no artifacts in this session yet.");
@@ -146,7 +145,7 @@ class ArtifactPanels {
 		try {
 			got = await ref.call("read", { name });
 		} catch (error) {
-			return ui.notice(`Error: ${errorText(error)}`, "error");
+			return ui.fail(error);
 		}
 		const kind: ArtifactKind = got.kind;
 		const source = kind === "html" || kind === "svg";

@@ -1,6 +1,7 @@
 import { type } from "../../protocol/ark.ts";
 import { Author, SessionId } from "../../protocol/common.ts";
 import { defineContract, method } from "../../protocol/contract.ts";
+import { defineEntry } from "../../protocol/entry-schema.ts";
 import { lazy } from "../../protocol/lazy.ts";
 
 /** The agent's mention: a message in chat mode that has it runs the agent. */
@@ -24,6 +25,10 @@ export type MessageData = typeof MessageData.infer;
 
 /** A switch's entry data: who turned chat mode on or off is the entry's author. */
 export const SwitchData = lazy(() => type({ on: "boolean" }));
+
+/** Chat mode's transcript entries, with the schema of their data (the guest checks each before drawing it). */
+export const ChatMessageEntry = defineEntry(MESSAGE_ENTRY, MessageData);
+export const SwitchEntry = defineEntry(SWITCH_ENTRY, SwitchData);
 
 export const ChatModeState = lazy(() =>
 	type({

@@ -4,6 +4,7 @@
  * came from the server and other people: it is read with own-key lookups and shown through `visibleText`.
  */
 import { type Component, Spacer, Text, truncateToWidth } from "@earendil-works/pi-tui";
+import type { CheckedEntry } from "../../guest/registries.ts";
 import { authorLabel } from "../../protocol/author-label.ts";
 import type { Author } from "../../protocol/common.ts";
 import { own } from "../../protocol/own-keys.ts";
@@ -11,7 +12,7 @@ import { visibleText } from "../../ui/text.ts";
 import type { ThemeRef } from "../../ui/theme/theme-ref.ts";
 import { ThemedItem } from "../../ui/transcript/themed.ts";
 import { UserMessage } from "../../ui/transcript/user-message.ts";
-import { MESSAGE_ENTRY, SWITCH_ENTRY } from "./contract.ts";
+import type { MessageData } from "./contract.ts";
 import { mentions, readAuthor, replyLine, styleMentions } from "./display.ts";
 
 /** What a chat message entry says, or null when it is not one (or not readable). */
@@ -22,30 +23,14 @@ export interface ChatMessageView {
 	readonly quote: { readonly author: string; readonly line: string } | null;
 }
 
-export function readChatMessage(entry: unknown): ChatMessageView | null {
-	if (own(entry, "kind") !== "plugin" || own(entry, "type") !== MESSAGE_ENTRY) return null;
-	const data = own(entry, "data");
-	const text = own(data, "text");
-	const seq = own(entry, "seq");
-	if (typeof text !== "string" || typeof seq !== "number") return null;
-	const quote = own(data, "quote");
-	const quoteAuthor = own(quote, "author");
-	const quoteLine = own(quote, "line");
+/** A chat message entry whose data its schema accepted, as the transcript and the mentions read it. */
+export function chatMessageView({ entry, data }: CheckedEntry<MessageData>): ChatMessageView {
 	return {
-		seq,
+		seq: entry.seq,
 		author: readAuthor(own(entry, "author")),
-		text,
-		quote:
-			typeof quoteAuthor === "string" && typeof quoteLine === "string"
-				? { author: quoteAuthor, line: quoteLine }
-				: null,
+		text: data.text,
+		quote: data.quote ? { author: data.quote.author, line: data.quote.line } : null,
 	};
-}
-
-export function readSwitch(entry: unknown): { on: boolean; author: Author | null } | null {
-	if (own(entry, "kind") !== "plugin" || own(entry, "type") !== SWITCH_ENTRY) return null;
-	const on = own(own(entry, "data"), "on");
-	return typeof on === "boolean" ? { on, author: readAuthor(own(entry, "author")) } : null;
 }
 
 /** Who is reading: their id (their own messages need no name) and the name others mention them by. */

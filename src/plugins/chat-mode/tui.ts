@@ -6,31 +6,32 @@
 import type { AutocompleteItem, AutocompleteSuggestions, Component } from "@earendil-works/pi-tui";
 import { truncateToWidth } from "@earendil-works/pi-tui";
 import type { Completion, CompletionSource } from "../../guest/completions.ts";
+import type { Followed } from "../../guest/follow.ts";
 import type { GuestContext, GuestPlugin } from "../../guest/plugin.ts";
+import type { TranscriptEntry } from "../../guest/registries.ts";
 import { authorLabel } from "../../protocol/author-label.ts";
 import { type Author, MAIN_CONVERSATION } from "../../protocol/common.ts";
-import { errorText } from "../../protocol/errors.ts";
-import type { ObjectRef } from "../../protocol/object-client.ts";
+import { own } from "../../protocol/own-keys.ts";
 import { isOwnerRole, isParticipantRole } from "../../protocol/roles.ts";
 import { MessageSelector } from "../../ui/message-selector.ts";
 import { visibleText } from "../../ui/text.ts";
 import { StatusLine } from "../../ui/transcript/status-line.ts";
 import {
 	AGENT_MENTION,
+	ChatMessageEntry,
 	type ChatModeState,
 	chatModeContract,
-	MESSAGE_ENTRY,
 	REPLY_FIELD,
-	SWITCH_ENTRY,
+	SwitchEntry,
 } from "./contract.ts";
-import { firstLine, mentionToken, replyLine } from "./display.ts";
+import { firstLine, mentionToken, readAuthor, replyLine } from "./display.ts";
 import {
 	ChatMessageItem,
+	type ChatMessageView,
+	chatMessageView,
 	mentionedUserMessage,
 	mentionsReader,
 	type Reader,
-	readChatMessage,
-	readSwitch,
 	switchText,
 } from "./tui-entries.ts";
 
@@ -57,8 +58,8 @@ class ChatModeUi {
 	readonly #ctx: GuestContext;
 	readonly #removals: (() => void)[] = [];
 	readonly #offRenderers: (() => void)[] = [];
-	#ref: ObjectRef<typeof chatModeContract> | undefined;
-	#session: string | undefined;
+	/** The open session's chat-mode object. */
+	readonly #mode: Followed<typeof chatModeContract>;
 	#reply: { seq: number; author: string; line: string } | undefined;
 	/** The chat object watched for mentions, and the newest entry already looked at. */
 	#watched: { ref: unknown; off: () => void } | undefined;
@@ -67,13 +68,14 @@ class ChatModeUi {
 	constructor(ctx: GuestContext) {
 		this.#ctx = ctx;
 		const { ui, registries, commands, session } = ctx;
+		this.#mode = ctx.objects.follow(chatModeContract, ({ id }) => (id ? { session: id } : undefined));
 		this.#registerRenderers();
 		this.#removals.push(
 			commands.register({
 				id: "p2.chatMode",
 				title: "Chat mode: messages are chat, @pi asks the agent (on/off)",
 				category: "p2",
-				when: "owner",
+				requires: { role: "owner", to: "turn chat mode on or off" },
 				slash: { name: "chat-mode" },
 				run: () => this.#toggle(),
 			}),
@@ -81,13 +83,12 @@ class ChatModeUi {
 				id: "p2.chatMode.reply",
 				title: "Reply to a message (chat mode); again cancels",
 				category: "p2",
-				when: "participant",
+				requires: { role: "participant", to: "reply" },
 				slash: { name: "reply" },
 				run: () => this.#replyCommand(),
 			}),
-			session.on("opened", () => this.#follow()),
+			this.#mode.onChange((state) => this.#changed(state)),
 			session.on("identity", () => {
-				this.#follow();
 				// A mention is highlighted for the person it names: drawn again for who this is now.
 				this.#registerRenderers();
 			}),
@@ -123,19 +124,24 @@ class ChatModeUi {
 			);
 			this.#watchChat();
 		});
-		this.#follow();
 	}
 
 	dispose(): void {
 		for (const remove of this.#removals.splice(0).reverse()) remove();
 		this.#watched?.off();
-		this.#ref?.close();
+		this.#mode.close();
 	}
 
 	/** Chat mode's state while the session's main conversation is on the screen (a subagent's has none). */
 	get #state(): ChatModeState | undefined {
 		const current = this.#ctx.services.get("conversation")?.current ?? MAIN_CONVERSATION;
-		return current === MAIN_CONVERSATION ? this.#ref?.state : undefined;
+		return current === MAIN_CONVERSATION ? this.#mode.state : undefined;
+	}
+
+	/** A chat message entry, its data checked against its schema; null for any other entry. */
+	#chatMessage(entry: TranscriptEntry): ChatMessageView | null {
+		const checked = this.#ctx.registries.entryRenderers.check(ChatMessageEntry, entry);
+		return checked ? chatMessageView(checked) : null;
 	}
 
 	#reader(): Reader {
@@ -148,36 +154,24 @@ class ChatModeUi {
 		const reader = this.#reader();
 		const { entryRenderers } = this.#ctx.registries;
 		this.#offRenderers.push(
-			entryRenderers.register(MESSAGE_ENTRY, (entry, theme) => {
-				const message = readChatMessage(entry);
-				return message ? new ChatMessageItem(theme, { message, reader }) : undefined;
-			}),
+			entryRenderers.registerEntry(
+				ChatMessageEntry,
+				(entry, theme) => new ChatMessageItem(theme, { message: chatMessageView(entry), reader }),
+			),
 			// A message to the agent that names the reader: their mention in bold (others' the transcript draws).
 			entryRenderers.register("user", (entry, theme) => mentionedUserMessage(entry, reader, theme)),
-			entryRenderers.register(SWITCH_ENTRY, (entry, theme) => {
-				const change = readSwitch(entry);
-				return change ? new StatusLine(theme, { text: switchText(change.on, change.author), tone: "note" }) : undefined;
+			entryRenderers.registerEntry(SwitchEntry, ({ entry, data }, theme) => {
+				const text = switchText(data.on, readAuthor(own(entry, "author")));
+				return new StatusLine(theme, { text, tone: "note" });
 			}),
 		);
 	}
 
-	/** The open session changed: hold its chat-mode object. */
-	#follow(): void {
-		const session = this.#ctx.session.id;
-		if (session === this.#session) return;
-		this.#ref?.close();
-		this.#ref = undefined;
-		this.#reply = undefined;
-		this.#session = session;
-		if (!session) return;
-		const ref = this.#ctx.objects.open(chatModeContract, { session });
-		this.#ref = ref;
-		ref.onChange(() => {
-			if (this.#ref !== ref) return;
-			if (!ref.state?.on) this.#reply = undefined;
-			this.#watchChat();
-			this.#ctx.ui.requestRender();
-		});
+	/** The session's chat-mode object changed, or the next session's took its place (a reply is for one session). */
+	#changed(state: ChatModeState | undefined): void {
+		if (!state?.on) this.#reply = undefined;
+		this.#watchChat();
+		this.#ctx.ui.requestRender();
 	}
 
 	/** Watches the conversation on the screen for new chat messages that mention the reader. */
@@ -207,7 +201,7 @@ class ChatModeUi {
 				const message =
 					entry.kind === "user"
 						? { seq: entry.seq, author: entry.author, text: entry.text, quote: null }
-						: readChatMessage(entry);
+						: this.#chatMessage(entry);
 				if (message && mentionsReader(message, reader) && this.#ctx.services.get("conversation")?.scrolledAway()) {
 					const line = `${authorLabel(message.author)} mentioned you: ${firstLine(message.text, 60)} · scroll down to read`;
 					this.#ctx.ui.slots.setStatus(MENTION_STATUS, visibleText(line, false));
@@ -222,14 +216,13 @@ class ChatModeUi {
 
 	async #toggle(): Promise<void> {
 		const { ui } = this.#ctx;
-		if (!isOwnerRole(this.#ctx.session.role)) return ui.notice("Only the owner can turn chat mode on or off.");
-		const ref = this.#ref;
+		const ref = this.#mode.ref;
 		if (!ref) return ui.notice("Open a session first.");
 		try {
 			await ref.ready;
 			await ref.call("set", { on: !ref.state?.on });
 		} catch (error) {
-			ui.notice(`Error: ${errorText(error)}`, "error");
+			ui.fail(error);
 		}
 	}
 
@@ -270,7 +263,7 @@ class ChatModeUi {
 				out.push({ seq: entry.seq, author: authorLabel(entry.author), text: entry.text });
 				continue;
 			}
-			const message = readChatMessage(entry);
+			const message = this.#chatMessage(entry);
 			if (message) out.push({ seq: message.seq, author: authorLabel(message.author), text: message.text });
 		}
 		return out;
@@ -309,7 +302,7 @@ class ChatModeUi {
 		const byId = new Map<string, Author>();
 		for (const person of this.#state?.people ?? []) byId.set(person.id, person);
 		for (const entry of this.#ctx.services.get("conversation")?.entries() ?? []) {
-			const author = entry.kind === "user" ? entry.author : (readChatMessage(entry)?.author ?? null);
+			const author = entry.kind === "user" ? entry.author : (this.#chatMessage(entry)?.author ?? null);
 			if (author && author.id !== "agent" && !byId.has(author.id)) byId.set(author.id, author);
 		}
 		byId.delete(me ?? "");

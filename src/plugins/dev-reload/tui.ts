@@ -3,8 +3,6 @@
  * on it (the core's /reload). Owners only; the object is held only while the command runs.
  */
 import type { GuestPlugin } from "../../guest/plugin.ts";
-import { errorText } from "../../protocol/errors.ts";
-import { isOwnerRole } from "../../protocol/roles.ts";
 import { visibleText } from "../../ui/text.ts";
 import { devContract } from "./contract.ts";
 
@@ -15,11 +13,10 @@ export const devReloadPlugin: GuestPlugin = {
 			id: "p2.devReload",
 			title: "Rebuild the UI from the server's sources and reload it (development)",
 			category: "p2",
-			when: "owner",
+			requires: { role: "owner", to: "rebuild the server's UI" },
 			slash: { name: "dev-reload" },
 			run: async () => {
 				const { ui } = ctx;
-				if (!isOwnerRole(ctx.session.role)) return ui.notice("Only the server's owner can rebuild its UI.");
 				const ref = ctx.objects.open(devContract, {});
 				ui.notice("Building the UI…");
 				try {
@@ -28,7 +25,7 @@ export const devReloadPlugin: GuestPlugin = {
 					ui.notice(visibleText(message, false));
 					if (changed) await ctx.commands.get("p2.tui.reload")?.run("");
 				} catch (error) {
-					ui.notice(`Error: ${errorText(error)}`, "error");
+					ui.fail(error);
 				} finally {
 					ref.close();
 				}

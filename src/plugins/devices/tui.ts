@@ -6,8 +6,6 @@
  */
 import { matchesKey } from "@earendil-works/pi-tui";
 import type { GuestContext, GuestPlugin } from "../../guest/plugin.ts";
-import { errorText } from "../../protocol/errors.ts";
-import { isOwnerRole } from "../../protocol/roles.ts";
 import { ListPanel } from "../../ui/list-panel.ts";
 import { devicesContract, type SignIn } from "./contract.ts";
 
@@ -26,7 +24,7 @@ export const devicesPlugin: GuestPlugin = {
 			id: "p2.devices",
 			title: "Devices signed in as the server's owner: sign out, link a new device",
 			category: "p2",
-			when: "owner",
+			requires: { role: "owner", to: "see the server's devices" },
 			slash: { name: "devices" },
 			run: () => openDevices(ctx),
 		});
@@ -35,10 +33,8 @@ export const devicesPlugin: GuestPlugin = {
 
 function openDevices(ctx: GuestContext): void {
 	const { ui, launcher } = ctx;
-	const role = ctx.session.role;
-	if (!isOwnerRole(role)) return ui.notice("Only the server's owner can see its devices.");
 	const ref = ctx.objects.open(devicesContract, {});
-	const fail = (error: unknown) => ui.notice(`Error: ${errorText(error)}`, "error");
+	const fail = (error: unknown) => ui.fail(error);
 	const signOutHere = async (all: boolean) => {
 		const answer = await launcher.request("signOut", { all });
 		if (!answer.ok && answer.error !== "declined") ui.notice(`Not signed out: ${answer.error ?? "refused"}`, "warning");
@@ -51,7 +47,7 @@ function openDevices(ctx: GuestContext): void {
 		});
 		if (!answer.ok && answer.error !== "declined") ui.notice(`Not copied: ${answer.error ?? "refused"}`, "warning");
 	};
-	const device = role === "deviceOwner";
+	const device = ctx.session.role === "deviceOwner";
 	ref.onChange(() => {
 		if (ui.selector?.id === "devices") ui.requestRender();
 	});

@@ -96,7 +96,7 @@ export const envsPlugin: GuestPlugin = {
 				id: "p2.envs",
 				title: "Environments: where the session's tools run (this device or SSH machines)",
 				category: "p2",
-				when: "owner",
+				requires: { role: "owner", to: "choose environments" },
 				slash: { name: "envs" },
 				run: () => openEnvs(ctx, handle, locations),
 			}),
@@ -146,7 +146,7 @@ function openEnvs(ctx: GuestContext, handle: EnvsHandle, locations: EnvLocations
 	const ref = handle.get();
 	if (!ref) return ui.notice("Only the server's owner can choose environments.");
 	const unpin = handle.pin();
-	const fail = (error: unknown) => ui.notice(`Error: ${errorText(error)}`, "error");
+	const fail = (error: unknown) => ui.fail(error);
 	const here = () => ctx.services.get("sessionPlaces")?.where()?.env;
 	let placed = false;
 	/** The screen opens on the session's environment, once the list is here. */

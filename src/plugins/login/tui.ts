@@ -3,8 +3,9 @@
  * login dialog following the server's flow. Owners only; a guest is told who signs the server in. And p2's
  * /signout, which ends this device's owner sign-in on a remote server (the launcher asks first).
  */
+
+import { failureText } from "../../guest/layout.ts";
 import type { GuestContext, GuestPlugin } from "../../guest/plugin.ts";
-import { errorText } from "../../protocol/errors.ts";
 import type { ObjectRef } from "../../protocol/object-client.ts";
 import { isOwnerRole } from "../../protocol/roles.ts";
 import { MenuSelector } from "../../ui/menu-selector.ts";
@@ -106,7 +107,7 @@ function registerLoginCommands(guest: GuestContext, loginRef: () => ObjectRef<ty
 		try {
 			await work();
 		} catch (error) {
-			ctx.notice(`Error: ${errorText(error)}`, "error");
+			ctx.notice(failureText(error), "error");
 		}
 	};
 

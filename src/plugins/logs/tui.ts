@@ -3,7 +3,6 @@
  * is on screen, and only for owners; guests never ask for it.
  */
 import type { GuestPlugin } from "../../guest/plugin.ts";
-import { isOwnerRole } from "../../protocol/roles.ts";
 import { logsContract } from "./contract.ts";
 import { LogViewer } from "./tui-viewer.ts";
 
@@ -14,11 +13,10 @@ export const logsPlugin: GuestPlugin = {
 			id: "p2.logs",
 			title: "The server's log, live (tab cycles sources)",
 			category: "p2",
-			when: "owner",
+			requires: { role: "owner", to: "read the server's log" },
 			slash: { name: "logs", argumentHint: "[source]" },
 			run: (args) => {
 				const { ui } = ctx;
-				if (!isOwnerRole(ctx.session.role)) return ui.notice("Only the server's owner can read its log.");
 				const ref = ctx.objects.open(logsContract, {});
 				const source = args.trim();
 				const viewer = new LogViewer(ui.theme, {

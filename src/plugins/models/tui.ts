@@ -64,7 +64,7 @@ export const modelsPlugin: GuestPlugin = {
 				if (!state) return;
 				known = new Set(state.problems);
 				if (!atStart) return;
-				for (const problem of state.problems) ctx.ui.notice(`Error: ${problem}`, "error");
+				for (const problem of state.problems) ctx.ui.fail(problem);
 				if (state.models.length === 0) {
 					ctx.ui.notice(noModelsWarning(state.modelsFile), "warning");
 				}
@@ -76,7 +76,7 @@ export const modelsPlugin: GuestPlugin = {
 		let known: Set<string> | undefined;
 		const followProblems = (state: ModelsState | undefined) => {
 			if (!state || !known) return;
-			for (const problem of state.problems) if (!known.has(problem)) ctx.ui.notice(`Error: ${problem}`, "error");
+			for (const problem of state.problems) if (!known.has(problem)) ctx.ui.fail(problem);
 			known = new Set(state.problems);
 		};
 

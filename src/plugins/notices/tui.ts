@@ -6,12 +6,14 @@
 
 import { matchesKey } from "@earendil-works/pi-tui";
 import type { GuestContext, GuestPlugin } from "../../guest/plugin.ts";
-import { errorText } from "../../protocol/errors.ts";
 import type { ObjectRef } from "../../protocol/object-client.ts";
 import { isOwnerRole } from "../../protocol/roles.ts";
 import { ListPanel } from "../../ui/list-panel.ts";
 import { visibleText } from "../../ui/text.ts";
 import { type Notice, noticesContract } from "./contract.ts";
+
+/** Notices are the server's owner's. */
+const OWNERS_NOTICES = { role: "owner", to: "read the server's notices" } as const;
 
 function age(ms: number): string {
 	const minutes = Math.floor(ms / 60_000);
@@ -43,7 +45,7 @@ class OwnerNotices {
 				id: "p2.notices",
 				title: "Notices for the server's owner: what failed and what to do",
 				category: "p2",
-				when: "owner",
+				requires: OWNERS_NOTICES,
 				slash: { name: "notices" },
 				run: () => this.#open(),
 			}),
@@ -51,7 +53,7 @@ class OwnerNotices {
 				id: "p2.retry",
 				title: "Retry what the newest notice says failed",
 				category: "p2",
-				when: "owner",
+				requires: OWNERS_NOTICES,
 				slash: { name: "retry" },
 				run: () => {
 					const notice = [...(this.#ref?.state?.notices ?? [])].reverse().find((n) => n.retry);
@@ -110,7 +112,7 @@ class OwnerNotices {
 		this.#ctx.ui.notice("Retrying…");
 		ref.call("retry", { id: notice.id }).then(
 			({ message }) => this.#ctx.ui.notice(visibleText(message, false)),
-			(error: unknown) => this.#ctx.ui.notice(`Error: ${errorText(error)}`, "error"),
+			(error: unknown) => this.#ctx.ui.fail(error),
 		);
 	}
 
@@ -134,9 +136,7 @@ class OwnerNotices {
 				onKey: (data, n) => {
 					if (!n) return false;
 					if (matchesKey(data, "ctrl+d")) {
-						ref
-							.call("dismiss", { id: n.id })
-							.catch((error: unknown) => ui.notice(`Error: ${errorText(error)}`, "error"));
+						ref.call("dismiss", { id: n.id }).catch((error: unknown) => ui.fail(error));
 						return true;
 					}
 					if (matchesKey(data, "ctrl+r") && n.retry) {

@@ -6,8 +6,6 @@
  */
 import { getKeybindings, matchesKey } from "@earendil-works/pi-tui";
 import type { GuestPlugin } from "../../guest/plugin.ts";
-import { errorText } from "../../protocol/errors.ts";
-import { isParticipantRole } from "../../protocol/roles.ts";
 import { ListPanel } from "../../ui/list-panel.ts";
 import { type ListeningPort, portsContract } from "./contract.ts";
 
@@ -21,12 +19,10 @@ export const portsPlugin: GuestPlugin = {
 			id: "p2.ports",
 			title: "TCP ports listening in the session's environment",
 			category: "p2",
-			when: "participant",
+			requires: { role: "participant", to: "list the ports (a guest, when the owner allowed it)" },
 			slash: { name: "ports" },
 			run: () => {
 				const { ui } = ctx;
-				if (!isParticipantRole(ctx.session.role))
-					return ui.notice("Only the owner, or a guest with full access they allowed, can list the ports.");
 				const session = ctx.session.id;
 				if (!session) return ui.notice("Open a session to list the ports of its environment.");
 				const ref = ctx.objects.open(portsContract, { session });
@@ -37,7 +33,7 @@ export const portsPlugin: GuestPlugin = {
 				ref.ready.catch((error: unknown) => {
 					if (ui.selector?.id === "ports") ui.closeSelector();
 					ref.close();
-					ui.notice(`Error: ${errorText(error)}`, "warning");
+					ui.fail(error);
 				});
 				const env = () => ref.state?.env ?? "";
 				// The launcher listens on this computer's loopback and asks first; the answer names the address.
@@ -93,7 +89,7 @@ export const portsPlugin: GuestPlugin = {
 								return true;
 							}
 							if (!matchesKey(data, "ctrl+r")) return false;
-							ref.call("refresh", {}).catch((error: unknown) => ui.notice(`Error: ${errorText(error)}`, "error"));
+							ref.call("refresh", {}).catch((error: unknown) => ui.fail(error));
 							return true;
 						},
 						close: () => {

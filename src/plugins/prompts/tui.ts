@@ -6,7 +6,6 @@
  */
 import type { SlashEntry, SlashExpander } from "../../guest/commands.ts";
 import type { GuestPlugin } from "../../guest/plugin.ts";
-import type { ObjectRef } from "../../protocol/object-client.ts";
 import { isParticipantRole } from "../../protocol/roles.ts";
 import type { LoadedResources } from "../../ui/startup-resources.ts";
 import { visibleText } from "../../ui/text.ts";
@@ -96,36 +95,22 @@ export function loadedNames(state: PromptsState | undefined): LoadedResources {
 export const promptsPlugin: GuestPlugin = {
 	name: "prompts",
 	register(ctx) {
-		let ref: ObjectRef<typeof promptsContract> | undefined;
-		let offState: (() => void) | undefined;
+		// The open session's templates and skills, for those who may send (refused or gone: nothing is listed,
+		// and what is typed is sent as it is).
+		const prompts = ctx.objects.follow(promptsContract, (session) =>
+			session.id !== undefined && session.role !== undefined && isParticipantRole(session.role)
+				? { session: session.id }
+				: undefined,
+		);
 		const listeners = new Set<(loaded: LoadedResources) => void>();
-		const publish = () => {
-			const loaded = loadedNames(ref?.state);
+		const publish = (state: PromptsState | undefined) => {
+			const loaded = loadedNames(state);
 			for (const listener of [...listeners]) listener(loaded);
 		};
-		/** Follows the open session and this person's role: open for those who may send, closed otherwise. */
-		const follow = () => {
-			const session = ctx.session.id;
-			const role = ctx.session.role;
-			const wanted = session !== undefined && role !== undefined && isParticipantRole(role) ? session : undefined;
-			if (ref && ref.input.session === wanted) return;
-			offState?.();
-			ref?.close();
-			ref = undefined;
-			offState = undefined;
-			if (wanted !== undefined) {
-				const opened = ctx.objects.open(promptsContract, { session: wanted });
-				ref = opened;
-				offState = opened.onChange(publish);
-				// Refused or gone: nothing is listed, and what is typed is sent as it is.
-				opened.ready.catch(() => {});
-			}
-			publish();
-		};
 		const expander: SlashExpander = {
-			entries: () => slashEntries(ref?.state, ctx.preferences.effective().settings.enableSkillCommands !== false),
+			entries: () => slashEntries(prompts.state, ctx.preferences.effective().settings.enableSkillCommands !== false),
 			async expand(text) {
-				const current = ref;
+				const current = prompts.ref;
 				if (!current) return text;
 				await current.ready;
 				return (await current.call("expand", { text })).text;
@@ -136,18 +121,15 @@ export const promptsPlugin: GuestPlugin = {
 			ctx.services.provide("promptResources", {
 				onChange(listener) {
 					listeners.add(listener);
-					listener(loadedNames(ref?.state));
+					listener(loadedNames(prompts.state));
 					return () => listeners.delete(listener);
 				},
 			}),
-			ctx.session.on("opened", follow),
-			ctx.session.on("identity", follow),
+			prompts.onChange(publish),
 		];
-		follow();
 		return () => {
 			for (const remove of removals.reverse()) remove();
-			offState?.();
-			ref?.close();
+			prompts.close();
 		};
 	},
 };

@@ -4,8 +4,6 @@
  */
 import { matchesKey } from "@earendil-works/pi-tui";
 import type { GuestPlugin } from "../../guest/plugin.ts";
-import { errorText } from "../../protocol/errors.ts";
-import { isOwnerRole } from "../../protocol/roles.ts";
 import { ListPanel } from "../../ui/list-panel.ts";
 import { type ProviderRow, providersContract } from "./contract.ts";
 
@@ -40,11 +38,10 @@ export const providersPlugin: GuestPlugin = {
 			id: "p2.providers",
 			title: "Model providers and how the server is signed in to each",
 			category: "p2",
-			when: "owner",
+			requires: { role: "owner", to: "see the server's providers" },
 			slash: { name: "providers" },
 			run: () => {
 				const { ui } = ctx;
-				if (!isOwnerRole(ctx.session.role)) return ui.notice("Only the server's owner can see its providers.");
 				const ref = ctx.objects.open(providersContract, {});
 				ref.onChange(() => {
 					if (ui.selector?.id === "providers") ui.requestRender();
@@ -64,7 +61,7 @@ export const providersPlugin: GuestPlugin = {
 						hint: () => "type to filter · /login sign in · /logout sign out · ctrl+r read again · ↑↓ move · esc close",
 						onKey: (data) => {
 							if (!matchesKey(data, "ctrl+r")) return false;
-							ref.call("refresh", {}).catch((error: unknown) => ui.notice(`Error: ${errorText(error)}`, "error"));
+							ref.call("refresh", {}).catch((error: unknown) => ui.fail(error));
 							return true;
 						},
 						close: () => {

@@ -2,8 +2,9 @@
  * The owner's side of sharing in the UI: `/share` (the share sheet) and who is here now in the footer. The
  * sharing object of the open session is held while an owner has it open; guests never ask for it.
  */
+
+import type { Followed } from "../../guest/follow.ts";
 import type { GuestContext, GuestPlugin } from "../../guest/plugin.ts";
-import { errorText } from "../../protocol/errors.ts";
 import type { ObjectRef } from "../../protocol/object-client.ts";
 import { isOwnerRole } from "../../protocol/roles.ts";
 import { guestLabel, guestName } from "../../protocol/share-link.ts";
@@ -31,29 +32,32 @@ export function presenceText(state: SharingState | undefined): string | undefine
 class ShareCommands {
 	readonly #ctx: GuestContext;
 	readonly #removals: (() => void)[];
-	#ref: ObjectRef<typeof sharingContract> | undefined;
-	#session: string | undefined;
+	/** The open session's sharing object, held while an owner has the session open. */
+	readonly #sharing: Followed<typeof sharingContract>;
+	/** Who was here at the last change of this object (none before its first state: no "joined" for them). */
+	#here: Map<string, string> | undefined;
 
 	constructor(ctx: GuestContext) {
 		this.#ctx = ctx;
-		const follow = () => this.#follow();
+		this.#sharing = ctx.objects.follow(sharingContract, (session) =>
+			isOwnerRole(session.role) && session.id ? { session: session.id } : undefined,
+		);
 		this.#removals = [
 			ctx.commands.register({
 				id: "p2.share",
 				title: "Share this session: links, guests and approval",
 				category: "p2",
-				when: "owner",
+				requires: { role: "owner", to: "share this session" },
 				slash: { name: "share" },
 				run: () => this.#open(),
 			}),
-			ctx.session.on("opened", follow),
-			ctx.session.on("identity", follow),
+			this.#sharing.onChange((state, ref) => this.#changed(state, ref)),
 		];
 	}
 
 	dispose(): void {
 		for (const remove of this.#removals) remove();
-		this.#ref?.close();
+		this.#sharing.close();
 	}
 
 	/** The footer's presence line; undefined clears it. */
@@ -66,48 +70,40 @@ class ShareCommands {
 		return this.#ctx.services.get("conversation")?.ref;
 	}
 
-	/** The open session or the role changed: hold that session's sharing object while an owner has it open. */
-	#follow(): void {
-		const session = isOwnerRole(this.#ctx.session.role) ? this.#ctx.session.id : undefined;
-		if (session === this.#session) return;
-		this.#ref?.close();
-		this.#ref = undefined;
-		this.#session = session;
-		this.#setPresence(undefined);
-		if (!session) return;
-		const ref = this.#ctx.objects.open(sharingContract, { session });
-		this.#ref = ref;
-		let here: Map<string, string> | undefined;
-		ref.onChange((state) => {
-			if (this.#ref !== ref) return;
-			this.#setPresence(presenceText(state));
-			if (this.#ctx.ui.selector?.id === "share") this.#ctx.ui.requestRender();
-			// Who comes and goes, in the transcript (not for those already here when the session opened).
-			const now = new Map(
-				(state?.guests ?? []).filter((g) => g.connected > 0 && !g.blocked).map((g) => [g.id, guestLabel(g.name)]),
-			);
-			if (here) {
-				for (const [id, name] of now) {
-					const guest = state?.guests.find((g) => g.id === id);
-					if (!here.has(id))
-						this.#ctx.ui.notice(`${name} joined · ${guest?.access === "full" ? "full access" : "view only"}`);
-				}
-				for (const [id, name] of here) if (!now.has(id)) this.#ctx.ui.notice(`${name} left`);
+	/** The sharing object changed, or another (or none) took its place. */
+	#changed(state: SharingState | undefined, ref: ObjectRef<typeof sharingContract> | undefined): void {
+		if (!state) {
+			this.#here = undefined;
+			this.#setPresence(undefined);
+			return;
+		}
+		this.#setPresence(presenceText(state));
+		if (this.#ctx.ui.selector?.id === "share") this.#ctx.ui.requestRender();
+		// Who comes and goes, in the transcript (not for those already here when the session opened).
+		const now = new Map(
+			state.guests.filter((g) => g.connected > 0 && !g.blocked).map((g) => [g.id, guestLabel(g.name)]),
+		);
+		const here = this.#here;
+		if (here && ref) {
+			for (const [id, name] of now) {
+				const guest = state.guests.find((g) => g.id === id);
+				if (!here.has(id))
+					this.#ctx.ui.notice(`${name} joined · ${guest?.access === "full" ? "full access" : "view only"}`);
 			}
-			here = now;
-		});
+			for (const [id, name] of here) if (!now.has(id)) this.#ctx.ui.notice(`${name} left`);
+		}
+		this.#here = now;
 	}
 
 	#open(): void {
 		const { ui, launcher } = this.#ctx;
-		if (!isOwnerRole(this.#ctx.session.role)) return ui.notice("Only the owner can share this session.");
-		const ref = this.#ref;
+		const ref = this.#sharing.ref;
 		if (!ref) return ui.notice("Open a session to share it.");
 		const act = (work: () => Promise<unknown>) =>
 			void work()
 				.then(() => ui.requestRender())
 				.catch((error: unknown) => {
-					ui.notice(`Error: ${errorText(error)}`, "error");
+					ui.fail(error);
 				});
 		// The server's origin as the launcher reaches it: links are this plus the path the server gives.
 		const origin = this.#ctx.start.origin;

@@ -4,7 +4,6 @@
  */
 import type { GuestPlugin } from "../../guest/plugin.ts";
 import { MAIN_CONVERSATION } from "../../protocol/common.ts";
-import type { ObjectRef } from "../../protocol/object-client.ts";
 import { type StatusState, statusContract } from "./contract.ts";
 
 export interface Usage {
@@ -22,46 +21,37 @@ declare module "../../guest/services.ts" {
 export const statusPlugin: GuestPlugin = {
 	name: "status",
 	register(ctx) {
-		let status: ObjectRef<typeof statusContract> | undefined;
+		/** The conversation the chat navigated to (a subagent's), in the session it was in. */
+		let navigated: { session: string; conversation: string } | undefined;
+		const status = ctx.objects.follow(statusContract, ({ id }) => {
+			if (!id) return undefined;
+			return { session: id, conversation: navigated?.session === id ? navigated.conversation : MAIN_CONVERSATION };
+		});
 		const listeners = new Set<(state: StatusState | undefined) => void>();
-		const changed = (state: StatusState | undefined) => {
+		const offStatus = status.onChange((state) => {
 			for (const listener of [...listeners]) listener(state);
-		};
+		});
 		const removeService = ctx.services.provide("usage", {
-			state: () => status?.state,
+			state: () => status.state,
 			onChange: (listener) => {
 				listeners.add(listener);
 				return () => listeners.delete(listener);
 			},
 		});
-		const offClosed = ctx.session.on("closed", () => {
-			status?.close();
-			changed(undefined);
-		});
-		const follow = (session: string, conversation: string) => {
-			status?.close();
-			const ref = ctx.objects.open(statusContract, { session, conversation });
-			status = ref;
-			changed(undefined);
-			ref.onChange((state) => {
-				if (status === ref) changed(state);
-			});
-		};
-		const offOpened = ctx.session.on("opened", ({ id }) => follow(id, MAIN_CONVERSATION));
 		// The chat shows another conversation of the session (a subagent's): its numbers, and the session's.
 		let offNavigate: (() => void) | undefined;
 		ctx.services.use("conversation", (conversation) => {
 			offNavigate = conversation.onNavigate((id) => {
 				const session = ctx.session.id;
-				if (session) follow(session, id);
+				navigated = session ? { session, conversation: id } : undefined;
+				status.refresh();
 			});
 		});
 		return () => {
 			removeService();
-			offClosed();
-			offOpened();
+			offStatus();
 			offNavigate?.();
-			status?.close();
+			status.close();
 		};
 	},
 };

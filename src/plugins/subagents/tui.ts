@@ -41,7 +41,8 @@ export const subagentsPlugin: GuestPlugin = {
 	name: "subagents",
 	register(ctx) {
 		const { ui } = ctx;
-		let list: ObjectRef<typeof conversationsContract> | undefined;
+		/** The open session's conversations: the main one and its subagents. */
+		const list = ctx.objects.follow(conversationsContract, ({ id }) => (id ? { session: id } : undefined));
 		const conversation = () => ctx.services.get("conversation");
 		const navigate = (row: ConversationItem) => {
 			const open = conversation();
@@ -50,8 +51,8 @@ export const subagentsPlugin: GuestPlugin = {
 		};
 		const openSelector = () => {
 			const open = conversation();
-			if (!list?.state || !open) return ui.notice("The session's conversations are not here yet.");
-			const rows = () => list?.state?.conversations ?? [];
+			if (!list.state || !open) return ui.notice("The session's conversations are not here yet.");
+			const rows = () => list.state?.conversations ?? [];
 			const selector = new AgentsSelector({
 				theme: ui.theme,
 				rows,
@@ -64,7 +65,7 @@ export const subagentsPlugin: GuestPlugin = {
 					navigate(row);
 				},
 				archive: async (row, archived) => {
-					await list?.call(archived ? "archive" : "restore", { id: row.id });
+					await list.ref?.call(archived ? "archive" : "restore", { id: row.id });
 				},
 				close: () => ui.closeSelector(),
 				requestRender: () => ui.requestRender(),
@@ -106,23 +107,15 @@ export const subagentsPlugin: GuestPlugin = {
 		const removals = [
 			ctx.services.provide("subagentLists", lists),
 			ctx.registries.toolRenderers.register(SUBAGENT_TOOL, (data, theme) => subagentCard(data, theme)),
-			ctx.session.on("closed", () => {
-				list?.close();
-				list = undefined;
-			}),
-			ctx.session.on("opened", ({ id }) => {
-				list?.close();
-				const ref = ctx.objects.open(conversationsContract, { session: id });
-				list = ref;
-				// A subagent renamed or gone from the list: the crumb follows what the server says.
-				ref.onChange((state) => {
-					// An open /agents shows the change (a subagent done, archived, started).
-					if (list === ref && ui.selector?.id === "agents") ui.requestRender();
-					const open = conversation();
-					if (list !== ref || !open || open.current === MAIN_CONVERSATION) return;
-					const row = state.conversations.find((c) => c.id === open.current);
-					if (row) open.navigate(row.id, row.title || row.id);
-				});
+			// A subagent renamed or gone from the list: the crumb follows what the server says.
+			list.onChange((state) => {
+				if (!state) return;
+				// An open /agents shows the change (a subagent done, archived, started).
+				if (ui.selector?.id === "agents") ui.requestRender();
+				const open = conversation();
+				if (!open || open.current === MAIN_CONVERSATION) return;
+				const row = state.conversations.find((c) => c.id === open.current);
+				if (row) open.navigate(row.id, row.title || row.id);
 			}),
 			ctx.commands.register({
 				id: "p2.agents",
@@ -149,7 +142,7 @@ export const subagentsPlugin: GuestPlugin = {
 		return () => {
 			for (const remove of removals.reverse()) remove();
 			lists.forget();
-			list?.close();
+			list.close();
 		};
 	},
 };

@@ -5,9 +5,7 @@
  */
 import type { SelectItem } from "@earendil-works/pi-tui";
 import type { GuestContext, GuestPlugin } from "../../guest/plugin.ts";
-import { errorText } from "../../protocol/errors.ts";
 import type { ObjectRef } from "../../protocol/object-client.ts";
-import { isParticipantRole } from "../../protocol/roles.ts";
 import { highlightLines, languageOfPath } from "../../ui/highlight.ts";
 import { FilterSelector } from "../../ui/selector.ts";
 import { groupDigits, visibleText } from "../../ui/text.ts";
@@ -17,6 +15,9 @@ import { diffLines } from "../../ui/tools/diff.ts";
 import type { ToolCardData, ToolView } from "../../ui/tools/tool-card.ts";
 import { type ChangeEntry, type ListEntry, type StatusResult, workspaceContract } from "./contract.ts";
 import { piDiff } from "./pi-diff.ts";
+
+/** The workspace is for those who take part in the session: a view guest is told so. */
+const PARTICIPANTS = { role: "participant", to: "use the session's files" } as const;
 
 const PAGE = 200;
 const KIND_WORDS: Record<ChangeEntry["kind"], string> = {
@@ -63,7 +64,7 @@ export class WorkspacePanels {
 				id: "p2.workspace.files",
 				title: "Browse the session's directory and view its files",
 				category: "Workspace",
-				when: "participant",
+				requires: PARTICIPANTS,
 				slash: { name: "files", argumentHint: "[-a] [dir]" },
 				run: (args) => this.#files(args),
 			}),
@@ -71,7 +72,7 @@ export class WorkspacePanels {
 				id: "p2.workspace.changes",
 				title: "Git's changes in the session's directory, with their diffs",
 				category: "Workspace",
-				when: "participant",
+				requires: PARTICIPANTS,
 				slash: { name: "changes" },
 				run: () => this.#changes(),
 			}),
@@ -79,7 +80,7 @@ export class WorkspacePanels {
 				id: "p2.workspace.grep",
 				title: "Search the session's directory",
 				category: "Workspace",
-				when: "participant",
+				requires: PARTICIPANTS,
 				slash: { name: "grep", argumentHint: "<text>" },
 				run: (args) => this.#grep(args),
 			}),
@@ -106,10 +107,6 @@ export class WorkspacePanels {
 			ui.notice("No session is open yet.");
 			return undefined;
 		}
-		if (!isParticipantRole(session.role)) {
-			ui.notice("The session's files are for those who take part; you joined to view.");
-			return undefined;
-		}
 		if (this.#ref?.input.session !== session.id) {
 			this.#drop();
 			const ref = this.#ctx.objects.open(workspaceContract, { session: session.id });
@@ -128,7 +125,7 @@ export class WorkspacePanels {
 		try {
 			return await work();
 		} catch (error) {
-			this.#ctx.ui.notice(`Error: ${errorText(error)}`, "error");
+			this.#ctx.ui.fail(error);
 			return undefined;
 		}
 	}

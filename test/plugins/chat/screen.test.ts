@@ -5,6 +5,7 @@ import { Completions } from "../../../src/guest/completions.ts";
 import { EntryRenderers, MarkdownTransformers, ToolRenderers } from "../../../src/guest/registries.ts";
 import type { ChatEntry, ChatState } from "../../../src/plugins/chat/contract.ts";
 import { ChatScreen } from "../../../src/plugins/chat/tui/screen.ts";
+import { arktypeChecks } from "../../../src/protocol/arktype-checks.ts";
 import { applyPatch } from "../../../src/protocol/patch.ts";
 import { FakeTerminal } from "../../support/fake-terminal.ts";
 import { testLayout } from "../../support/guest-context.ts";
@@ -32,7 +33,7 @@ function screen() {
 	const ui = testLayout(tui);
 	const registries = {
 		toolRenderers: new ToolRenderers(),
-		entryRenderers: new EntryRenderers(),
+		entryRenderers: new EntryRenderers(arktypeChecks),
 		markdownTransformers: new MarkdownTransformers(),
 		completions: new Completions(),
 	};

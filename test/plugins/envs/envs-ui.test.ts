@@ -205,7 +205,7 @@ describe.skipIf(!sshdPath)("environments in the UI", () => {
 			registerLocationCommands(guest.ctx, () => sessions);
 			await guest.ctx.commands.slash("envs")?.run("");
 			expect(await guest.ctx.commands.slash("cd")?.slash?.complete?.("bo")).toBeNull();
-			await expect(guest.ctx.commands.slash("cd")!.run("box:/")).rejects.toThrow(
+			await expect(guest.ctx.commands.invoke(guest.ctx.commands.slash("cd")!, "box:/")).rejects.toThrow(
 				"Only the owner can move this session.",
 			);
 			expect(guest.opened).not.toContain("envs");

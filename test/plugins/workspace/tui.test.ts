@@ -17,20 +17,20 @@ describe("the workspace's commands by role", () => {
 			["p2.workspace.changes", ""],
 			["p2.workspace.grep", "needle"],
 		] as const) {
-			await ctx.commands.get(id)?.run(args);
+			await ctx.commands.invoke(ctx.commands.get(id)!, args).catch((error) => ctx.ui.fail(error));
 		}
 		expect(opened).toEqual([]);
 		expect(notices.map((n) => n.text)).toEqual(
-			Array(3).fill("The session's files are for those who take part; you joined to view."),
+			Array(3).fill("Only the owner and guests with full access can use the session's files."),
 		);
 		dispose();
 	});
 
-	test("the commands name their context: participants only", () => {
+	test("the commands name who may use them: participants only", () => {
 		const { ctx } = testGuest({ identity: { role: "owner", id: "o1", name: "Owner", session: null } });
 		const dispose = workspacePlugin.register(ctx);
 		for (const id of ["p2.workspace.files", "p2.workspace.changes", "p2.workspace.grep"]) {
-			expect(ctx.commands.get(id)?.when).toBe("participant");
+			expect(ctx.commands.get(id)?.requires).toEqual({ role: "participant", to: "use the session's files" });
 		}
 		dispose();
 	});

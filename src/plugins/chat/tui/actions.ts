@@ -3,9 +3,9 @@
  * connection), stop, take back queued messages, compact, a fresh context, `!` commands, and texts others sent
  * back to this person's editor. The screen shows; this only asks the server and puts texts where they go.
  */
+
 import type { GuestUi } from "../../../guest/layout.ts";
 import type { OpenSession } from "../../../guest/session.ts";
-import { errorText } from "../../../protocol/errors.ts";
 import { ConnectionLost, type ObjectRef } from "../../../protocol/object-client.ts";
 import { isOwnerRole, isParticipantRole } from "../../../protocol/roles.ts";
 import type { ChatState, chatContract, QueueMode } from "../contract.ts";
@@ -14,7 +14,7 @@ import type { ChatState, chatContract, QueueMode } from "../contract.ts";
 export type SendExtra = Record<string, string | number | boolean | null>;
 
 export interface ChatActionsContext {
-	readonly ui: Pick<GuestUi, "notice" | "editorText" | "setEditorText">;
+	readonly ui: Pick<GuestUi, "notice" | "fail" | "editorText" | "setEditorText">;
 	/** Who this is (the role decides what they may do; their id marks their own messages). */
 	readonly session: Pick<OpenSession, "identity" | "role">;
 	chat(): ObjectRef<typeof chatContract> | undefined;
@@ -35,10 +35,11 @@ export class ChatActions {
 		return chat;
 	}
 
-	/** Until the role is known the server decides; then the owner and full guests. */
-	#mayAct(what: string): void {
+	/** `!cmd` is not a command: until the role is known the server decides; then the owner and full guests. */
+	#mayRunShell(): void {
 		const role = this.#ctx.session.role;
-		if (role && !isParticipantRole(role)) throw new Error(`Only the owner and guests with full access can ${what}.`);
+		if (role && !isParticipantRole(role))
+			throw new Error("Only the owner and guests with full access can run commands.");
 	}
 
 	/** The same request id across reconnects: the server runs it once. A refusal goes back to the person. */
@@ -74,7 +75,7 @@ export class ChatActions {
 					this.#ctx.ui.notice("Only the owner, or whoever ran it, can cancel this command.");
 			}
 		} catch (error) {
-			this.#ctx.ui.notice(`Error: ${errorText(error)}`, "error");
+			this.#ctx.ui.fail(error);
 		}
 	}
 
@@ -87,25 +88,23 @@ export class ChatActions {
 			const n = result.restored.length;
 			this.#ctx.ui.notice(`Restored ${n} queued message${n === 1 ? "" : "s"} to editor`);
 		} catch (error) {
-			this.#ctx.ui.notice(`Error: ${errorText(error)}`, "error");
+			this.#ctx.ui.fail(error);
 		}
 	}
 
 	async compact(instructions: string): Promise<void> {
-		this.#mayAct("compact");
 		const result = await this.#open().call("compact", instructions.trim() ? { instructions: instructions.trim() } : {});
 		// pi's words for a cancelled compaction.
 		if (result.aborted) this.#ctx.ui.notice("Compaction cancelled", "error");
 	}
 
 	async newContext(handoff: string): Promise<void> {
-		if (!isOwnerRole(this.#ctx.session.role)) throw new Error("Only the owner can start a fresh context.");
 		await this.#open().call("newContext", handoff.trim() ? { handoff: handoff.trim() } : {});
 	}
 
 	/** Like send: the same request id across reconnects, so the server runs the command once. */
 	async shell(command: string, includeInContext: boolean): Promise<void> {
-		this.#mayAct("run commands");
+		this.#mayRunShell();
 		const chat = this.#open();
 		const requestId = newRequestId();
 		for (;;) {

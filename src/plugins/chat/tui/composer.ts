@@ -5,10 +5,10 @@
  * can answer, stays in the editor's history).
  */
 import type { TuiAltScreen } from "@earendil-works/pi-tui";
+import { CommandRefused } from "../../../guest/access.ts";
 import { type CommandRegistry, parseSlash, SlashAutocomplete } from "../../../guest/commands.ts";
 import { type Completions, EditorCompletion } from "../../../guest/completions.ts";
-import type { NoticeTone } from "../../../guest/layout.ts";
-import { errorText } from "../../../protocol/errors.ts";
+import { failureNotice, failureText, type NoticeTone } from "../../../guest/layout.ts";
 import type { ThinkingLevel } from "../../../protocol/thinking-levels.ts";
 import { ChatEditor } from "../../../ui/chat-editor.ts";
 import type { ThemeRef } from "../../../ui/theme/theme-ref.ts";
@@ -102,12 +102,12 @@ export class Composer {
 		const slash = parseSlash(trimmed);
 		const command = slash && this.#options.commands.slash(slash.name);
 		if (command && slash) {
-			Promise.resolve()
-				.then(() => command.run(slash.args))
-				.catch((error: unknown) => {
-					this.editor.setText(text);
-					this.#options.notice(`Error: ${errorText(error)}`, "error");
-				});
+			this.#options.commands.invoke(command, slash.args).catch((error: unknown) => {
+				// What failed comes back to the editor; a command the person may not use is only said.
+				if (!(error instanceof CommandRefused)) this.editor.setText(text);
+				const { text: said, tone } = failureNotice(error);
+				this.#options.notice(said, tone);
+			});
 			return;
 		}
 		// pi's bash mode: `!cmd` runs the command and the model reads it; `!!cmd` keeps it out of the context.
@@ -117,7 +117,7 @@ export class Composer {
 			if (!command) return;
 			this.#options.shell(command, bang[1] !== "!").catch((error: unknown) => {
 				this.#putBack(text);
-				this.#options.notice(`Error: ${errorText(error)}`, "error");
+				this.#options.notice(failureText(error), "error");
 			});
 			return;
 		}
@@ -147,7 +147,7 @@ export class Composer {
 				// back to the composer. With no model to answer, pi leaves the editor empty (Up brings the text back).
 				if (!this.#options.noModel()) this.#putBack(text);
 				this.#attachments = [...files, ...this.#attachments];
-				this.#options.notice(`Error: ${errorText(error)}`, "error");
+				this.#options.notice(failureText(error), "error");
 			});
 	}
 

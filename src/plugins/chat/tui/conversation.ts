@@ -4,6 +4,8 @@
  * snapshot carries drafts per session and conversation) and gives the new one its own. Other plugins reach
  * the open conversation through the `conversation` service.
  */
+
+import { failureText } from "../../../guest/layout.ts";
 import type { GuestContext } from "../../../guest/plugin.ts";
 import type { SessionEvents } from "../../../guest/session.ts";
 import type { ReadingAnchor, ReloadSnapshot } from "../../../guest/snapshot.ts";
@@ -195,7 +197,7 @@ export class OpenConversation {
 			if (pending && screen.restorePosition(pending)) pending = undefined;
 		});
 		chat.onStatus((status) => {
-			if (this.#ref === chat && status.kind === "refused") screen.notice(`Error: ${status.message}`, "error");
+			if (this.#ref === chat && status.kind === "refused") screen.notice(failureText(status.message), "error");
 		});
 	}
 

@@ -3,6 +3,7 @@
  * unchanged item keeps its component and only changed items rebuild.
  */
 
+import { failureText } from "../../../guest/layout.ts";
 import { authorLabel } from "../../../protocol/author-label.ts";
 import { sameData } from "../../../ui/same-data.ts";
 import type { ToolCardData } from "../../../ui/tools/tool-card.ts";
@@ -229,7 +230,7 @@ function entryItem(entry: ChatEntry, view: ViewOptions): DisplayItem {
 				data: toolData(entry.name, entry.args, entry.result, entry.durationMs, view),
 			};
 		case "error":
-			return { key, kind: "status", data: { text: `Error: ${entry.message}`, tone: "error" } };
+			return { key, kind: "status", data: { text: failureText(entry.message), tone: "error" } };
 		case "interrupted":
 			return { key, kind: "status", data: { text: entry.message, tone: "warning" } };
 		case "compaction":

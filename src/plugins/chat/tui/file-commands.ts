@@ -3,7 +3,6 @@
  * files people and the agent sent: Enter previews, Ctrl+S saves through the launcher).
  */
 import type { GuestContext } from "../../../guest/plugin.ts";
-import { errorText } from "../../../protocol/errors.ts";
 import type { ObjectRef } from "../../../protocol/object-client.ts";
 import { FilterSelector } from "../../../ui/selector.ts";
 import { groupDigits, visibleText } from "../../../ui/text.ts";
@@ -71,7 +70,7 @@ export function registerFileCommands(
 							onCancel: () => ui.closeSelector(),
 							onSelect: (item) => {
 								const file = files.find((f) => f.id === item.value);
-								if (file) preview(file).catch((error: unknown) => ui.notice(`Error: ${errorText(error)}`, "error"));
+								if (file) preview(file).catch((error: unknown) => ui.fail(error));
 							},
 						}),
 					);

@@ -4,10 +4,9 @@
  * position is an item and a line within it, so it survives a reload.
  */
 import { type Component, Container, ScrollView, type TuiAltScreen } from "@earendil-works/pi-tui";
-import type { NoticeTone } from "../../../guest/layout.ts";
+import { failureText, type NoticeTone } from "../../../guest/layout.ts";
 import type { EntryRenderers } from "../../../guest/registries.ts";
 import type { ReadingAnchor } from "../../../guest/snapshot.ts";
-import { errorText } from "../../../protocol/errors.ts";
 import type { ThemeRef } from "../../../ui/theme/theme-ref.ts";
 import type { ChatEntry } from "../contract.ts";
 import { type DisplayItem, sameItem, shownFrom } from "./display-items.ts";
@@ -189,7 +188,7 @@ export class Transcript {
 			if (added > 0) this.view.scrollTo(this.view.scrollTop + added, { disableFollow: true });
 			tui.requestRender();
 		} catch (error) {
-			this.#options.notice(`Error: ${errorText(error)}`, "error");
+			this.#options.notice(failureText(error), "error");
 		} finally {
 			this.#loadingOlder = false;
 		}

@@ -5,8 +5,8 @@
  * is told the session's model and that its owner chooses.
  */
 import type { TuiCommand } from "../../../guest/commands.ts";
+import { failureText } from "../../../guest/layout.ts";
 import type { GuestContext } from "../../../guest/plugin.ts";
-import { errorText } from "../../../protocol/errors.ts";
 import type { ObjectRef } from "../../../protocol/object-client.ts";
 import { isOwnerRole } from "../../../protocol/roles.ts";
 import { THINKING_LEVELS, type ThinkingLevel } from "../../../protocol/thinking-levels.ts";
@@ -114,7 +114,7 @@ export function registerModelCommands(
 		try {
 			await work();
 		} catch (error) {
-			ctx.notice(`Error: ${errorText(error)}`, "error");
+			ctx.notice(failureText(error), "error");
 		}
 	};
 

@@ -3,8 +3,6 @@
  * editor), or a copy of it as it stands. The server makes the child session; the screen then opens it.
  */
 import type { GuestContext } from "../../../guest/plugin.ts";
-import { errorText } from "../../../protocol/errors.ts";
-import { isOwnerRole } from "../../../protocol/roles.ts";
 import { MessageSelector } from "../../../ui/message-selector.ts";
 import type { ChatEntry } from "./peers.ts";
 
@@ -20,11 +18,7 @@ export function registerForkCommands(ctx: GuestContext): () => void {
 		ctx.session.open(session, { draft });
 		ui.notice(done);
 	};
-	const ownerOnly = () => {
-		if (isOwnerRole(ctx.session.role)) return false;
-		ui.notice("Only the owner can start sessions; you were given this one.");
-		return true;
-	};
+	const ownerOnly = { role: "owner", to: "start sessions; you were given this one" } as const;
 	const entries = () => conversation()?.entries() ?? [];
 	const removals = [
 		ctx.commands.register({
@@ -32,9 +26,9 @@ export function registerForkCommands(ctx: GuestContext): () => void {
 			title: "Create a new fork from a previous user message",
 			category: "Sessions",
 			when: "chat && owner",
+			requires: ownerOnly,
 			slash: { name: "fork" },
 			run: () => {
-				if (ownerOnly()) return;
 				const messages = entries().filter((e): e is UserEntry => e.kind === "user");
 				if (!messages.length) return ui.notice("No messages to fork from");
 				ui.showSelector(
@@ -47,9 +41,7 @@ export function registerForkCommands(ctx: GuestContext): () => void {
 						text: (entry) => entry.text,
 						choose: (entry) => {
 							ui.closeSelector();
-							fork(entry.seq, entry.text, "Forked to new session").catch((error: unknown) =>
-								ui.notice(`Error: ${errorText(error)}`, "error"),
-							);
+							fork(entry.seq, entry.text, "Forked to new session").catch((error: unknown) => ui.fail(error));
 						},
 						cancel: () => ui.closeSelector(),
 					}),
@@ -60,10 +52,10 @@ export function registerForkCommands(ctx: GuestContext): () => void {
 			id: "p2.session.clone",
 			title: "Duplicate the current session at the current position",
 			category: "Sessions",
-			when: "chat && owner",
+			when: "chat",
+			requires: ownerOnly,
 			slash: { name: "clone" },
 			run: async () => {
-				if (ownerOnly()) return;
 				if (!entries().length) return ui.notice("Nothing to clone yet");
 				await fork(undefined, "", "Cloned to new session");
 			},

@@ -155,6 +155,7 @@ export function registerLocationCommands(ctx: GuestContext, catalog: Catalog): (
 			title: "Change the session's directory or machine ([env:]path; the history stays)",
 			category: "Sessions",
 			when: "chat && owner",
+			requires: { role: "owner", to: "move this session" },
 			slash: {
 				name: "cd",
 				argumentHint: "[[env:]path]",
@@ -162,7 +163,6 @@ export function registerLocationCommands(ctx: GuestContext, catalog: Catalog): (
 				complete: (prefix) => completePlace(ctx, prefix, sessionPlace(ctx, catalog)),
 			},
 			run: async (typed) => {
-				if (!isOwnerRole(ctx.session.role)) throw new Error("Only the owner can move this session.");
 				const here = sessionPlace(ctx, catalog);
 				if (!here) throw new Error("No session is open yet.");
 				// Without a place: the prompt on the session's directory, Tab for another environment.

@@ -2,6 +2,8 @@
  * Sessions as pi users know them: /new and /name, /resume and Ctrl+R open pi's session selector on the
  * server's catalog, /session shows the footer's numbers with what each covers (seed 1.16).
  */
+
+import { CommandRefused } from "../../../guest/access.ts";
 import type { TuiCommand } from "../../../guest/commands.ts";
 import type { GuestContext } from "../../../guest/plugin.ts";
 import type { UsageTotals } from "../../../protocol/common.ts";
@@ -13,6 +15,9 @@ import type { SessionRow, sessionsContract } from "../contract.ts";
 import { completePlace, readPlace, sessionPlace } from "./location-commands.ts";
 import type { ChatState, StatusState } from "./peers.ts";
 import { SessionSelector } from "./session-selector.ts";
+
+/** Sessions are the owner's to browse: a guest was given one. */
+const BROWSE = { role: "owner", to: "browse sessions; you were given this one" } as const;
 
 export type Catalog = () => ObjectRef<typeof sessionsContract> | undefined;
 
@@ -43,6 +48,7 @@ export function registerNewAndName(ctx: GuestContext, catalog: Catalog): () => v
 			title: "Start a new session (here, or in [env:]path)",
 			category: "Sessions",
 			when: "chat && owner",
+			requires: { role: "owner", to: "start sessions; you were given this one" },
 			slash: {
 				name: "new",
 				argumentHint: "[[env:]path]",
@@ -50,9 +56,6 @@ export function registerNewAndName(ctx: GuestContext, catalog: Catalog): () => v
 				complete: (prefix) => completePlace(ctx, prefix, sessionPlace(ctx, catalog)),
 			},
 			run: async (path) => {
-				if (!isOwnerRole(ctx.session.role)) {
-					throw new Error("Only the owner can start sessions; you were given this one.");
-				}
 				const sessions = catalog();
 				if (!sessions) throw new Error("No session catalog yet.");
 				const here = sessionPlace(ctx, catalog);
@@ -82,7 +85,8 @@ export function registerNewAndName(ctx: GuestContext, catalog: Catalog): () => v
 						? ctx.ui.notice(`Session name: ${current}`, "note")
 						: ctx.ui.notice("Usage: /name <name>", "warning");
 				}
-				if (!isOwnerRole(ctx.session.role)) throw new Error("Only the owner can rename this session.");
+				// Reading the name is anyone's; setting it is the owner's.
+				if (!isOwnerRole(ctx.session.role)) throw new CommandRefused("Only the owner can rename this session.");
 				const sessions = catalog();
 				const id = ctx.session.id;
 				if (!sessions || !id) throw new Error("No session is open yet.");
@@ -104,9 +108,6 @@ export function registerSessionCommands(ctx: GuestContext, catalog: Catalog): ()
 	const openSelector = () => {
 		const sessions = catalog();
 		if (!sessions?.state) return ui.notice("The session list is not here yet.");
-		if (!isOwnerRole(ctx.session.role)) {
-			return ui.notice("Only the owner can browse sessions; you were given this one.");
-		}
 		const current = ctx.session.id;
 		const row = sessions.state.sessions.find((s) => s.id === current);
 		const search = ctx.services.get("messageSearch");
@@ -169,6 +170,7 @@ export function registerSessionCommands(ctx: GuestContext, catalog: Catalog): ()
 			category: "Sessions",
 			keys: ["ctrl+r"],
 			when: "chat && !overlay",
+			requires: BROWSE,
 			slash: { name: "sessions" },
 			run: openSelector,
 		},
@@ -177,6 +179,7 @@ export function registerSessionCommands(ctx: GuestContext, catalog: Catalog): ()
 			title: "Resume a different session",
 			category: "Sessions",
 			when: "chat && !overlay",
+			requires: BROWSE,
 			slash: { name: "resume" },
 			run: openSelector,
 		},

@@ -4,7 +4,6 @@
  * picker and the `--name`, `--model` and `--thinking` flags.
  */
 import type { GuestContext } from "../../../guest/plugin.ts";
-import { errorText } from "../../../protocol/errors.ts";
 import type { ObjectRef } from "../../../protocol/object-client.ts";
 import { sessionsContract } from "../contract.ts";
 import { chooseSession, newSessionWhateverTheCatalog, type SessionChoiceInput } from "./session-choice.ts";
@@ -88,7 +87,8 @@ export class SessionStart {
 			ctx.session.open(id, anchor ? { anchor } : {});
 			if (start.reason !== "start") return;
 			// pi's --resume: the session picker, over the session that opened (Esc stays there).
-			if (start.args.resume) ctx.commands.get("app.session.resume")?.run("");
+			const resume = start.args.resume ? ctx.commands.get("app.session.resume") : undefined;
+			if (resume) ctx.commands.invoke(resume).catch((error: unknown) => ctx.ui.fail(error));
 			// The command line's choices apply once, to the session this start opened (not after a reload).
 			const chat = ctx.services.get("conversation")?.ref;
 			const models = ctx.services.get("models");
@@ -105,7 +105,7 @@ export class SessionStart {
 				});
 			}
 		} catch (error) {
-			ctx.ui.notice(`Error: ${errorText(error)}`, "error");
+			ctx.ui.fail(error);
 		} finally {
 			this.#choosing = false;
 		}

@@ -3,27 +3,22 @@
  * opens on the open session; Enter opens another, as /resume does.
  */
 import type { GuestContext } from "../../../guest/plugin.ts";
-import { errorText } from "../../../protocol/errors.ts";
-import { isOwnerRole } from "../../../protocol/roles.ts";
 import type { Catalog } from "./session-commands.ts";
 import { TreeSelector } from "./tree-selector.ts";
 
 export function registerTreeCommand(ctx: GuestContext, catalog: Catalog): () => void {
 	const { ui } = ctx;
-	const report = (work: Promise<unknown>) =>
-		work.catch((error: unknown) => ui.notice(`Error: ${errorText(error)}`, "error"));
+	const report = (work: Promise<unknown>) => work.catch((error: unknown) => ui.fail(error));
 	return ctx.commands.register({
 		id: "app.session.tree",
 		title: "Navigate session tree (sessions and their forks)",
 		category: "Sessions",
 		when: "chat && !overlay",
+		requires: { role: "owner", to: "browse sessions; you were given this one" },
 		slash: { name: "tree" },
 		run: () => {
 			const sessions = catalog();
 			if (!sessions?.state) return ui.notice("The session list is not here yet.");
-			if (!isOwnerRole(ctx.session.role)) {
-				return ui.notice("Only the owner can browse sessions; you were given this one.");
-			}
 			const current = ctx.session.id;
 			ui.showSelector(
 				"tree",
