@@ -3,25 +3,16 @@ import { ServerConnection, type ServerFault } from "../../src/host/connection.ts
 import type { ConnectionState } from "../../src/protocol/channel.ts";
 import { MAX_SERVER_FRAME_CHARS } from "../../src/protocol/channel-kinds.ts";
 import { CLOSE_CODES } from "../../src/protocol/codes.ts";
-import { SOCKET_PATH } from "../../src/protocol/server-info.ts";
+import { socketServer } from "../support/socket-server.ts";
 import { waitUntil } from "../support/wait.ts";
 
 test("a socket the server closed as too slow is reconnected at once, not taken for a sign-out", async () => {
 	let sockets = 0;
-	const server = Bun.serve({
-		hostname: "127.0.0.1",
-		port: 0,
-		fetch(req, srv) {
-			if (new URL(req.url).pathname === SOCKET_PATH && srv.upgrade(req)) return undefined;
-			return new Response(null, { status: 200 });
-		},
-		websocket: {
-			open(ws) {
-				sockets++;
-				if (sockets === 1) ws.close(CLOSE_CODES.tooSlow, "too slow: 16.0 MiB were waiting");
-				else ws.send("hello again");
-			},
-			message() {},
+	const server = socketServer({
+		open(ws) {
+			sockets++;
+			if (sockets === 1) ws.close(CLOSE_CODES.tooSlow, "too slow: 16.0 MiB were waiting");
+			else ws.send("hello again");
 		},
 	});
 	const states: ConnectionState[] = [];
@@ -55,23 +46,13 @@ test("a socket the server closed as too slow is reconnected at once, not taken f
 test("a frame larger than the UI takes is never relayed: the socket is closed, the fault told, and each retry waits longer", async () => {
 	const closes: number[] = [];
 	let sockets = 0;
-	const server = Bun.serve({
-		hostname: "127.0.0.1",
-		port: 0,
-		fetch(req, srv) {
-			if (new URL(req.url).pathname === SOCKET_PATH && srv.upgrade(req)) return undefined;
-			return new Response(null, { status: 200 });
+	const server = socketServer({
+		open(ws) {
+			sockets++;
+			ws.send("x".repeat(MAX_SERVER_FRAME_CHARS + 1));
 		},
-		websocket: {
-			maxPayloadLength: 64 * 1024 * 1024,
-			open(ws) {
-				sockets++;
-				ws.send("x".repeat(MAX_SERVER_FRAME_CHARS + 1));
-			},
-			message() {},
-			close(_ws, code) {
-				closes.push(code);
-			},
+		close(_ws, code) {
+			closes.push(code);
 		},
 	});
 	const frames: number[] = [];

@@ -12,11 +12,11 @@ import { AFTER_NO_MS } from "../../src/host/launcher-actions.ts";
 import { downloadFolder, editorCommand, preferencePaths } from "../../src/host/local-preferences.ts";
 import type { TerminalSink } from "../../src/host/terminal-output.ts";
 import { QUIET_MS } from "../../src/host/trusted-ui.ts";
-import { SOCKET_PATH } from "../../src/protocol/server-info.ts";
 import { FakeClock } from "../support/fake-clock.ts";
 import { guestBundle } from "../support/guest-bundle.ts";
 import { runWithBundle } from "../support/launcher-run.ts";
 import { startTestServer, type TestServer } from "../support/p2-server.ts";
+import { socketServer } from "../support/socket-server.ts";
 import { waitUntil } from "../support/wait.ts";
 
 let server: TestServer;
@@ -352,22 +352,13 @@ describe("a hostile UI against the launcher", () => {
 
 	test("a server that sends a frame larger than allowed at every connection: the person is told on the launcher's own screen", async () => {
 		let sockets = 0;
-		const hostile = Bun.serve({
-			hostname: "127.0.0.1",
-			port: 0,
-			fetch(req, srv) {
-				if (new URL(req.url).pathname === SOCKET_PATH && srv.upgrade(req)) return undefined;
-				return new Response(null, { status: 200 });
-			},
-			websocket: {
-				maxPayloadLength: 128 * 1024 * 1024,
-				open(ws) {
-					sockets++;
-					ws.send("x".repeat(64 * 1024 * 1024));
-				},
-				message() {},
+		const hostile = socketServer({
+			open(ws) {
+				sockets++;
+				ws.send("x".repeat(64 * 1024 * 1024));
 			},
 		});
+
 		try {
 			const run = runWithBundle(
 				server,
