@@ -13,7 +13,7 @@ import type { Role } from "../protocol/roles.ts";
 import { meets, type Requirement, refusal } from "./access.ts";
 import { parseWhen, type When, WhenError } from "./when.ts";
 
-/** pi 1.6.0's built-in slash commands, in the order its list shows them (pi-look §3.1). */
+/** pi 1.6.0's built-in slash commands, in the order its list shows them. */
 const PI_SLASH_ORDER = [
 	"settings",
 	"model",

@@ -48,7 +48,7 @@ const PI_OTHER = [
 	"app.clipboard.pasteImage",
 	"p2.attach",
 ];
-/** pi's ids the launcher runs (seed 3.1); it takes their keys before the UI sees them. */
+/** pi's ids the launcher runs; it takes their keys before the UI sees them. */
 const LAUNCHER_TITLES: Readonly<Record<string, string>> = {
 	"app.suspend": "Suspend to background",
 	"app.editor.external": "Edit message in external editor",

@@ -1,6 +1,6 @@
 /**
  * Which command a key runs: the keymap built from the commands and the person's bindings, and the contexts
- * their `when` expressions test (seed 6.3), the core's own and those plugins add.
+ * their `when` expressions test, the core's own and those plugins add.
  */
 import { isKeyRelease, setKeybindings, type TuiAltScreen } from "@earendil-works/pi-tui";
 import type { Capabilities } from "../protocol/channel.ts";

@@ -1,5 +1,5 @@
 /**
- * The registries plugins extend the chat surface through (seed 7.2): entry renderers by kind, tool renderers by
+ * The registries plugins extend the chat surface through: entry renderers by kind, tool renderers by
  * name and ordered resolvers, Markdown transformers, and slots on the screen. Each registration returns its own removal.
  */
 import { type Component, Container } from "@earendil-works/pi-tui";

@@ -52,7 +52,7 @@ describe("slash commands", () => {
 		});
 		const provider = new SlashAutocomplete(registry);
 		const suggest = (line: string) => provider.getSuggestions([line], 0, line.length);
-		// pi's list order (pi-look §3.1), not the order of registration.
+		// pi's list order, not the order of registration.
 		expect((await suggest("/"))?.items.map((i) => i.value)).toEqual(["model", "reload", "quit"]);
 		expect((await suggest("/rel"))?.items.map((i) => i.value)).toEqual(["reload"]);
 		expect((await suggest("/mo"))?.items[0]?.description).toBe("<provider/model> — Select model");

@@ -9,7 +9,7 @@ const rgb = (hex: string) => {
 	return `${(n >> 16) & 255};${(n >> 8) & 255};${n & 255}`;
 };
 
-// pi 1.6.0's colors as resolved on screen (pi-look §4.2): hex and the 256-color index.
+// pi 1.6.0's colors as resolved on screen: hex and the 256-color index.
 const DARK = {
 	accent: ["#a798d7", 140],
 	border: ["#5fa8cc", 74],
@@ -80,7 +80,7 @@ describe("the system theme", () => {
 			return [c.l, c.c * Math.cos((c.h * Math.PI) / 180), c.c * Math.sin((c.h * Math.PI) / 180)];
 		};
 		const distance = (a: string, b: string) => Math.hypot(...lab(a).map((v, i) => v - lab(b)[i]!));
-		// pi 1.6.0's generated panels for three backgrounds (pi-look §4.3).
+		// pi 1.6.0's generated panels for three backgrounds.
 		const pi = [
 			[
 				{ r: 0, g: 0, b: 0 },

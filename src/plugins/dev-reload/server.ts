@@ -1,5 +1,5 @@
 /**
- * `/dev-reload` (seed P11d): on a server started in development mode (from source), the guest bundle is built
+ * `/dev-reload`: on a server started in development mode (from source), the guest bundle is built
  * again from the sources, so a contributor sees a UI change without restarting anything. Every connected
  * launcher takes the new bundle at its next check; the UI that asked reloads at once.
  */

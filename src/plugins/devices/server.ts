@@ -1,5 +1,5 @@
 /**
- * The owner's devices (seed P11g): the owner sign-ins with when and from where each was made and last used,
+ * The owner's devices: the owner sign-ins with when and from where each was made and last used,
  * which one this connection is, signing one or all out, and a one-time owner link for a new device.
  */
 import { ProtocolError } from "../../protocol/codes.ts";

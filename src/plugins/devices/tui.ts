@@ -1,5 +1,5 @@
 /**
- * `/devices` (seed P11g): the owner sign-ins of this server with when and from where each was made and last
+ * `/devices`: the owner sign-ins of this server with when and from where each was made and last
  * used, this device marked. Ctrl+D signs one out (this device through the launcher's signOut, which holds the
  * cookie and asks first), `a` signs every owner out, `n` makes a one-time owner link for a new device, which
  * only the launcher's own screen shows (it asks before copying it). Owners only.

@@ -1,5 +1,5 @@
 /**
- * Environments for owners (seed P11e, 10.6): this device and envs.json's SSH machines, the last test of each,
+ * Environments for owners: this device and envs.json's SSH machines, the last test of each,
  * host-key review (accept exactly what was shown, forget), and folder listings for choosing where a session
  * goes. The machines themselves are the core's (`ctx.environments`): the tools run through them.
  */

@@ -1,5 +1,5 @@
 /**
- * Environments in the TUI (seed P11e, 10.6), owners only: `/envs` lists this device and envs.json's machines
+ * Environments in the TUI, owners only: `/envs` lists this device and envs.json's machines
  * with the open session's marked; Enter moves the session there through the directory prompt, Ctrl+T tests a
  * connection, Ctrl+K reviews and accepts a host key the test found unverified or changed (its fingerprints
  * shown), Ctrl+F forgets one. Other plugins reach the machines' names and folders through `envLocations`

@@ -1,5 +1,5 @@
 /**
- * `/logs [source]`: the server's log, live, in the dock (seed P11d). The logs object is opened while the viewer
+ * `/logs [source]`: the server's log, live, in the dock. The logs object is opened while the viewer
  * is on screen, and only for owners; guests never ask for it.
  */
 import type { GuestPlugin } from "../../guest/plugin.ts";

@@ -1,5 +1,5 @@
 /**
- * Owner notices (seed P11d): the entries of the core's log that carry a notice tag (a provider refusing its
+ * Owner notices: the entries of the core's log that carry a notice tag (a provider refusing its
  * credentials, a full disk, a damaged store moved aside), the disk nearly full (checked here), each kept until
  * dismissed or resolved. A newer notice with the same key replaces the older one. `retry` runs what the
  * notice names through the log's retry handlers.

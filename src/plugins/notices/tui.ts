@@ -1,5 +1,5 @@
 /**
- * Owner notices in the UI (seed P11d): pending ones summarized once as a status line, then one status line per
+ * Owner notices in the UI: pending ones summarized once as a status line, then one status line per
  * new notice; `/notices` lists them (Ctrl+D dismisses, Ctrl+R retries) and `/retry` retries the newest one that
  * can be. The notices object is held only while an owner is signed in; guests never ask for it.
  */

@@ -1,5 +1,5 @@
 /**
- * `/providers` (seed section 9): pi-ai's providers and models.json's, each with its models and how it is
+ * `/providers`: pi-ai's providers and models.json's, each with its models and how it is
  * signed in (a stored key or OAuth sign-in with its expiry, a key from the environment or models.json), and
  * whether it refused its credentials lately (the log's provider notices). Never a credential's value.
  */

@@ -24,7 +24,7 @@ interface GuestReplica {
 	role: Role;
 }
 
-/** What a guest sees of a row: a view guest gets no git branch (seed 1.1), only those who may work there. */
+/** What a guest sees of a row: a view guest gets no git branch, only those who may work there. */
 function guestRow(row: SessionRow, role: Role): SessionRow {
 	return role === "view" ? { ...row, branch: null } : row;
 }

@@ -1,5 +1,5 @@
 /**
- * Sharing a session (seed 1.1): share links with view or full access, the guests they admitted, approval
+ * Sharing a session: share links with view or full access, the guests they admitted, approval
  * mode. The plugin keeps its own store, tells the core who a guest cookie admits, and offers approval mode to
  * the other plugins as a service.
  */

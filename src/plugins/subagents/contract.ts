@@ -34,7 +34,7 @@ export const ArchiveArgs = lazy(() => type({ id: ConversationId }));
 const participant = { state: ConversationsState, methods: ["archive", "restore"] as const };
 
 /**
- * The conversations of one session (seed P11h): the main one and its subagents, threaded by parent. Everyone
+ * The conversations of one session: the main one and its subagents, threaded by parent. Everyone
  * who may see the session sees them; participants archive and restore subagents (the main one stays).
  */
 export const conversationsContract = defineContract({

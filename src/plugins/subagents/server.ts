@@ -1,5 +1,5 @@
 /**
- * Subagents (seed P11h): the agent's `subagent` tool starts a child conversation in the same session with the
+ * Subagents: the agent's `subagent` tool starts a child conversation in the same session with the
  * task as its first message, waits for its final answer and gives it back with a short trace. Several run at
  * once when the model asks for several in one turn; stopping the parent's run stops them. The conversations
  * object lists the session's conversations for /agents, with archive and restore.

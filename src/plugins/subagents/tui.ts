@@ -1,5 +1,5 @@
 /**
- * Subagents in the UI (seed P11h): the subagent tool's card, /agents (the session's conversations, threaded by
+ * Subagents in the UI: the subagent tool's card, /agents (the session's conversations, threaded by
  * parent; Enter opens one, keeping each conversation's draft and reading position) and /main. The chat shows
  * the conversation; this plugin only tells it which one, and names it in the footer's crumb.
  */
@@ -17,7 +17,7 @@ export interface SubagentEntry {
 	readonly status: string | null;
 }
 
-/** Sessions' subagents for other plugins' lists (the session picker's threaded order, seed 1.17). */
+/** Sessions' subagents for other plugins' lists (the session picker's threaded order). */
 export interface SubagentLists {
 	/** The session's subagents (archived ones left out), once the server said; asking starts the asking. */
 	of(session: string): readonly SubagentEntry[] | undefined;

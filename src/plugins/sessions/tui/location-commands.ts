@@ -1,5 +1,5 @@
 /**
- * Where the open session runs (seed 10.6): `/cd [[env:]path]` moves it (to another environment after the move's
+ * Where the open session runs: `/cd [[env:]path]` moves it (to another environment after the move's
  * note, confirmed with Enter), `/new` takes the same `[env:]path`, Tab completes environment names and then the
  * target machine's folders, and other plugins (/envs) move the session through `sessionPlaces`. Environment
  * names and folders come from the envs plugin's `envLocations`; without it only this device's paths work.

@@ -1,6 +1,6 @@
 /**
  * A session's location as the footer writes it, `[env:]path` (`gpu:/data`), read from what was typed after /cd
- * or /new (seed 10.6). No prefix: the session's own environment for /cd, this device for /new. `local:` is this
+ * or /new. No prefix: the session's own environment for /cd, this device for /new. `local:` is this
  * device unless an environment is called so. A one-letter prefix reads as a Windows drive (part of the path).
  * Relative paths join the session's directory for /cd on its own environment, the home directory otherwise;
  * `~` is expanded by the server, on the target machine.

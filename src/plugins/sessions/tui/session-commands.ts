@@ -1,6 +1,6 @@
 /**
  * Sessions as pi users know them: /new and /name, /resume and Ctrl+R open pi's session selector on the
- * server's catalog, /session shows the footer's numbers with what each covers (seed 1.16).
+ * server's catalog, /session shows the footer's numbers with what each covers.
  */
 
 import { CommandRefused } from "../../../guest/access.ts";
@@ -232,7 +232,7 @@ function usage(title: string, scope: string, u: UsageTotals | undefined): string
 	];
 }
 
-/** pi's /session, with the scope of each number said (seed 1.16). */
+/** pi's /session, with the scope of each number said. */
 export function sessionInfo(row: SessionRow, chat: ChatState | undefined, status: StatusState | undefined): string {
 	const entries = chat?.entries ?? [];
 	const model = chat?.model;

@@ -1,5 +1,5 @@
 /**
- * pi's session selector on the server's catalog, with seed 1.17's adaptations: a local fuzzy filter over
+ * pi's session selector on the server's catalog, with these adaptations: a local fuzzy filter over
  * title, env:cwd and id; message hits from the server's literal search in their own group; Tab between this
  * directory and all; an archived scope; threaded, recent or relevance order; a pinned filter; rename; delete means
  * archive (with a question), restore in the archived scope.
@@ -187,7 +187,7 @@ export class SessionSelector implements Component {
 	#items(): Item[] {
 		const query = this.#search.getValue().trim();
 		const items: Item[] = [];
-		// Threaded (and no search): a session's subagents under it (seed 1.17), before its forks.
+		// Threaded (and no search): a session's subagents under it, before its forks.
 		const nested = this.#sort === "threaded" && !query && !this.#archived && this.#options.subagents;
 		for (const s of this.#sessions()) {
 			items.push({ kind: "session", ...s });

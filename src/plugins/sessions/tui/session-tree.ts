@@ -1,5 +1,5 @@
 /**
- * The session tree that /tree shows (seed 1.9): in p2 a session's branches are its forks, so the tree is the
+ * The session tree that /tree shows: in p2 a session's branches are its forks, so the tree is the
  * sessions and the forks made from them. This is the pure part: which sessions are shown (pi's filters, its
  * search, its folds) and where each stands, as rows for the selector to draw.
  */
