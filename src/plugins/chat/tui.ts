@@ -65,7 +65,7 @@ export const chatPlugin: GuestPlugin = {
 			progress();
 		};
 		applySettings();
-		// The status plugin's numbers for the footer, once it is there (it registers after this one).
+		// The usage plugin's numbers for the footer, once it is there (it registers after this one).
 		let offUsage: (() => void) | undefined;
 		ctx.services.use("usage", (usage) => {
 			offUsage = usage.onChange((state) => screen.setUsage(state));

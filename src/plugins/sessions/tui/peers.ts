@@ -8,8 +8,8 @@ import type { GuestServices } from "../../../guest/services.ts";
 export type Conversation = GuestServices["conversation"];
 export type ChatEntry = ReturnType<Conversation["entries"]>[number];
 export type ChatState = NonNullable<NonNullable<Conversation["ref"]>["state"]>;
-/** The status plugin's usage numbers. */
-export type StatusState = NonNullable<ReturnType<GuestServices["usage"]["state"]>>;
+/** The usage plugin's numbers (tokens, cost, context). */
+export type UsageState = NonNullable<ReturnType<GuestServices["usage"]["state"]>>;
 /** A session's subagent conversation, as the subagents plugin lists it. */
 export type SubagentEntry = NonNullable<ReturnType<GuestServices["subagentLists"]["of"]>>[number];
 /** A message the search plugin found. */
