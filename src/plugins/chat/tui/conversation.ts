@@ -16,8 +16,8 @@ import type { ChatActions, SendExtra } from "./actions.ts";
 import { GoneDirectoryNotice, goneDirectoryOf } from "./gone-directory.ts";
 import type { ChatScreen } from "./screen.ts";
 
-/** What other plugins may do with the open conversation. */
-export interface Conversation {
+/** What other plugins may do with the open conversation: the chat's `conversation` service. */
+export interface ConversationService {
 	/** The open conversation's object; undefined until a session opens. */
 	readonly ref: ObjectRef<typeof chatContract> | undefined;
 	/** Its entries the screen has: the window and the older pages loaded. */
@@ -48,7 +48,7 @@ export interface Conversation {
 
 declare module "../../../guest/services.ts" {
 	interface GuestServices {
-		conversation: Conversation;
+		conversation: ConversationService;
 	}
 }
 
@@ -91,7 +91,7 @@ export class OpenConversation {
 		return this.#ref;
 	}
 
-	service(): Conversation {
+	service(): ConversationService {
 		const open = this;
 		const ctx = this.#ctx;
 		return {

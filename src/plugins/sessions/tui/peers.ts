@@ -4,10 +4,10 @@
  */
 import type { GuestServices } from "../../../guest/services.ts";
 
-/** The chat's open conversation. */
-export type Conversation = GuestServices["conversation"];
-export type ChatEntry = ReturnType<Conversation["entries"]>[number];
-export type ChatState = NonNullable<NonNullable<Conversation["ref"]>["state"]>;
+/** The chat's `conversation` service: the conversation on its screen. */
+export type ConversationService = GuestServices["conversation"];
+export type ChatEntry = ReturnType<ConversationService["entries"]>[number];
+export type ChatState = NonNullable<NonNullable<ConversationService["ref"]>["state"]>;
 /** The usage plugin's numbers (tokens, cost, context). */
 export type UsageState = NonNullable<ReturnType<GuestServices["usage"]["state"]>>;
 /** A session's subagent conversation, as the subagents plugin lists it. */
