@@ -82,6 +82,16 @@ describe("--models in the UI", () => {
 		off();
 	});
 
+	test("without --models it names the saved scope (pi's enabledModels), and follows it as it is saved", async () => {
+		const { header, catalog, guest, off } = await ownerWithModels([]);
+		await waitUntil(() => guest.opened.includes("models"), "the catalog opened");
+		expect(header()).toBe("");
+		await catalog.call("setScope", { patterns: ["fake/fake-model"] });
+		await waitUntil(() => header().includes("Model scope"), "the saved scope's line");
+		expect(header()).toBe("\n Model scope: fake-model");
+		off();
+	});
+
 	test("quietStartup hides it, as pi hides its startup details", async () => {
 		const { header, guest, off } = await ownerWithModels(["fake/second-model"], true);
 		await waitUntil(() => guest.opened.includes("models"), "the catalog opened");
