@@ -42,7 +42,7 @@ export const modelsPlugin: GuestPlugin = {
 			isOwner,
 			warn: (problem) => ui.notice(`Warning: ${problem}`, "warning"),
 		});
-		const warnings = new ModelWarnings(ui, catalog);
+		const warnings = new ModelWarnings({ ui, catalog, runScope, isOwner });
 		const scopeLine = new ScopeLine({
 			theme: ui.theme,
 			// The run's scope, else the saved one (pi's session scope); a guest has neither.
@@ -52,7 +52,6 @@ export const modelsPlugin: GuestPlugin = {
 			keys: (id) => ui.keys(id),
 		});
 		const render = () => ui.requestRender();
-		let opened = false;
 		const removals = [
 			registerModelCommands(ctx.commands, new ModelControl(ctx, catalog, runScope)),
 			ui.slots.add("header", scopeLine),
@@ -80,23 +79,9 @@ export const modelsPlugin: GuestPlugin = {
 					}
 				},
 			}),
-			// The first session this start opens: what is wrong with the server's models, said once.
-			session.on("opened", () => {
-				if (opened) return;
-				opened = true;
-				if (!isOwner()) {
-					if (runScope.patterns.length) {
-						ui.notice("Only the session's owner chooses the models (--models).", "warning");
-					}
-					return;
-				}
-				// The owner's catalog: the footer's provider, the start's warnings (not again after a reload), and
-				// new problems when the server reads its models.json again.
-				void warnings.check(ctx.start.reason === "start");
-				// `--models`: resolved now, so a pattern that matches nothing is said at start, as pi says it.
-				void runScope.resolve()?.catch(() => {});
-				removals.push(catalog.onChange((state) => warnings.follow(state)));
-			}),
+			session.on("opened", () => warnings.sessionOpened(ctx.start.reason === "start")),
+			// New problems when the server reads its models.json again (the catalog is an owner's, once opened).
+			catalog.onChange((state) => warnings.follow(state)),
 		];
 		return () => {
 			for (const remove of removals.reverse()) remove();
