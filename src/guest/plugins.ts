@@ -20,9 +20,9 @@ import { providersPlugin } from "../plugins/providers/tui.ts";
 import { searchPlugin } from "../plugins/search/tui.ts";
 import { sessionsPlugin } from "../plugins/sessions/tui.ts";
 import { sharingPlugin } from "../plugins/sharing/tui.ts";
-import { statusPlugin } from "../plugins/status/tui.ts";
 import { subagentsPlugin } from "../plugins/subagents/tui.ts";
 import { tuiDefaultsPlugin } from "../plugins/tui-defaults/tui.ts";
+import { usagePlugin } from "../plugins/usage/tui.ts";
 import { workspacePlugin } from "../plugins/workspace/tui.ts";
 import type { GuestPlugin } from "./plugin.ts";
 
@@ -37,7 +37,7 @@ export function guestPlugins(): GuestPlugin[] {
 		promptsPlugin,
 		loginPlugin,
 		sharingPlugin,
-		statusPlugin,
+		usagePlugin,
 		searchPlugin,
 		accessPlugin,
 		tuiDefaultsPlugin,

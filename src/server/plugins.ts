@@ -20,9 +20,9 @@ import { providersPlugin } from "../plugins/providers/server.ts";
 import { searchPlugin } from "../plugins/search/server.ts";
 import { sessionsPlugin } from "../plugins/sessions/server.ts";
 import { sharingPlugin } from "../plugins/sharing/server.ts";
-import { statusPlugin } from "../plugins/status/server.ts";
 import { subagentsPlugin } from "../plugins/subagents/server.ts";
 import { tuiDefaultsPlugin } from "../plugins/tui-defaults/server.ts";
+import { usagePlugin } from "../plugins/usage/server.ts";
 import { workspacePlugin } from "../plugins/workspace/server.ts";
 import type { ServerPlugin } from "./plugin.ts";
 
@@ -32,7 +32,7 @@ export function defaultPlugins(): ServerPlugin[] {
 		sessionsPlugin,
 		modelsPlugin,
 		chatPlugin(),
-		statusPlugin,
+		usagePlugin,
 		tuiDefaultsPlugin,
 		searchPlugin,
 		loginPlugin,

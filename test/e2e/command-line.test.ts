@@ -53,7 +53,7 @@ describe("pi's command line", () => {
 		}
 	}, 40_000);
 
-	test("--models: a new session starts on the scope's first model, Ctrl+P stays in it, a pattern matching nothing is said", async () => {
+	test("--models: pi's scope line in the header, a new session starts on the scope's first model, Ctrl+P stays in it, a pattern matching nothing is said", async () => {
 		const run = runInPty([process.execPath, MAIN, "--models", "fake/second-model,nothing*"], {
 			env: h.env,
 			cwd: h.home,
@@ -63,6 +63,7 @@ describe("pi's command line", () => {
 		try {
 			await run.waitFor((s) => s.includes("second-model •"), "the footer on the scope's model");
 			await run.waitFor((s) => s.includes('No models match pattern "nothing*"'), "pi's warning");
+			await run.waitFor((s) => s.includes("Model scope: second-model (Ctrl+P to cycle)"), "pi's scope line");
 			run.type("\x10");
 			await run.waitFor((s) => s.includes("Only one model in scope"), "Ctrl+P within the run's scope");
 			expect(run.screen().join("\n")).not.toContain("Switched to");

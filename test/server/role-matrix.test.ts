@@ -72,7 +72,7 @@ const MATRIX: Row[] = [
 			preview: { may: EVERYONE, args: () => ({ id: "0a0a0a0a-0000-4000-8000-000000000000" }) },
 		},
 	},
-	{ object: "status", input: (s) => ({ session: s, conversation: "main" }), open: EVERYONE, calls: {} },
+	{ object: "usage", input: (s) => ({ session: s, conversation: "main" }), open: EVERYONE, calls: {} },
 	{
 		object: "conversations",
 		input: (s) => ({ session: s }),
@@ -280,9 +280,9 @@ describe("role matrix", () => {
 	}
 
 	for (const role of ["full", "view"] as const) {
-		test(`a ${role} guest cannot open another session's chat or status`, async () => {
+		test(`a ${role} guest cannot open another session's chat or usage`, async () => {
 			const { next } = connectAs(principalFor(role, session));
-			for (const object of ["chat", "status"]) {
+			for (const object of ["chat", "usage"]) {
 				const frame = await next(
 					JSON.stringify({
 						t: "open",

@@ -9,9 +9,11 @@ import { guestLabel } from "../../protocol/share-link.ts";
 import { ChatActions } from "./tui/actions.ts";
 import { registerChatCommands } from "./tui/commands.ts";
 import { OpenConversation } from "./tui/conversation.ts";
+import { conversationService } from "./tui/conversation-service.ts";
 import { registerFileCommands } from "./tui/file-commands.ts";
 import { registerLauncherAnswers } from "./tui/launcher-answers.ts";
 import { ChatScreen, DEFAULT_CHAT_SETTINGS } from "./tui/screen.ts";
+import { ShownChat } from "./tui/shown-chat.ts";
 
 const ROLE_LABELS = {
 	deviceOwner: "this device",
@@ -38,8 +40,11 @@ export const chatPlugin: GuestPlugin = {
 		const host = start.origin.replace(/^[a-z]+:\/\//, "");
 		// What the launcher signed in as, until the server says who this is.
 		const signedIn = start.signedInAs === "device" ? "deviceOwner" : start.signedInAs === "owner" ? "owner" : undefined;
-		const actions: ChatActions = new ChatActions({ ui, session, chat: () => open.ref });
-		const screen: ChatScreen = new ChatScreen({
+		// Built in the order data flows: server state → the open conversation → the screen, and keys → the screen
+		// → the actions → the shown conversation's object. Each part gets only what it uses.
+		const shown = new ShownChat();
+		const actions = new ChatActions({ ui, session, shown });
+		const screen = new ChatScreen({
 			ui,
 			registries: ctx.registries,
 			commands: ctx.commands,
@@ -47,25 +52,21 @@ export const chatPlugin: GuestPlugin = {
 			home: start.local?.home,
 			draft: ctx.snapshot.restored?.draft ?? start.args.draft,
 			verbose: start.args.verbose,
-			send: (text, mode, attachments) => actions.send(text, mode, attachments, open.sendExtra()),
+			send: (text, mode, attachments) => actions.send(text, mode, attachments),
 			shell: (command, includeInContext) => actions.shell(command, includeInContext),
-			loadOlder: async (beforeSeq) => {
-				const ref = open.ref;
-				if (!ref) return { entries: [], more: false };
-				return ref.call("page", { beforeSeq, limit: 100 });
-			},
+			loadOlder: (beforeSeq) => actions.loadOlder(beforeSeq),
 		});
+		const open = new OpenConversation(ctx, screen, shown);
 		const progress = () => {
 			const setting = ctx.preferences.effective().settings.terminal?.showTerminalProgress === true;
 			ui.setProgress(setting && screen.busy);
 		};
-		const open: OpenConversation = new OpenConversation(ctx, screen, actions, progress);
 		const applySettings = () => {
 			screen.applySettings(chatSettings(ctx));
 			progress();
 		};
 		applySettings();
-		// The status plugin's numbers for the footer, once it is there (it registers after this one).
+		// The usage plugin's numbers for the footer, once it is there (it registers after this one).
 		let offUsage: (() => void) | undefined;
 		ctx.services.use("usage", (usage) => {
 			offUsage = usage.onChange((state) => screen.setUsage(state));
@@ -81,7 +82,15 @@ export const chatPlugin: GuestPlugin = {
 		});
 		const removals = [
 			ui.mount(screen),
-			ctx.services.provide("conversation", open.service()),
+			// Texts others sent back to this person go into the editor; the terminal's progress follows the run.
+			shown.onChange((chat, state) => {
+				actions.takeReturned(chat, state);
+				progress();
+			}),
+			ctx.services.provide(
+				"conversation",
+				conversationService({ objects: ctx.objects, shown, conversation: open, actions, screen }),
+			),
 			session.on("opened", (event) => open.opened(event)),
 			session.on("identity", ({ identity }) => {
 				screen.setPlace(`${host} · ${roleLabel(identity)}`);
@@ -103,8 +112,8 @@ export const chatPlugin: GuestPlugin = {
 			}),
 			ctx.snapshot.contribute(() => open.snapshot()),
 			registerChatCommands(ctx, screen, actions),
-			registerLauncherAnswers(ctx, screen, () => open.ref?.state),
-			registerFileCommands(ctx, screen, () => open.ref),
+			registerLauncherAnswers(ctx, screen, () => shown.state),
+			registerFileCommands(ctx, screen, () => shown.ref),
 		];
 		return () => {
 			for (const remove of removals.reverse()) remove();

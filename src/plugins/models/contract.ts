@@ -22,6 +22,8 @@ export const ModelRef = lazy(() => type({ provider: "string", id: "string" }));
 export const ScopedModels = lazy(() =>
 	type({ provider: "string", id: "string", thinkingLevel: ThinkingLevel.or("null") }).array(),
 );
+/** One model of a scope, with the thinking level its pattern pinned (`anthropic/*:high`), else null. */
+export type ScopedModel = (typeof ScopedModels.infer)[number];
 
 export const ModelsState = lazy(() =>
 	type({

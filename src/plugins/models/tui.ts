@@ -1,12 +1,16 @@
 /**
  * Models and thinking in the UI: /model, /thinking, /scoped-models and their keys, pi's warnings at start
- * about the server's models, and the model lookup the command line's `--model` uses.
+ * about the server's models, the header's scope line, and the model lookup the command line's `--model` uses.
  */
 import type { GuestPlugin } from "../../guest/plugin.ts";
-import type { ObjectRef } from "../../protocol/object-client.ts";
 import { isOwnerRole } from "../../protocol/roles.ts";
-import { type ModelsState, modelsContract } from "./contract.ts";
-import { registerModelCommands, type Scope } from "./tui/model-commands.ts";
+import { modelsContract } from "./contract.ts";
+import { ModelCatalog } from "./tui/catalog.ts";
+import { registerModelCommands } from "./tui/model-commands.ts";
+import { ModelControl } from "./tui/model-control.ts";
+import { ModelWarnings } from "./tui/model-warnings.ts";
+import { RunScope, type Scope } from "./tui/run-scope.ts";
+import { ScopeLine } from "./tui/scope-line.ts";
 
 export interface Models {
 	/** `provider/id`, or an id with `--provider`, or an id that only one provider has. */
@@ -26,89 +30,36 @@ declare module "../../guest/services.ts" {
 	}
 }
 
-/** pi's start-up warning, naming where the server's models.json is (an owner's own server, or the remote one's). */
-export function noModelsWarning(modelsFile: string): string {
-	return `Warning: No models available. Use /login to log into a provider via OAuth or API key, or add a provider to models.json in the server's data directory: ${modelsFile}`;
-}
-
 export const modelsPlugin: GuestPlugin = {
 	name: "models",
 	register(ctx) {
-		/** The owner's model catalog, opened once and kept (the commands and the start warnings share it). */
-		let models: ObjectRef<typeof modelsContract> | undefined;
-		let providerCount = 0;
-		const countListeners = new Set<(count: number) => void>();
-		const catalog = () => {
-			if (models) return models;
-			const ref = ctx.objects.open(modelsContract, {});
-			models = ref;
-			ref.onChange((state) => {
-				const count = new Set((state?.models ?? []).map((m) => m.provider)).size;
-				if (count === providerCount) return;
-				providerCount = count;
-				for (const listener of [...countListeners]) listener(count);
-			});
-			return ref;
-		};
-
-		/**
-		 * pi's startup warnings about models, for owners (guests never see the catalog): none configured, or a
-		 * configuration the server could not read.
-		 */
-		const warnAboutModels = async (atStart: boolean) => {
-			if (!isOwnerRole(ctx.session.role)) return;
-			const ref = catalog();
-			try {
-				await ref.ready;
-				const state = ref.state;
-				if (!state) return;
-				known = new Set(state.problems);
-				if (!atStart) return;
-				for (const problem of state.problems) ctx.ui.fail(problem);
-				if (state.models.length === 0) {
-					ctx.ui.notice(noModelsWarning(state.modelsFile), "warning");
-				}
-			} catch {
-				// Not fatal: the footer says "unknown" and a send says why.
-			}
-		};
-		/** The server's configuration is read again when it changes (models.json): a new problem is said then. */
-		let known: Set<string> | undefined;
-		const followProblems = (state: ModelsState | undefined) => {
-			if (!state || !known) return;
-			for (const problem of state.problems) if (!known.has(problem)) ctx.ui.fail(problem);
-			known = new Set(state.problems);
-		};
-
-		/** pi's `--models`: the scope for this run, resolved by the server once (again after a failure). */
-		const patterns = ctx.start.args.models ?? [];
-		let runScope: Promise<Scope> | undefined;
-		const scopeForRun = (): Promise<Scope> | undefined => {
-			if (!patterns.length || !isOwnerRole(ctx.session.role)) return undefined;
-			const ref = catalog();
-			runScope ??= ref.ready
-				.then(() => ref.call("resolveScope", { patterns }))
-				.then((resolved) => {
-					for (const problem of resolved.problems) ctx.ui.notice(`Warning: ${problem}`, "warning");
-					return resolved.scoped;
-				})
-				.catch((error: unknown) => {
-					runScope = undefined;
-					throw error;
-				});
-			return runScope;
-		};
-
-		let opened = false;
+		const { ui, session } = ctx;
+		const isOwner = () => isOwnerRole(session.role);
+		const catalog = new ModelCatalog(ctx.objects);
+		const runScope = new RunScope({
+			patterns: ctx.start.args.models ?? [],
+			catalog,
+			isOwner,
+			warn: (problem) => ui.notice(`Warning: ${problem}`, "warning"),
+		});
+		const warnings = new ModelWarnings({ ui, catalog, runScope, isOwner });
+		const scopeLine = new ScopeLine({
+			theme: ui.theme,
+			// The run's scope, else the saved one (pi's session scope); a guest has neither.
+			scope: () => (isOwner() ? (runScope.known ?? catalog.state?.scoped) : undefined),
+			// pi's startup details: not with quietStartup (true or "header"), but with --verbose.
+			detailsShown: () => !ctx.preferences.effective().settings.quietStartup || ctx.start.args.verbose,
+			keys: (id) => ui.keys(id),
+		});
+		const render = () => ui.requestRender();
 		const removals = [
-			registerModelCommands(ctx, catalog, scopeForRun),
+			registerModelCommands(ctx.commands, new ModelControl(ctx, catalog, runScope)),
+			ui.slots.add("header", scopeLine),
+			runScope.onChange(render),
+			catalog.onChange(render),
 			ctx.services.provide("models", {
-				onProviderCount(listener) {
-					countListeners.add(listener);
-					listener(providerCount);
-					return () => countListeners.delete(listener);
-				},
-				scopeForRun,
+				onProviderCount: (listener) => catalog.onProviderCount(listener),
+				scopeForRun: () => runScope.resolve(),
 				async findModel(spec, provider) {
 					const ref = ctx.objects.open(modelsContract, {});
 					try {
@@ -128,25 +79,13 @@ export const modelsPlugin: GuestPlugin = {
 					}
 				},
 			}),
-			// The first session this start opens: what is wrong with the server's models, said once.
-			ctx.session.on("opened", () => {
-				if (opened) return;
-				opened = true;
-				// The owner's catalog: the footer's provider, the start's warnings (not again after a reload), and
-				// new problems when the server reads its models.json again.
-				if (!isOwnerRole(ctx.session.role)) {
-					if (patterns.length) ctx.ui.notice("Only the session's owner chooses the models (--models).", "warning");
-					return;
-				}
-				void warnAboutModels(ctx.start.reason === "start");
-				// `--models`: resolved now, so a pattern that matches nothing is said at start, as pi says it.
-				void scopeForRun()?.catch(() => {});
-				removals.push(catalog().onChange(followProblems));
-			}),
+			session.on("opened", () => warnings.sessionOpened(ctx.start.reason === "start")),
+			// New problems when the server reads its models.json again (the catalog is an owner's, once opened).
+			catalog.onChange((state) => warnings.follow(state)),
 		];
 		return () => {
 			for (const remove of removals.reverse()) remove();
-			models?.close();
+			catalog.close();
 		};
 	},
 };

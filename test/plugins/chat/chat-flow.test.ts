@@ -3,7 +3,7 @@ import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { type ChatEntry, chatContract } from "../../../src/plugins/chat/contract.ts";
 import { sessionsContract } from "../../../src/plugins/sessions/contract.ts";
-import { statusContract } from "../../../src/plugins/status/contract.ts";
+import { usageContract } from "../../../src/plugins/usage/contract.ts";
 import type { ObjectRef } from "../../../src/protocol/object-client.ts";
 import { chatFixture, requestId } from "../../support/chat-fixture.ts";
 import { type TestClient, type TestServer, waitForState } from "../../support/p2-server.ts";
@@ -66,7 +66,7 @@ describe("a real agent session over a WebSocket", () => {
 		// The growing text is never resent whole while it streams.
 		const sets = patches(c, chat.h).flatMap((p) => p.ops.filter((o) => o.op === "set"));
 		expect(JSON.stringify(sets)).not.toContain("Hello there, this is the answer.");
-		const status = await c.open(statusContract, { session: id, conversation: "main" });
+		const status = await c.open(usageContract, { session: id, conversation: "main" });
 		await waitForState(status, (s) => s.conversation.output > 0);
 		expect(status.state?.contextTokens).toBeGreaterThan(0);
 	});

@@ -128,9 +128,9 @@ describe("/compact", () => {
 describe("automatic compaction", () => {
 	test("an answer that leaves less than 16k tokens of the window free is followed by pi's auto-compaction", async () => {
 		const { server, chat } = await openChat();
-		const { statusContract } = await import("../../../src/plugins/status/contract.ts");
+		const { usageContract } = await import("../../../src/plugins/usage/contract.ts");
 		const c = await server.connect();
-		const status = await c.open(statusContract, { session: chat.input.session, conversation: "main" });
+		const status = await c.open(usageContract, { session: chat.input.session, conversation: "main" });
 		const reasons: string[] = [];
 		chat.onChange((s) => {
 			if (s?.compacting) reasons.push(s.compacting.reason);

@@ -2,13 +2,14 @@ import { describe, expect, test } from "bun:test";
 import { setKeybindings } from "@earendil-works/pi-tui";
 import { buildKeymap } from "../../../src/guest/keymap.ts";
 import type { ModelInfo } from "../../../src/plugins/models/contract.ts";
-import { registerModelCommands } from "../../../src/plugins/models/tui/model-commands.ts";
 import { ModelSelector } from "../../../src/plugins/models/tui/model-selector.ts";
 import { ScopedModelsSelector } from "../../../src/plugins/models/tui/scoped-models-selector.ts";
 import { ThinkingSelector } from "../../../src/plugins/models/tui/thinking-selector.ts";
+import { modelsPlugin } from "../../../src/plugins/models/tui.ts";
 import { Theme } from "../../../src/ui/theme/theme.ts";
 import { ThemeRef } from "../../../src/ui/theme/theme-ref.ts";
 import { testGuest } from "../../support/guest-context.ts";
+import { TEST_START } from "../../support/start-data.ts";
 
 const plain = (lines: string[]) => lines.join("\n").replace(/\x1b\[[0-9;]*m|\x1b_[^\x07]*\x07/g, "");
 const keymap = buildKeymap({ platform: "linux", windowsKeys: false }, [], {});
@@ -187,7 +188,15 @@ describe("model names", () => {
 
 describe("model commands for a guest", () => {
 	test("/model, Ctrl+P and /thinking say what the session uses and never open the catalog", async () => {
-		const { ctx, notices, layout } = testGuest({ identity: { role: "full", id: "g1", name: "Ann", session: "s1" } });
+		let catalogOpened = false;
+		const { ctx, notices, layout } = testGuest({
+			identity: { role: "full", id: "g1", name: "Ann", session: "s1" },
+			open: () => {
+				catalogOpened = true;
+				throw new Error("a guest has no catalog");
+			},
+			start: { args: { ...TEST_START.args, models: ["fake/*"] } },
+		});
 		// The chat's open conversation, as the guest's services offer it.
 		ctx.services.provide("conversation", {
 			ref: {
@@ -206,11 +215,7 @@ describe("model commands for a guest", () => {
 			onNavigate: () => () => {},
 			forkSession: () => Promise.reject(new Error("no fork here")),
 		});
-		let catalogOpened = false;
-		registerModelCommands(ctx, () => {
-			catalogOpened = true;
-			throw new Error("a guest has no catalog");
-		});
+		modelsPlugin.register(ctx);
 		const registry = ctx.commands;
 		await registry.slash("model")!.run("");
 		await registry.get("app.model.cycleForward")!.run("");

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { type ChatEntry, chatContract } from "../../../src/plugins/chat/contract.ts";
-import { statusContract } from "../../../src/plugins/status/contract.ts";
 import { conversationsContract } from "../../../src/plugins/subagents/contract.ts";
+import { usageContract } from "../../../src/plugins/usage/contract.ts";
 import { chatFixture, requestId } from "../../support/chat-fixture.ts";
 import { joinAsGuest } from "../../support/guests.ts";
 import { connectClient, waitForState } from "../../support/p2-server.ts";
@@ -133,7 +133,7 @@ describe("subagents", () => {
 			{ text: "Done it.", usage: { prompt: 100, completion: 20 } },
 			{ text: "Thanks.", usage: { prompt: 30, completion: 2 } },
 		);
-		const status = await owner.open(statusContract, { session, conversation: "main" });
+		const status = await owner.open(usageContract, { session, conversation: "main" });
 		await chat.call("send", { text: "go", mode: "steer", requestId: requestId() });
 		await waitForState(chat, (s) => s.live === null && s.entries.filter((e) => e.kind === "assistant").length === 2);
 		const usage = await waitForState(status, (s) => s.session.output === 23);

@@ -1,14 +1,16 @@
 /**
  * What the person does to the open conversation, as calls on its chat object: send (held across a lost
- * connection), stop, take back queued messages, compact, a fresh context, `!` commands, and texts others sent
- * back to this person's editor. The screen shows; this only asks the server and puts texts where they go.
+ * connection, with what plugins add to it), stop, take back queued messages, compact, a fresh context, `!`
+ * commands, older pages, and texts others sent back to this person's editor. The screen shows; this only asks
+ * the server and puts texts where they go.
  */
 
 import type { GuestUi } from "../../../guest/layout.ts";
 import type { OpenSession } from "../../../guest/session.ts";
 import { ConnectionLost, type ObjectRef } from "../../../protocol/object-client.ts";
 import { isOwnerRole, isParticipantRole } from "../../../protocol/roles.ts";
-import type { ChatState, chatContract, QueueMode } from "../contract.ts";
+import type { ChatEntry, ChatState, chatContract, QueueMode } from "../contract.ts";
+import type { ShownChat } from "./shown-chat.ts";
 
 /** Fields plugins add to a message for their server parts (chat mode's `replyTo`). */
 export type SendExtra = Record<string, string | number | boolean | null>;
@@ -17,22 +19,45 @@ export interface ChatActionsContext {
 	readonly ui: Pick<GuestUi, "notice" | "fail" | "editorText" | "setEditorText">;
 	/** Who this is (the role decides what they may do; their id marks their own messages). */
 	readonly session: Pick<OpenSession, "identity" | "role">;
-	chat(): ObjectRef<typeof chatContract> | undefined;
+	/** The conversation on the screen, whose object the calls go to. */
+	readonly shown: Pick<ShownChat, "ref">;
 }
 
 export class ChatActions {
 	readonly #ctx: ChatActionsContext;
 	/** Returned texts already put into the editor (the ack may still be on its way). */
 	readonly #acked = new Set<string>();
+	/** What plugins add to each message sent (chat mode's reply), asked as it is sent. */
+	readonly #extras = new Set<() => SendExtra | undefined>();
 
 	constructor(ctx: ChatActionsContext) {
 		this.#ctx = ctx;
 	}
 
+	#chat(): ObjectRef<typeof chatContract> | undefined {
+		return this.#ctx.shown.ref;
+	}
+
 	#open(): ObjectRef<typeof chatContract> {
-		const chat = this.#ctx.chat();
+		const chat = this.#chat();
 		if (!chat) throw new Error("No session is open yet.");
 		return chat;
+	}
+
+	/** A plugin adds fields to each message sent from the editor; undefined from it adds nothing. */
+	addSendExtra(provider: () => SendExtra | undefined): () => void {
+		this.#extras.add(provider);
+		return () => this.#extras.delete(provider);
+	}
+
+	/** What plugins add to the message being sent now. */
+	#sendExtra(): SendExtra | undefined {
+		let extra: SendExtra | undefined;
+		for (const provider of this.#extras) {
+			const more = provider();
+			if (more) extra = { ...extra, ...more };
+		}
+		return extra;
 	}
 
 	/** `!cmd` is not a command: until the role is known the server decides; then the owner and full guests. */
@@ -43,8 +68,9 @@ export class ChatActions {
 	}
 
 	/** The same request id across reconnects: the server runs it once. A refusal goes back to the person. */
-	async send(text: string, mode: QueueMode, attachments: string[], extra?: SendExtra): Promise<void> {
+	async send(text: string, mode: QueueMode, attachments: string[]): Promise<void> {
 		const chat = this.#open();
+		const extra = this.#sendExtra();
 		const requestId = newRequestId();
 		for (;;) {
 			try {
@@ -63,8 +89,15 @@ export class ChatActions {
 		}
 	}
 
+	/** Older committed entries of the conversation on the screen, before `beforeSeq` (none without one). */
+	async loadOlder(beforeSeq: number): Promise<{ entries: ChatEntry[]; more: boolean }> {
+		const chat = this.#chat();
+		if (!chat) return { entries: [], more: false };
+		return chat.call("page", { beforeSeq, limit: 100 });
+	}
+
 	async stop(): Promise<void> {
-		const chat = this.#ctx.chat();
+		const chat = this.#chat();
 		try {
 			const result = await chat?.call("stop", null);
 			if (result?.texts.length) this.#restore(result.texts);
@@ -82,7 +115,7 @@ export class ChatActions {
 	/** pi's Alt+Up: this person's queued messages back into the editor. */
 	async restoreQueued(): Promise<void> {
 		try {
-			const result = await this.#ctx.chat()?.call("dequeueOwn", null);
+			const result = await this.#chat()?.call("dequeueOwn", null);
 			if (!result?.restored.length) return;
 			this.#restore(result.restored);
 			const n = result.restored.length;

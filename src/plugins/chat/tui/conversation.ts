@@ -10,120 +10,54 @@ import type { GuestContext } from "../../../guest/plugin.ts";
 import type { SessionEvents } from "../../../guest/session.ts";
 import type { ReadingAnchor, ReloadSnapshot } from "../../../guest/snapshot.ts";
 import { MAIN_CONVERSATION } from "../../../protocol/common.ts";
-import type { ObjectRef } from "../../../protocol/object-client.ts";
-import { type ChatEntry, chatContract } from "../contract.ts";
-import type { ChatActions, SendExtra } from "./actions.ts";
+import { chatContract } from "../contract.ts";
 import { GoneDirectoryNotice, goneDirectoryOf } from "./gone-directory.ts";
 import type { ChatScreen } from "./screen.ts";
+import type { ShownChat } from "./shown-chat.ts";
 
-/** What other plugins may do with the open conversation. */
-export interface Conversation {
-	/** The open conversation's object; undefined until a session opens. */
-	readonly ref: ObjectRef<typeof chatContract> | undefined;
-	/** Its entries the screen has: the window and the older pages loaded. */
-	entries(): readonly ChatEntry[];
-	/** The directory the server says is gone, or null. */
-	goneDirectory(): string | null;
-	/** Forks another session's main conversation (pi's `--fork`): the new session's id. */
-	forkSession(session: string, args: { cwd?: string }): Promise<string>;
-	/** The conversation on the screen: "main", or a subagent's. */
-	readonly current: string;
-	/**
-	 * Shows another conversation of the open session; `label` names it in the footer's crumb (a subagent's
-	 * title). Each conversation keeps its draft and reading position.
-	 */
-	navigate(conversation: string, label?: string): void;
-	/** Another conversation is on the screen (the session's main one when a session opens). */
-	onNavigate(listener: (conversation: string) => void): () => void;
-	/**
-	 * Adds fields to each message sent from the editor, for the plugin's server part (chat mode's reply). The
-	 * provider is asked once per message, as it is sent; undefined adds nothing.
-	 */
-	addSendExtra(provider: () => SendExtra | undefined): () => void;
-	/** The transcript is scrolled up, away from its newest lines. */
-	scrolledAway(): boolean;
-	/** The transcript came back to its newest lines, or left them. */
-	onScroll(listener: () => void): () => void;
-}
-
-declare module "../../../guest/services.ts" {
-	interface GuestServices {
-		conversation: Conversation;
-	}
-}
+/** What the open conversation does on the screen: shows its state, drafts and reading positions. */
+export type ConversationView = Pick<
+	ChatScreen,
+	| "setChat"
+	| "notice"
+	| "editorText"
+	| "setEditorText"
+	| "readingPosition"
+	| "restorePosition"
+	| "reset"
+	| "setConversationLabel"
+>;
 
 const draftKey = (session: string, conversation: string = MAIN_CONVERSATION) => `${session}:${conversation}`;
 
 export class OpenConversation {
 	readonly #ctx: GuestContext;
-	readonly #screen: ChatScreen;
-	readonly #actions: ChatActions;
-	readonly #changed: () => void;
+	readonly #screen: ConversationView;
+	readonly #shown: ShownChat;
 	/** Drafts of the sessions this run has left, by `session:conversation`. */
 	readonly #drafts: Record<string, string>;
 	/** Where the person was reading in the conversations they left, by `session:conversation`. */
 	readonly #anchors = new Map<string, ReadingAnchor>();
 	readonly #navigated = new Set<(conversation: string) => void>();
-	#ref: ObjectRef<typeof chatContract> | undefined;
 	#conversation: string = MAIN_CONVERSATION;
-	readonly #extras = new Set<() => SendExtra | undefined>();
 
-	/** What plugins add to the message being sent now. */
-	sendExtra(): SendExtra | undefined {
-		let extra: SendExtra | undefined;
-		for (const provider of this.#extras) {
-			const more = provider();
-			if (more) extra = { ...extra, ...more };
-		}
-		return extra;
-	}
-
-	/** `changed`: the conversation's state changed (the terminal's progress follows it). */
-	constructor(ctx: GuestContext, screen: ChatScreen, actions: ChatActions, changed: () => void) {
+	/** `shown`: where the conversation's object is put, and its changes told, for the chat's other parts. */
+	constructor(ctx: GuestContext, screen: ConversationView, shown: ShownChat) {
 		this.#ctx = ctx;
 		this.#screen = screen;
-		this.#actions = actions;
-		this.#changed = changed;
+		this.#shown = shown;
 		this.#drafts = { ...ctx.snapshot.restored?.drafts };
 	}
 
-	get ref(): ObjectRef<typeof chatContract> | undefined {
-		return this.#ref;
+	/** The conversation on the screen: "main", or a subagent's. */
+	get current(): string {
+		return this.#conversation;
 	}
 
-	service(): Conversation {
-		const open = this;
-		const ctx = this.#ctx;
-		return {
-			get ref() {
-				return open.ref;
-			},
-			entries: () => this.#screen.entries,
-			goneDirectory: () => goneDirectoryOf(this.#ref?.state),
-			async forkSession(session, args) {
-				const chat = ctx.objects.open(chatContract, { session, conversation: MAIN_CONVERSATION });
-				try {
-					await chat.ready;
-					return (await chat.call("fork", args.cwd ? { cwd: args.cwd } : {})).session;
-				} finally {
-					chat.close();
-				}
-			},
-			get current() {
-				return open.#conversation;
-			},
-			navigate: (conversation, label) => this.navigate(conversation, label),
-			onNavigate: (listener) => {
-				this.#navigated.add(listener);
-				return () => this.#navigated.delete(listener);
-			},
-			addSendExtra: (provider) => {
-				this.#extras.add(provider);
-				return () => this.#extras.delete(provider);
-			},
-			scrolledAway: () => this.#screen.scrolledAway(),
-			onScroll: (listener) => this.#screen.onScroll(listener),
-		};
+	/** Another conversation is on the screen (the session's main one when a session opens). */
+	onNavigate(listener: (conversation: string) => void): () => void {
+		this.#navigated.add(listener);
+		return () => this.#navigated.delete(listener);
 	}
 
 	/** Another conversation of the open session on the screen, with its own draft and reading position. */
@@ -149,8 +83,8 @@ export class OpenConversation {
 		const anchor = screen.readingPosition();
 		if (anchor) this.#anchors.set(key, anchor);
 		else this.#anchors.delete(key);
-		this.#ref?.close();
-		this.#ref = undefined;
+		this.#shown.ref?.close();
+		this.#shown.show(undefined);
 		screen.reset();
 	}
 
@@ -180,24 +114,23 @@ export class OpenConversation {
 		const ctx = this.#ctx;
 		const screen = this.#screen;
 		const chat = ctx.objects.open(chatContract, { session, conversation: this.#conversation });
-		this.#ref = chat;
+		this.#shown.show(chat);
 		let pending = anchor;
 		let first = true;
 		const gone = new GoneDirectoryNotice();
 		chat.onChange((state) => {
-			if (this.#ref !== chat) return;
+			if (this.#shown.ref !== chat) return;
 			// The conversation as it is (its entries, the footer's model) is what the person waits for.
 			if (first) ctx.ui.showNow();
 			first = false;
-			this.#actions.takeReturned(chat, state);
 			screen.setChat(state);
 			const warning = gone.next(goneDirectoryOf(state), ctx.session.role, ctx.start.local?.cwd);
 			if (warning) screen.notice(warning, "warning");
-			this.#changed();
+			this.#shown.changed(chat, state);
 			if (pending && screen.restorePosition(pending)) pending = undefined;
 		});
 		chat.onStatus((status) => {
-			if (this.#ref === chat && status.kind === "refused") screen.notice(failureText(status.message), "error");
+			if (this.#shown.ref === chat && status.kind === "refused") screen.notice(failureText(status.message), "error");
 		});
 	}
 
@@ -217,6 +150,7 @@ export class OpenConversation {
 	}
 
 	dispose(): void {
-		this.#ref?.close();
+		this.#shown.ref?.close();
+		this.#shown.show(undefined);
 	}
 }

@@ -60,7 +60,7 @@ export interface SessionFacts {
 	readonly title: string;
 }
 
-/** The usage numbers the footer shows (the status plugin's). */
+/** The usage numbers the footer shows (the usage plugin's). */
 export interface FooterUsage {
 	readonly conversation: UsageTotals;
 	/** The whole session: its conversation and its subagents'. */

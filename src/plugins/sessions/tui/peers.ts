@@ -4,12 +4,12 @@
  */
 import type { GuestServices } from "../../../guest/services.ts";
 
-/** The chat's open conversation. */
-export type Conversation = GuestServices["conversation"];
-export type ChatEntry = ReturnType<Conversation["entries"]>[number];
-export type ChatState = NonNullable<NonNullable<Conversation["ref"]>["state"]>;
-/** The status plugin's usage numbers. */
-export type StatusState = NonNullable<ReturnType<GuestServices["usage"]["state"]>>;
+/** The chat's `conversation` service: the conversation on its screen. */
+export type ConversationService = GuestServices["conversation"];
+export type ChatEntry = ReturnType<ConversationService["entries"]>[number];
+export type ChatState = NonNullable<NonNullable<ConversationService["ref"]>["state"]>;
+/** The usage plugin's numbers (tokens, cost, context). */
+export type UsageState = NonNullable<ReturnType<GuestServices["usage"]["state"]>>;
 /** A session's subagent conversation, as the subagents plugin lists it. */
 export type SubagentEntry = NonNullable<ReturnType<GuestServices["subagentLists"]["of"]>>[number];
 /** A message the search plugin found. */

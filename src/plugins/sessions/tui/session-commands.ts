@@ -13,7 +13,7 @@ import { isOwnerRole } from "../../../protocol/roles.ts";
 import { formatTokens, groupDigits } from "../../../ui/text.ts";
 import type { SessionRow, sessionsContract } from "../contract.ts";
 import { completePlace, readPlace, sessionPlace } from "./location-commands.ts";
-import type { ChatState, StatusState } from "./peers.ts";
+import type { ChatState, UsageState } from "./peers.ts";
 import { SessionSelector } from "./session-selector.ts";
 
 /** Sessions are the owner's to browse: a guest was given one. */
@@ -233,10 +233,10 @@ function usage(title: string, scope: string, u: UsageTotals | undefined): string
 }
 
 /** pi's /session, with the scope of each number said. */
-export function sessionInfo(row: SessionRow, chat: ChatState | undefined, status: StatusState | undefined): string {
+export function sessionInfo(row: SessionRow, chat: ChatState | undefined, numbers: UsageState | undefined): string {
 	const entries = chat?.entries ?? [];
 	const model = chat?.model;
-	const context = status?.contextTokens ?? null;
+	const context = numbers?.contextTokens ?? null;
 	const window = model?.contextWindow ?? 0;
 	const lines = [
 		...(row.title ? [`- Name: ${row.title}`] : []),
@@ -251,15 +251,15 @@ export function sessionInfo(row: SessionRow, chat: ChatState | undefined, status
 		`- Tools: ${entries.filter((e) => e.kind === "tool").length} results`,
 		...(chat?.older ? ["- Older messages are not loaded; scroll up to load them"] : []),
 		"",
-		...usage("Tokens", "this conversation", status?.conversation),
+		...usage("Tokens", "this conversation", numbers?.conversation),
 		"",
-		...usage("Tokens", "the whole session, every conversation", status?.session),
+		...usage("Tokens", "the whole session, every conversation", numbers?.session),
 		"",
 		"**Context** (this conversation, after the latest answer)",
 		"",
 		`- ${context === null ? "no answer yet" : `${formatTokens(context)}${window ? ` of ${formatTokens(window)} (${((context / window) * 100).toFixed(1)}%)` : ""}`}`,
-		...(status?.cacheHitRate != null
-			? [`- Cache hit rate of the latest answer: ${(status.cacheHitRate * 100).toFixed(1)}%`]
+		...(numbers?.cacheHitRate != null
+			? [`- Cache hit rate of the latest answer: ${(numbers.cacheHitRate * 100).toFixed(1)}%`]
 			: []),
 	];
 	return lines.join("\n");

@@ -4,13 +4,13 @@ import { isOwnerRole, type Role } from "../../../protocol/roles.ts";
 import type { ThinkingLevel } from "../../../protocol/thinking-levels.ts";
 import type { StatusLineData } from "../../../ui/transcript/status-line.ts";
 import type { sessionsContract } from "../contract.ts";
-import type { Conversation } from "./peers.ts";
+import type { ConversationService } from "./peers.ts";
 
 export interface StartFlagsContext {
 	readonly role: Role;
 	readonly session: string;
 	readonly sessions: ObjectRef<typeof sessionsContract>;
-	readonly chat: NonNullable<Conversation["ref"]>;
+	readonly chat: NonNullable<ConversationService["ref"]>;
 	/** The models plugin's lookup: `provider/id`, or an id with `--provider`, or an id only one provider has. */
 	findModel(spec: string, provider: string | undefined): Promise<{ provider: string; id: string } | undefined>;
 	notice(text: string, tone?: StatusLineData["tone"]): void;

@@ -7,7 +7,7 @@ import {
 	type ServerPlugin,
 	type SessionStore,
 } from "../../server/plugin.ts";
-import { type StatusState, statusContract } from "./contract.ts";
+import { type UsageState, usageContract } from "./contract.ts";
 
 const ZERO: UsageTotals = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, cost: 0 };
 const SCAN_PAGE = 500;
@@ -84,10 +84,10 @@ function scan(store: SessionStore): Totals {
 }
 
 /** Usage for the footer and /session, per conversation and per session. */
-class Status {
+class UsageKeeper {
 	#ctx: ServerContext;
 	#totals = new Map<string, Totals>();
-	#views = new Map<string, { live: LiveState<StatusState>; holders: number }>();
+	#views = new Map<string, { live: LiveState<UsageState>; holders: number }>();
 
 	constructor(ctx: ServerContext) {
 		this.#ctx = ctx;
@@ -121,7 +121,7 @@ class Status {
 		}
 	}
 
-	#state(session: string, conversation: string): StatusState {
+	#state(session: string, conversation: string): UsageState {
 		const totals = this.#totals.get(session);
 		const c = totals?.conversations.get(conversation);
 		return {
@@ -158,15 +158,15 @@ class Status {
 	}
 }
 
-export const statusPlugin: ServerPlugin = {
-	name: "status",
+export const usagePlugin: ServerPlugin = {
+	name: "usage",
 	register(ctx) {
-		const status = new Status(ctx);
-		ctx.host.serve(statusContract, {
+		const usage = new UsageKeeper(ctx);
+		ctx.host.serve(usageContract, {
 			open(input, { principal }) {
 				if (!maySeeSession(principal, input.session))
 					throw new ProtocolError("forbidden", "this session is not shared with you");
-				return status.open(input.session, input.conversation);
+				return usage.open(input.session, input.conversation);
 			},
 		});
 	},

@@ -5,7 +5,7 @@ import { lazy } from "../../protocol/lazy.ts";
 
 export type { UsageTotals };
 
-export const StatusState = lazy(() =>
+export const UsageState = lazy(() =>
 	type({
 		/** The viewed conversation. */
 		conversation: UsageTotals,
@@ -19,13 +19,13 @@ export const StatusState = lazy(() =>
 		contextUnknown: "boolean",
 	}),
 );
-export type StatusState = typeof StatusState.infer;
+export type UsageState = typeof UsageState.infer;
 
-const variant = { state: StatusState, methods: [] as const };
+const variant = { state: UsageState, methods: [] as const };
 
 /** Usage numbers for the footer and /session (seed 1.16). Everyone who may see the conversation may see these. */
-export const statusContract = defineContract({
-	name: "status",
+export const usageContract = defineContract({
+	name: "usage",
 	version: 1,
 	input: ConversationInput,
 	methods: {},

@@ -1,15 +1,15 @@
 /**
- * The open conversation's usage numbers (seed 1.16) for the footer and /session: the status object of the
+ * The open conversation's usage numbers (seed 1.16) for the footer and /session: the usage object of the
  * session on screen, offered to the other plugins as the `usage` service.
  */
 import type { GuestPlugin } from "../../guest/plugin.ts";
 import { MAIN_CONVERSATION } from "../../protocol/common.ts";
-import { type StatusState, statusContract } from "./contract.ts";
+import { type UsageState, usageContract } from "./contract.ts";
 
 export interface Usage {
 	/** The numbers of the conversation on screen; undefined until they arrive, and again after a switch. */
-	state(): StatusState | undefined;
-	onChange(listener: (state: StatusState | undefined) => void): () => void;
+	state(): UsageState | undefined;
+	onChange(listener: (state: UsageState | undefined) => void): () => void;
 }
 
 declare module "../../guest/services.ts" {
@@ -18,21 +18,21 @@ declare module "../../guest/services.ts" {
 	}
 }
 
-export const statusPlugin: GuestPlugin = {
-	name: "status",
+export const usagePlugin: GuestPlugin = {
+	name: "usage",
 	register(ctx) {
 		/** The conversation the chat navigated to (a subagent's), in the session it was in. */
 		let navigated: { session: string; conversation: string } | undefined;
-		const status = ctx.objects.follow(statusContract, ({ id }) => {
+		const usage = ctx.objects.follow(usageContract, ({ id }) => {
 			if (!id) return undefined;
 			return { session: id, conversation: navigated?.session === id ? navigated.conversation : MAIN_CONVERSATION };
 		});
-		const listeners = new Set<(state: StatusState | undefined) => void>();
-		const offStatus = status.onChange((state) => {
+		const listeners = new Set<(state: UsageState | undefined) => void>();
+		const offUsage = usage.onChange((state) => {
 			for (const listener of [...listeners]) listener(state);
 		});
 		const removeService = ctx.services.provide("usage", {
-			state: () => status.state,
+			state: () => usage.state,
 			onChange: (listener) => {
 				listeners.add(listener);
 				return () => listeners.delete(listener);
@@ -44,14 +44,14 @@ export const statusPlugin: GuestPlugin = {
 			offNavigate = conversation.onNavigate((id) => {
 				const session = ctx.session.id;
 				navigated = session ? { session, conversation: id } : undefined;
-				status.refresh();
+				usage.refresh();
 			});
 		});
 		return () => {
 			removeService();
-			offStatus();
+			offUsage();
 			offNavigate?.();
-			status.close();
+			usage.close();
 		};
 	},
 };

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { statusContract } from "../../../src/plugins/status/contract.ts";
+import { usageContract } from "../../../src/plugins/usage/contract.ts";
 import { chatFixture, requestId } from "../../support/chat-fixture.ts";
 import { waitForState } from "../../support/p2-server.ts";
 import { waitUntil } from "../../support/wait.ts";
@@ -9,7 +9,7 @@ const fixture = chatFixture();
 describe("the footer's context size", () => {
 	test("an answer that failed or was stopped keeps the last known context size, live and after a reopen", async () => {
 		const { server, owner, session, chat } = await fixture.openChat();
-		const status = await owner.open(statusContract, { session, conversation: "main" });
+		const status = await owner.open(usageContract, { session, conversation: "main" });
 		let published = 0;
 		status.onChange(() => published++);
 		const turn = async (text: string) => {
@@ -41,7 +41,7 @@ describe("the footer's context size", () => {
 
 		// Read again from the stored entries (the last view closed first, on the same connection): the same.
 		status.close();
-		const reopened = await owner.open(statusContract, { session, conversation: "main" });
+		const reopened = await owner.open(usageContract, { session, conversation: "main" });
 		expect(reopened.state).toMatchObject({ contextTokens: 5100, cacheHitRate: 0.2 });
 	});
 });
