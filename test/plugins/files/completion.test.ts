@@ -79,6 +79,7 @@ describe("the editor's completions", () => {
 
 	test("the files plugin adds its source to the guest's completions: the open session's files, never a view guest's", async () => {
 		const asked: unknown[] = [];
+		const closed: string[] = [];
 		const { ctx, opened } = testGuest({
 			identity: { role: "owner", id: "o1", name: "Owner", session: null },
 			open: (contract, input) =>
@@ -89,7 +90,10 @@ describe("the editor's completions", () => {
 						asked.push({ object: contract.name, input, method, args });
 						return { items: [{ path: "src/a.ts", dir: false }], truncated: false };
 					},
-					close() {},
+					onChange: () => () => {},
+					close() {
+						closed.push(contract.name);
+					},
 				}) as never,
 		});
 		const slashOnly = new EditorCompletion(new SlashAutocomplete(ctx.commands), ctx.registries.completions);
@@ -108,6 +112,8 @@ describe("the editor's completions", () => {
 		ctx.session.setIdentity({ role: "view", id: "g1", name: "Ann", session: "s1" });
 		expect(await provider.getSuggestions(["@a"], 0, 2, { signal })).toBeNull();
 		expect(opened).toEqual(["files"]);
+		// The view guest's role closed it at once, not at their next completion.
+		expect(closed).toEqual(["files"]);
 		dispose();
 		expect(ctx.registries.completions.all()).toEqual([]);
 	});
