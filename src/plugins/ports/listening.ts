@@ -9,13 +9,17 @@ import type { ListeningPort } from "./contract.ts";
 
 const MAX_BYTES = 4 * 1024 * 1024;
 
+// One find, then shell builtins only: a program started per process would cost more than the rest together.
 const SCRIPT = `[ -r /proc/net/tcp ] || { echo '@@none'; exit 0; }
 echo '@@tcp'; cat /proc/net/tcp
 echo '@@tcp6'; cat /proc/net/tcp6 2>/dev/null
 echo '@@owners'
-s=$(find /proc/[0-9]*/fd -maxdepth 1 -lname 'socket:*' -printf '%h %l\\n' 2>/dev/null)
-printf '%s\\n' "$s" | sed -n 's#^/proc/\\([0-9]*\\)/fd socket:\\[\\([0-9]*\\)\\]$#O \\1 \\2#p'
-for p in $(printf '%s\\n' "$s" | sed -n 's#^/proc/\\([0-9]*\\)/fd .*#\\1#p' | sort -u); do printf 'N %s %s\\n' "$p" "$(head -c 64 /proc/$p/comm 2>/dev/null)"; done`;
+seen=' '
+find /proc/[0-9]*/fd -maxdepth 1 -lname 'socket:*' -printf '%h %l\\n' 2>/dev/null | while read -r dir link; do
+p=\${dir#/proc/}; p=\${p%/fd}; i=\${link#socket:[}; i=\${i%]}
+printf 'O %s %s\\n' "$p" "$i"
+case $seen in *" $p "*) ;; *) seen="$seen$p "; n=; read -r n < "/proc/$p/comm" 2>/dev/null; printf 'N %s %s\\n' "$p" "$n";; esac
+done`;
 
 const LISTEN = "0A";
 

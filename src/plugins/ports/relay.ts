@@ -7,6 +7,7 @@
  */
 import { isOwnerRole } from "../../protocol/roles.ts";
 import type { Environment, Principal, Relay, RelayAccept, RelayPeer, ServerContext } from "../../server/plugin.ts";
+import type { ListeningPort } from "./contract.ts";
 import { listeningPorts } from "./listening.ts";
 
 export const RELAY_PATH = "/ports/relay";
@@ -33,7 +34,34 @@ export function mayForward(ctx: ServerContext, principal: Principal, session: st
 /** The relays guests opened, by session: closed when the owner stops guests forwarding. */
 export type GuestRelays = Map<string, Set<Relay>>;
 
+/** How long a machine's listing answers the next relays: a page's burst of connections lists the ports once. */
+const LISTING_FRESH_MS = 2_000;
+
+/** The loopback address each machine's ports listen on, from a recent listing of that machine. */
+class Listeners {
+	readonly #recent = new WeakMap<Environment, { at: number; ports: ListeningPort[] }>();
+
+	/** null: nothing listens on `port` there. Where ports cannot be listed, the IPv4 loopback is tried. */
+	async loopback(env: Environment, port: number): Promise<string | null> {
+		const recent = this.#recent.get(env);
+		let ports = recent && Date.now() - recent.at < LISTING_FRESH_MS ? recent.ports : undefined;
+		// A port not in a recent listing may have opened since: listed again.
+		if (!ports?.some((p) => p.port === port)) {
+			try {
+				ports = await listeningPorts(env);
+			} catch {
+				return "127.0.0.1";
+			}
+			this.#recent.set(env, { at: Date.now(), ports });
+		}
+		let host: string | null = null;
+		for (const p of ports) if (p.port === port) host ??= loopbackFor(p.address);
+		return host;
+	}
+}
+
 export function relayAccept(ctx: ServerContext, guests: GuestRelays): RelayAccept {
+	const listeners = new Listeners();
 	return (principal, url) => {
 		const session = url.searchParams.get("session") ?? "";
 		if (!mayForward(ctx, principal, session))
@@ -58,7 +86,7 @@ export function relayAccept(ctx: ServerContext, guests: GuestRelays): RelayAccep
 		if (!ctx.environments.has(envName)) return { refuse: 404, why: `no environment ${envName}` };
 		const env = ctx.environments.get(envName);
 		ctx.log.info(`session:${session}`, `port ${port} of ${envName} forwarded to ${who} machine (a connection opened)`);
-		return track((onClosed) => portRelay(env, port, onClosed));
+		return track((onClosed) => portRelay(env, port, listeners, onClosed));
 	};
 }
 
@@ -66,7 +94,7 @@ export function relayAccept(ctx: ServerContext, guests: GuestRelays): RelayAccep
  * Bytes both ways between the launcher's WebSocket and the machine's port: the loopback address it listens on
  * is looked up there first (IPv4 or IPv6); what the launcher sends meanwhile waits, bounded.
  */
-function portRelay(env: Environment, port: number, onClosed: () => void): Relay {
+function portRelay(env: Environment, port: number, listeners: Listeners, onClosed: () => void): Relay {
 	let peer: RelayPeer | undefined;
 	let connection: ReturnType<Environment["connectTcp"]> | undefined;
 	let closed = false;
@@ -80,13 +108,7 @@ function portRelay(env: Environment, port: number, onClosed: () => void): Relay 
 		peer?.close();
 	};
 	const connect = async () => {
-		let host: string | null = null;
-		try {
-			for (const p of await listeningPorts(env)) if (p.port === port) host ??= loopbackFor(p.address);
-		} catch {
-			// The ports cannot be listed there: the machine's IPv4 loopback is tried.
-			host = "127.0.0.1";
-		}
+		const host = await listeners.loopback(env, port);
 		if (closed) return;
 		if (!host) return close();
 		connection = env.connectTcp(host, port, { data: (bytes) => peer?.send(bytes), closed: close });
