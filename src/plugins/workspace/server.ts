@@ -26,9 +26,13 @@ interface Watched {
 	stop: () => void;
 }
 
-/** Watches `cwd` on `env` where it can; says whether it does. */
-function watchPlace(env: Environment, cwd: string, held: Pick<Watched, "bump" | "stop" | "watching">): void {
-	const stop = env.watch(cwd, held.bump);
+/** Watches `cwd` on `env` where it can (not on a machine gone from envs.json); says whether it does. */
+function watchPlace(
+	env: Environment | undefined,
+	cwd: string,
+	held: Pick<Watched, "bump" | "stop" | "watching">,
+): void {
+	const stop = env ? env.watch(cwd, held.bump) : null;
 	held.stop = stop ?? (() => {});
 	held.watching = stop !== null;
 }
@@ -37,6 +41,7 @@ export const workspacePlugin: ServerPlugin = {
 	name: "workspace",
 	register(ctx) {
 		const watched = new Map<string, Watched>();
+		const machine = (name: string) => (ctx.environments.has(name) ? ctx.environments.get(name) : undefined);
 		// Where nothing watches the machine's files, what the agent or a `!` command did shows when it ends.
 		ctx.bus.on("session.busy", ({ session, busy }) => {
 			if (busy) return;
@@ -101,7 +106,7 @@ export const workspacePlugin: ServerPlugin = {
 						bump,
 						stop: () => {},
 					};
-					watchPlace(ctx.environments.get(record.env), record.cwd, made);
+					watchPlace(machine(record.env), record.cwd, made);
 					held = made;
 					watched.set(session, held);
 				}
@@ -110,15 +115,15 @@ export const workspacePlugin: ServerPlugin = {
 				/** The session's directory now, and its machine; after a move (/cd) the watch follows it and the counter advances. */
 				const where = () => {
 					const now = ctx.catalog.get(session) ?? record;
-					const env = ctx.environments.get(now.env);
 					const place = `${now.env}:${now.cwd}`;
 					if (place !== mine.place) {
 						mine.stop();
 						mine.place = place;
-						watchPlace(env, now.cwd, mine);
+						watchPlace(machine(now.env), now.cwd, mine);
 						mine.bump();
 					}
-					return { root: now.cwd, directory: new SessionDirectory(env) };
+					// An unknown machine is refused here, in words the person can act on.
+					return { root: now.cwd, directory: new SessionDirectory(ctx.environments.get(now.env)) };
 				};
 				return {
 					state: mine.live,

@@ -312,6 +312,15 @@ describe("who holds the workspace", () => {
 		});
 	});
 
+	test("a session whose machine left envs.json opens; its panels say which machine is unknown", async () => {
+		const gone = ts.server.ctx.catalog.create({ cwd, env: "gone" }).id;
+		const ws = await clients[0]!.open(workspaceContract, { session: gone });
+		await expect(ws.call("list", { path: "" })).rejects.toMatchObject({
+			code: "not_found",
+			message: expect.stringContaining("Unknown environment gone"),
+		});
+	});
+
 	test("the counter advances when a file in the directory changes (live /changes)", async () => {
 		const ws = await clients[0]!.open(workspaceContract, { session });
 		const before = ws.state?.changes ?? 0;
