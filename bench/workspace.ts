@@ -1,10 +1,13 @@
-// Workspace benchmark: the time to list a 20,000-file directory and to search it (git grep inside a repository,
-// p2's own walk outside one; ripgrep when the server has it). Prints JSON. `bun bench/workspace.ts`
+// Workspace benchmark on this device's Environment: the time to list a 20,000-file directory and to search it
+// (git grep inside a repository, grep -r outside one; ripgrep when the server has it), and a page deep in a large
+// file. Prints JSON. `bun bench/workspace.ts`
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { grep, listDir, readPage, walkGrep } from "../src/plugins/workspace/backend.ts";
-import { installed } from "../src/plugins/workspace/run.ts";
+import { SessionDirectory } from "../src/plugins/workspace/directory.ts";
+import { LocalEnvironment } from "../src/server/env/local.ts";
+
+const directory = new SessionDirectory(new LocalEnvironment());
 
 const FILES = 20_000;
 const RUNS = 5;
@@ -37,20 +40,20 @@ try {
 	const big = join(root, "big.txt");
 	writeFileSync(big, Array.from({ length: 1_000_000 }, (_, i) => `line ${i + 1} of a large file`).join("\n"));
 
-	const list = stats(await time(() => listDir(root, "flat", false)));
+	const list = stats(await time(() => directory.list(root, "flat", false)));
 	const listRepoless = list;
-	const walk = stats(await time(() => walkGrep(root, "needle", 30_000)));
-	const page = stats(await time(() => readPage(root, "big.txt", 900_000, 200)));
+	const walk = stats(await time(() => directory.grep(root, "needle", 30_000)));
+	const page = stats(await time(() => directory.read(root, "big.txt", 900_000, 200)));
 	Bun.spawnSync(["git", "init", "-q"], { cwd: root });
-	const listInRepo = stats(await time(() => listDir(root, "flat", false)));
-	const gitGrep = stats(await time(() => grep(root, "needle")));
-	const found = (await grep(root, "needle")).matches.length;
+	const listInRepo = stats(await time(() => directory.list(root, "flat", false)));
+	const gitGrep = stats(await time(() => directory.grep(root, "needle")));
+	const found = (await directory.grep(root, "needle")).matches.length;
 	console.log(
 		JSON.stringify(
 			{
 				bench: "workspace",
 				files: FILES,
-				rg: installed("rg"),
+				rg: Bun.which("rg") !== null,
 				listMs: listRepoless,
 				listInGitRepoMs: listInRepo,
 				grepWalkMs: walk,

@@ -2,7 +2,9 @@
  * An object that follows the open session: the plugin says which input it wants for the session and role on
  * screen (or none), and the object is opened for it, closed when the session or role no longer wants it, and
  * opened again for the next one. Plugins read the current ref and hear its changes here, instead of holding
- * refs and session listeners of their own.
+ * refs and session listeners of their own. A lazy one (`{ lazy: true }`) is opened only when the plugin first
+ * asks for it (`use()`, a panel's command, a completion): a session switch closes it, and the next use opens
+ * the new session's, so switching sessions costs nothing for an object nobody used there.
  */
 import type { AnyContract, InputOf, StateOf } from "../protocol/contract.ts";
 import type { ObjectRef } from "../protocol/object-client.ts";
@@ -17,9 +19,16 @@ export type FollowListener<C extends AnyContract> = (
 	ref: ObjectRef<C> | undefined,
 ) => void;
 
+export interface FollowOptions {
+	/** Opened at the first `use()` for each session, not when the session opens. */
+	readonly lazy?: boolean;
+}
+
 export interface Followed<C extends AnyContract> {
-	/** The object for the open session now; undefined when the input says none. */
+	/** The object for the open session now; undefined when the input says none (or, lazy, before its first use). */
 	readonly ref: ObjectRef<C> | undefined;
+	/** The object for the open session, opened now if it is not open yet; undefined when the input says none. */
+	use(): ObjectRef<C> | undefined;
 	/** Its state, once the server sent it. */
 	readonly state: StateOf<C> | undefined;
 	onChange(listener: FollowListener<C>): () => void;
@@ -47,12 +56,14 @@ export class FollowedObject<C extends AnyContract> implements Followed<C> {
 	readonly #session: OpenSession;
 	readonly #listeners = new Set<FollowListener<C>>();
 	readonly #offSession: (() => void)[];
+	readonly #lazy: boolean;
 	#ref: ObjectRef<C> | undefined;
 	#offRef: (() => void) | undefined;
 	#closed = false;
 
-	constructor(open: Open, session: OpenSession, contract: C, inputFor: InputFor<C>) {
+	constructor(open: Open, session: OpenSession, contract: C, inputFor: InputFor<C>, options: FollowOptions = {}) {
 		this.#open = open;
+		this.#lazy = options.lazy === true;
 		this.#session = session;
 		this.#contract = contract;
 		this.#inputFor = inputFor;
@@ -74,12 +85,23 @@ export class FollowedObject<C extends AnyContract> implements Followed<C> {
 		return () => this.#listeners.delete(listener);
 	}
 
+	use(): ObjectRef<C> | undefined {
+		this.#follow(true);
+		return this.#ref;
+	}
+
 	refresh(): void {
+		this.#follow(!this.#lazy);
+	}
+
+	/** Keeps the object the input names now; `open`: opens it when none is open (else one not wanted is closed). */
+	#follow(open: boolean): void {
 		if (this.#closed) return;
 		const input = this.#inputFor(this.#session);
 		if (input === undefined ? this.#ref === undefined : this.#ref && sameInput(this.#ref.input, input)) return;
+		if (!open && this.#ref === undefined) return;
 		this.#drop();
-		if (input !== undefined) {
+		if (input !== undefined && open) {
 			const ref = this.#open(this.#contract, input);
 			this.#ref = ref;
 			this.#offRef = ref.onChange((state) => {

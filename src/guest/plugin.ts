@@ -9,7 +9,7 @@ import type { ObjectRef } from "../protocol/object-client.ts";
 import type { DisplaySettings } from "../protocol/preferences.ts";
 import type { CommandRegistry } from "./commands.ts";
 import type { Completions } from "./completions.ts";
-import type { Followed, InputFor } from "./follow.ts";
+import type { Followed, FollowOptions, InputFor } from "./follow.ts";
 import type { Launcher } from "./launcher-channel.ts";
 import type { GuestUi } from "./layout.ts";
 import type { EffectivePreferences, ServerDefaults } from "./preferences.ts";
@@ -29,8 +29,9 @@ export interface GuestObjects {
 	/**
 	 * The contract's object for the open session: `inputFor` names it for the session and role on screen (or
 	 * undefined for none); it is opened, closed and opened again as they change. `close()` stops following.
+	 * `lazy`: opened only at its first `use()` for each session (a panel's command, a completion).
 	 */
-	follow<C extends AnyContract>(contract: C, inputFor: InputFor<C>): Followed<C>;
+	follow<C extends AnyContract>(contract: C, inputFor: InputFor<C>, options?: FollowOptions): Followed<C>;
 	/** The launcher's connection to the server. */
 	readonly connection: ConnectionState;
 	onConnection(listener: (state: ConnectionState) => void): () => void;

@@ -9,11 +9,11 @@ import { chatModePlugin } from "../plugins/chat-mode/tui.ts";
 import { devReloadPlugin } from "../plugins/dev-reload/tui.ts";
 import { devicesPlugin } from "../plugins/devices/tui.ts";
 import { envsPlugin } from "../plugins/envs/tui.ts";
-import { filesPlugin } from "../plugins/files/tui.ts";
 import { loginPlugin } from "../plugins/login/tui.ts";
 import { logsPlugin } from "../plugins/logs/tui.ts";
 import { modelsPlugin } from "../plugins/models/tui.ts";
 import { noticesPlugin } from "../plugins/notices/tui.ts";
+import { pathCompletionPlugin } from "../plugins/path-completion/tui.ts";
 import { portsPlugin } from "../plugins/ports/tui.ts";
 import { promptsPlugin } from "../plugins/prompts/tui.ts";
 import { providersPlugin } from "../plugins/providers/tui.ts";
@@ -33,7 +33,7 @@ export function guestPlugins(): GuestPlugin[] {
 		chatPlugin,
 		sessionsPlugin,
 		modelsPlugin,
-		filesPlugin,
+		pathCompletionPlugin,
 		promptsPlugin,
 		loginPlugin,
 		sharingPlugin,

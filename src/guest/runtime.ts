@@ -135,8 +135,8 @@ export class GuestRuntime {
 			session: this.#session,
 			objects: {
 				open: (contract, input) => client.open(contract, input),
-				follow: (contract, inputFor) =>
-					new FollowedObject((c, input) => client.open(c, input), this.#session, contract, inputFor),
+				follow: (contract, inputFor, options) =>
+					new FollowedObject((c, input) => client.open(c, input), this.#session, contract, inputFor, options),
 				get connection() {
 					return runtime.#connection;
 				},

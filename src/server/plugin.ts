@@ -39,7 +39,13 @@ export { runCommand } from "./agent/tools/bash.ts";
 export { createTools } from "./agent/tools/index.ts";
 export { hashToken, newToken, TOKEN_PATTERN } from "./auth/tokens.ts";
 export { checkWith } from "./checks.ts";
-export { EnvConnectionError, type Environment, pathProblem } from "./env/environment.ts";
+export {
+	EnvConnectionError,
+	type Environment,
+	pathProblem,
+	type Ran,
+	type RunOptions,
+} from "./env/environment.ts";
 export type { TestResult } from "./env/environments.ts";
 export { SshEnvironment, shellQuote } from "./env/ssh.ts";
 export { json, problem, readBoundedBytes, readBoundedText, readCookie, signInCookie } from "./http-util.ts";

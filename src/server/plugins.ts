@@ -9,11 +9,11 @@ import { chatModePlugin } from "../plugins/chat-mode/server.ts";
 import { devReloadPlugin } from "../plugins/dev-reload/server.ts";
 import { devicesPlugin } from "../plugins/devices/server.ts";
 import { envsPlugin } from "../plugins/envs/server.ts";
-import { filesPlugin } from "../plugins/files/server.ts";
 import { loginPlugin } from "../plugins/login/server.ts";
 import { logsPlugin } from "../plugins/logs/server.ts";
 import { modelsPlugin } from "../plugins/models/server.ts";
 import { noticesPlugin } from "../plugins/notices/server.ts";
+import { pathCompletionPlugin } from "../plugins/path-completion/server.ts";
 import { portsPlugin } from "../plugins/ports/server.ts";
 import { promptsPlugin } from "../plugins/prompts/server.ts";
 import { providersPlugin } from "../plugins/providers/server.ts";
@@ -37,7 +37,7 @@ export function defaultPlugins(): ServerPlugin[] {
 		searchPlugin,
 		loginPlugin,
 		sharingPlugin(),
-		filesPlugin,
+		pathCompletionPlugin,
 		promptsPlugin(),
 		subagentsPlugin,
 		workspacePlugin,

@@ -100,4 +100,31 @@ describe("ctx.objects.follow: an object that follows the open session", () => {
 		followed.refresh();
 		expect(log).toEqual(['open {"session":"a/main"}', 'close {"session":"a/main"}', 'open {"session":"a/sub"}']);
 	});
+
+	test("a lazy one opens only when first used, closes on a session switch, and opens the next session's at its use", () => {
+		const { ctx, log } = guest();
+		const followed = ctx.objects.follow(board, forParticipants, { lazy: true });
+		const heard: string[] = [];
+		followed.onChange((state, ref) => heard.push(`${ref?.input.session ?? "none"}: ${state?.n ?? "-"}`));
+		ctx.session.open("a");
+		ctx.session.open("b");
+		expect(followed.ref).toBeUndefined();
+		expect(log).toEqual([]);
+		expect(followed.use()?.input).toEqual({ session: "b" });
+		expect(followed.use()).toBe(followed.ref);
+		ctx.session.open("c");
+		expect(followed.ref).toBeUndefined();
+		ctx.session.open("d");
+		expect(followed.use()?.input).toEqual({ session: "d" });
+		ctx.session.setIdentity({ role: "view", id: "o", name: "Owner", session: "d" });
+		expect(followed.use()).toBeUndefined();
+		followed.close();
+		expect(log).toEqual([
+			'open {"session":"b"}',
+			'close {"session":"b"}',
+			'open {"session":"d"}',
+			'close {"session":"d"}',
+		]);
+		expect(heard).toEqual(["b: -", "none: -", "d: -", "none: -"]);
+	});
 });

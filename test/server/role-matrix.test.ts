@@ -108,7 +108,7 @@ const MATRIX: Row[] = [
 		},
 	},
 	{
-		object: "files",
+		object: "path-completion",
 		input: (s) => ({ session: s }),
 		open: PARTICIPANT,
 		calls: { complete: { may: PARTICIPANT, args: () => ({ prefix: "", mode: "path" }) } },

@@ -80,7 +80,7 @@ export function testGuest(options: TestGuestOptions = {}): TestGuest {
 		session,
 		objects: {
 			open,
-			follow: (contract, inputFor) => new FollowedObject(open, session, contract, inputFor),
+			follow: (contract, inputFor, options) => new FollowedObject(open, session, contract, inputFor, options),
 			connection: "open",
 			onConnection: () => () => {},
 		},

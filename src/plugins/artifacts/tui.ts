@@ -4,6 +4,7 @@
  * SVG as source with a "Source only" note). Everyone who sees the session may look.
  */
 import { Markdown, type SelectItem } from "@earendil-works/pi-tui";
+import type { Followed } from "../../guest/follow.ts";
 import type { GuestContext, GuestPlugin } from "../../guest/plugin.ts";
 import type { ObjectRef } from "../../protocol/object-client.ts";
 import { highlightLines, languageOfPath } from "../../ui/highlight.ts";
@@ -73,7 +74,8 @@ export function artifactCard(theme: ThemeRef) {
 class ArtifactPanels {
 	readonly #ctx: GuestContext;
 	readonly #removals: (() => void)[];
-	#ref: ObjectRef<typeof artifactsContract> | undefined;
+	/** The open session's artifacts, opened at the first /artifacts there. */
+	readonly #artifacts: Followed<typeof artifactsContract>;
 
 	constructor(ctx: GuestContext) {
 		this.#ctx = ctx;
@@ -86,18 +88,17 @@ class ArtifactPanels {
 				slash: { name: "artifacts" },
 				run: () => this.#list(),
 			}),
-			ctx.session.on("opened", () => this.#drop()),
 		];
+		this.#artifacts = ctx.objects.follow(
+			artifactsContract,
+			(session) => (session.id ? { session: session.id } : undefined),
+			{ lazy: true },
+		);
 	}
 
 	dispose(): void {
 		for (const remove of this.#removals) remove();
-		this.#drop();
-	}
-
-	#drop(): void {
-		this.#ref?.close();
-		this.#ref = undefined;
+		this.#artifacts.close();
 	}
 
 	#height(): number {
@@ -105,13 +106,9 @@ class ArtifactPanels {
 	}
 
 	async #list(): Promise<void> {
-		const { ui, session } = this.#ctx;
-		if (!session.id) return ui.notice("No session is open yet.");
-		if (this.#ref?.input.session !== session.id) {
-			this.#drop();
-			this.#ref = this.#ctx.objects.open(artifactsContract, { session: session.id });
-		}
-		const ref = this.#ref;
+		const { ui } = this.#ctx;
+		const ref = this.#artifacts.use();
+		if (!ref) return ui.notice("No session is open yet.");
 		try {
 			await ref.ready;
 		} catch (error) {

@@ -1,10 +1,25 @@
 /**
- * The TCP ports listening on this machine, read from Linux's /proc (no command is run): `/proc/net/tcp` and
- * `tcp6` for sockets in the LISTEN state, and each process's open descriptors for who holds which socket
- * (only the server's own user's processes can be read; others' show no process).
+ * The TCP ports listening on the session's machine (this device or an SSH machine), read from Linux's /proc by
+ * one command there: `/proc/net/tcp` and `tcp6` for sockets in the LISTEN state, and each process's open
+ * descriptors for who holds which socket (only the account's own processes can be read; others' show no
+ * process). What the machine prints is data: bounded, parsed line by line, names cut to 64 characters.
  */
-import { existsSync, readdirSync, readFileSync, readlinkSync } from "node:fs";
+import type { Environment } from "../../server/plugin.ts";
 import type { ListeningPort } from "./contract.ts";
+
+const MAX_BYTES = 4 * 1024 * 1024;
+
+// One find, then shell builtins only: a program started per process would cost more than the rest together.
+const SCRIPT = `[ -r /proc/net/tcp ] || { echo '@@none'; exit 0; }
+echo '@@tcp'; cat /proc/net/tcp
+echo '@@tcp6'; cat /proc/net/tcp6 2>/dev/null
+echo '@@owners'
+seen=' '
+find /proc/[0-9]*/fd -maxdepth 1 -lname 'socket:*' -printf '%h %l\\n' 2>/dev/null | while read -r dir link; do
+p=\${dir#/proc/}; p=\${p%/fd}; i=\${link#socket:[}; i=\${i%]}
+printf 'O %s %s\\n' "$p" "$i"
+case $seen in *" $p "*) ;; *) seen="$seen$p "; n=; read -r n < "/proc/$p/comm" 2>/dev/null; printf 'N %s %s\\n' "$p" "$n";; esac
+done`;
 
 const LISTEN = "0A";
 
@@ -42,45 +57,49 @@ export function parseProcNetTcp(text: string, v6: boolean): { port: number; addr
 	return out;
 }
 
-/** Socket inode → the process holding it, for the processes this user may read. */
-function socketOwners(proc: string): Map<string, { pid: number; name: string | null }> {
-	const owners = new Map<string, { pid: number; name: string | null }>();
-	for (const entry of readdirSync(proc)) {
-		if (!/^\d+$/.test(entry)) continue;
-		let fds: string[];
-		try {
-			fds = readdirSync(`${proc}/${entry}/fd`);
-		} catch {
-			continue;
-		}
-		let name: string | null | undefined;
-		for (const fd of fds) {
-			let target: string;
-			try {
-				target = readlinkSync(`${proc}/${entry}/fd/${fd}`);
-			} catch {
-				continue;
-			}
-			const inode = /^socket:\[(\d+)\]$/.exec(target)?.[1];
-			if (!inode) continue;
-			if (name === undefined) {
-				try {
-					name = readFileSync(`${proc}/${entry}/comm`, "utf8").trim().slice(0, 64);
-				} catch {
-					name = null;
-				}
-			}
-			owners.set(inode, { pid: Number(entry), name });
-		}
+/** Reads what the script printed; throws when the machine has no /proc (not Linux). */
+export function parseListing(text: string, machine: string): ListeningPort[] {
+	if (/^@@none$/m.test(text)) throw new Error(`listing ports needs Linux's /proc on ${machine}`);
+	const section = (name: string) => {
+		const start = text.indexOf(`@@${name}\n`);
+		if (start < 0) return "";
+		const from = start + name.length + 3;
+		const end = text.indexOf("\n@@", from);
+		return text.slice(from, end < 0 ? undefined : end + 1);
+	};
+	const names = new Map<number, string>();
+	const sockets: [string, number][] = [];
+	for (const line of section("owners").split("\n")) {
+		const owner = /^O (\d+) (\d+)$/.exec(line);
+		if (owner) sockets.push([owner[2] as string, Number(owner[1])]);
+		const name = /^N (\d+) (.*)$/.exec(line);
+		if (name) names.set(Number(name[1]), (name[2] as string).slice(0, 64));
 	}
-	return owners;
+	const owners = new Map<string, { pid: number; name: string | null }>();
+	for (const [inode, pid] of sockets) owners.set(inode, { pid, name: names.get(pid) || null });
+	return portsFrom(section("tcp"), section("tcp6"), owners);
 }
 
-/** The listening TCP ports, by port; throws where /proc is not there (not Linux). */
-export function listeningPorts(proc = "/proc"): ListeningPort[] {
-	if (!existsSync(`${proc}/net/tcp`)) throw new Error("listing ports needs Linux's /proc on the server");
-	const tcp6 = existsSync(`${proc}/net/tcp6`) ? readFileSync(`${proc}/net/tcp6`, "utf8") : "";
-	return portsFrom(readFileSync(`${proc}/net/tcp`, "utf8"), tcp6, socketOwners(proc));
+/** The ports listening on `env`'s machine, asked in one command run in its home directory. */
+export async function listeningPorts(env: Environment): Promise<ListeningPort[]> {
+	const chunks: Uint8Array[] = [];
+	let bytes = 0;
+	const stop = new AbortController();
+	const end = await env.exec({
+		command: SCRIPT,
+		cwd: await env.home(),
+		signal: stop.signal,
+		timeoutSeconds: 20,
+		onData: (chunk) => {
+			bytes += chunk.byteLength;
+			if (bytes > MAX_BYTES) stop.abort();
+			else chunks.push(chunk);
+		},
+	});
+	const machine = env.remote ? env.name : "the server";
+	if (end.ended !== "exit")
+		throw new Error(`listing the ports of ${machine} ${end.ended === "timeout" ? "timed out" : "was too long"}`);
+	return parseListing(Buffer.concat(chunks).toString("utf8"), machine);
 }
 
 /** The listening ports of /proc's two tables, each with the process holding its socket where it is known. */

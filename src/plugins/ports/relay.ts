@@ -1,23 +1,18 @@
 /**
- * A port of the server's machine, relayed to the visitor's (their launcher listens on a loopback port and opens
- * one relay per connection): bytes both ways between the launcher's WebSocket and a TCP connection to the port
- * on this machine's loopback (a port listening now), or to a port on the loopback of the session's SSH machine
- * through ssh's stdio forwarding. Owners, and full guests of the session while the owner allows it.
+ * A port of the session's machine, relayed to the visitor's (their launcher listens on a loopback port and opens
+ * one relay per connection): bytes both ways between the launcher's WebSocket and a TCP connection, opened by the
+ * session's Environment, to the port on that machine's loopback (this device's, or an SSH machine's through its
+ * shared connection). A port nothing listens on there ends the relay at once. Owners, and full guests of the
+ * session while the owner allows it.
  */
-import type { Socket } from "bun";
 import { isOwnerRole } from "../../protocol/roles.ts";
-import {
-	type Principal,
-	type Relay,
-	type RelayAccept,
-	type RelayPeer,
-	type ServerContext,
-	SshEnvironment,
-} from "../../server/plugin.ts";
+import type { Environment, Principal, Relay, RelayAccept, RelayPeer, ServerContext } from "../../server/plugin.ts";
+import type { ListeningPort } from "./contract.ts";
 import { listeningPorts } from "./listening.ts";
 
 export const RELAY_PATH = "/ports/relay";
-const MAX_PENDING = 4 * 1024 * 1024;
+/** What the launcher sends before the machine's port is connected, at most. */
+const MAX_EARLY = 4 * 1024 * 1024;
 
 /** The loopback address that reaches a port listening on `address`. */
 function loopbackFor(address: string): string | null {
@@ -39,7 +34,34 @@ export function mayForward(ctx: ServerContext, principal: Principal, session: st
 /** The relays guests opened, by session: closed when the owner stops guests forwarding. */
 export type GuestRelays = Map<string, Set<Relay>>;
 
+/** How long a machine's listing answers the next relays: a page's burst of connections lists the ports once. */
+const LISTING_FRESH_MS = 2_000;
+
+/** The loopback address each machine's ports listen on, from a recent listing of that machine. */
+class Listeners {
+	readonly #recent = new WeakMap<Environment, { at: number; ports: ListeningPort[] }>();
+
+	/** null: nothing listens on `port` there. Where ports cannot be listed, the IPv4 loopback is tried. */
+	async loopback(env: Environment, port: number): Promise<string | null> {
+		const recent = this.#recent.get(env);
+		let ports = recent && Date.now() - recent.at < LISTING_FRESH_MS ? recent.ports : undefined;
+		// A port not in a recent listing may have opened since: listed again.
+		if (!ports?.some((p) => p.port === port)) {
+			try {
+				ports = await listeningPorts(env);
+			} catch {
+				return "127.0.0.1";
+			}
+			this.#recent.set(env, { at: Date.now(), ports });
+		}
+		let host: string | null = null;
+		for (const p of ports) if (p.port === port) host ??= loopbackFor(p.address);
+		return host;
+	}
+}
+
 export function relayAccept(ctx: ServerContext, guests: GuestRelays): RelayAccept {
+	const listeners = new Listeners();
 	return (principal, url) => {
 		const session = url.searchParams.get("session") ?? "";
 		if (!mayForward(ctx, principal, session))
@@ -61,123 +83,47 @@ export function relayAccept(ctx: ServerContext, guests: GuestRelays): RelayAccep
 			return relay;
 		};
 		const envName = record.env ?? "local";
-		if (envName !== "local") {
-			// A session's SSH machine: through its shared connection to the machine's loopback (a port nothing
-			// listens on there ends the relay at once).
-			const env = ctx.environments.has(envName) ? ctx.environments.get(envName) : undefined;
-			if (!(env instanceof SshEnvironment)) return { refuse: 404, why: `no environment ${envName}` };
-			ctx.log.info(
-				`session:${session}`,
-				`port ${port} of ${envName} forwarded to ${who} machine (a connection opened)`,
-			);
-			return track((onClosed) => sshRelay(env, port, onClosed));
-		}
-		let host: string | null = null;
-		try {
-			for (const p of listeningPorts()) if (p.port === port) host ??= loopbackFor(p.address);
-		} catch {
-			return { refuse: 501, why: "ports cannot be listed on this server" };
-		}
-		if (!host) return { refuse: 404, why: `nothing listens on port ${port} here` };
-		const loopback = host;
-		ctx.log.info(`session:${session}`, `port ${port} forwarded to ${who} machine (a connection opened)`);
-		return track((onClosed) => tcpRelay(loopback, port, onClosed));
+		if (!ctx.environments.has(envName)) return { refuse: 404, why: `no environment ${envName}` };
+		const env = ctx.environments.get(envName);
+		ctx.log.info(`session:${session}`, `port ${port} of ${envName} forwarded to ${who} machine (a connection opened)`);
+		return track((onClosed) => portRelay(env, port, listeners, onClosed));
 	};
 }
 
-/** Bytes both ways between the launcher's WebSocket and ssh's stdio forwarding to the machine's port. */
-function sshRelay(env: SshEnvironment, port: number, onClosed: () => void): Relay {
+/**
+ * Bytes both ways between the launcher's WebSocket and the machine's port: the loopback address it listens on
+ * is looked up there first (IPv4 or IPv6); what the launcher sends meanwhile waits, bounded.
+ */
+function portRelay(env: Environment, port: number, listeners: Listeners, onClosed: () => void): Relay {
 	let peer: RelayPeer | undefined;
+	let connection: ReturnType<Environment["connectTcp"]> | undefined;
 	let closed = false;
-	const child = env.tcpTunnel(port);
+	const early: Uint8Array[] = [];
+	let earlyBytes = 0;
 	const close = () => {
 		if (closed) return;
 		closed = true;
 		onClosed();
-		child.kill();
+		connection?.close();
 		peer?.close();
 	};
-	child.on("close", close);
-	child.on("error", close);
-	child.stdin?.on("error", close);
-	return {
-		open(to) {
-			// ssh may have ended before the launcher's socket opened (nothing listens there): end this one too.
-			if (closed) return to.close();
-			peer = to;
-			child.stdout?.on("data", (bytes: Buffer) => peer?.send(new Uint8Array(bytes)));
-		},
-		data(bytes) {
-			if (closed || !child.stdin) return;
-			// What the machine has not taken yet is bounded as for this device's ports.
-			if (child.stdin.writableLength > MAX_PENDING) return close();
-			child.stdin.write(bytes);
-		},
-		close,
-	};
-}
-
-function tcpRelay(hostname: string, port: number, onClosed?: () => void): Relay {
-	let peer: RelayPeer | undefined;
-	let socket: Socket | undefined;
-	let closed = false;
-	const pending: Uint8Array[] = [];
-	let pendingBytes = 0;
-	/** What the socket did not take yet (it takes what it can; the rest is written on drain). */
-	const unwritten: Uint8Array[] = [];
-	const write = (s: Socket, bytes: Uint8Array) => {
-		if (unwritten.length) {
-			unwritten.push(bytes);
-			return;
-		}
-		const n = s.write(bytes);
-		if (n < bytes.length) unwritten.push(bytes.subarray(Math.max(0, n)));
-	};
-	const drain = (s: Socket) => {
-		while (unwritten.length) {
-			const bytes = unwritten[0] as Uint8Array;
-			const n = s.write(bytes);
-			if (n < bytes.length) {
-				unwritten[0] = bytes.subarray(Math.max(0, n));
-				return;
-			}
-			unwritten.shift();
-		}
-	};
-	const close = () => {
+	const connect = async () => {
+		const host = await listeners.loopback(env, port);
 		if (closed) return;
-		closed = true;
-		onClosed?.();
-		socket?.end();
-		peer?.close();
+		if (!host) return close();
+		connection = env.connectTcp(host, port, { data: (bytes) => peer?.send(bytes), closed: close });
+		for (const bytes of early.splice(0)) connection.write(bytes);
 	};
 	return {
 		open(to) {
 			peer = to;
-			Bun.connect({
-				hostname,
-				port,
-				socket: {
-					open(s) {
-						socket = s;
-						for (const bytes of pending.splice(0)) write(s, bytes);
-						pendingBytes = 0;
-					},
-					drain,
-					data(_s, bytes) {
-						peer?.send(new Uint8Array(bytes));
-					},
-					close,
-					error: close,
-					connectError: close,
-				},
-			}).catch(close);
+			void connect();
 		},
 		data(bytes) {
 			if (closed) return;
-			if (socket) return write(socket, bytes);
-			pendingBytes += bytes.length;
-			if (pendingBytes <= MAX_PENDING) pending.push(bytes);
+			if (connection) return connection.write(bytes);
+			earlyBytes += bytes.length;
+			if (earlyBytes <= MAX_EARLY) early.push(bytes);
 			else close();
 		},
 		close,

@@ -9,7 +9,6 @@ import { isOwner, LiveState, type Principal, type ServerContext, type ServerPlug
 import { type PortsState, portsContract } from "./contract.ts";
 import { listeningPorts } from "./listening.ts";
 import { type GuestRelays, mayForward, RELAY_PATH, relayAccept } from "./relay.ts";
-import { remoteListeningPorts } from "./remote.ts";
 
 /** A guest never learns the server's machines: which one, or how it failed (README: guests never see environments). */
 const GUESTS_MACHINE = "the session's machine";
@@ -19,7 +18,7 @@ async function list(ctx: ServerContext, session: string, principal: Principal): 
 	const owner = isOwner(principal);
 	const shownEnv = owner || env === "local" ? env : GUESTS_MACHINE;
 	try {
-		const ports = env === "local" ? listeningPorts() : await remoteListeningPorts(ctx.environments.get(env));
+		const ports = await listeningPorts(ctx.environments.get(env));
 		return { env: shownEnv, ports, error: null, at: Date.now() };
 	} catch (error) {
 		const why = owner ? errorText(error).slice(0, 500) : `${GUESTS_MACHINE} could not be reached`;

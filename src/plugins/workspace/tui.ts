@@ -4,8 +4,11 @@
  * and opens a match at its line. View-only guests never open the workspace object.
  */
 import type { SelectItem } from "@earendil-works/pi-tui";
+import type { Followed } from "../../guest/follow.ts";
 import type { GuestContext, GuestPlugin } from "../../guest/plugin.ts";
+import type { OpenSession } from "../../guest/session.ts";
 import type { ObjectRef } from "../../protocol/object-client.ts";
+import { isParticipantRole } from "../../protocol/roles.ts";
 import { highlightLines, languageOfPath } from "../../ui/highlight.ts";
 import { FilterSelector } from "../../ui/selector.ts";
 import { groupDigits, visibleText } from "../../ui/text.ts";
@@ -49,10 +52,17 @@ export function sentFileCard(data: ToolCardData, t: Theme): ToolView {
 	return { title, body: ["", t.fg("muted", "Sent to the people in the session: ") + t.fg("dim", "/download saves")] };
 }
 
+/** The open session's workspace, for those who take part (a view guest's role has none). */
+function participantsSession(session: OpenSession): { session: string } | undefined {
+	if (!session.id || (session.role && !isParticipantRole(session.role))) return undefined;
+	return { session: session.id };
+}
+
 export class WorkspacePanels {
 	readonly #ctx: GuestContext;
 	readonly #removals: (() => void)[];
-	#ref: ObjectRef<typeof workspaceContract> | undefined;
+	/** The open session's workspace, opened at the first panel asked for there. */
+	readonly #workspaceObject: Followed<typeof workspaceContract>;
 	/** Redraws /changes when the directory changed while it is open. */
 	#onChanges: (() => void) | undefined;
 
@@ -84,41 +94,33 @@ export class WorkspacePanels {
 				slash: { name: "grep", argumentHint: "<text>" },
 				run: (args) => this.#grep(args),
 			}),
-			ctx.session.on("opened", () => this.#drop()),
-			ctx.session.on("identity", () => this.#drop()),
 		];
+		this.#workspaceObject = ctx.objects.follow(workspaceContract, participantsSession, { lazy: true });
+		let seen: number | undefined;
+		let current: ObjectRef<typeof workspaceContract> | undefined;
+		this.#workspaceObject.onChange((state, ref) => {
+			// Another session's workspace, or none: the panel that waited for changes belonged to the last one.
+			if (ref !== current) this.#onChanges = undefined;
+			current = ref;
+			if (state && seen !== undefined && state.changes !== seen) this.#onChanges?.();
+			seen = state?.changes;
+		});
 	}
 
 	dispose(): void {
 		for (const remove of this.#removals) remove();
-		this.#drop();
+		this.#workspaceObject.close();
 	}
 
-	#drop(): void {
-		this.#ref?.close();
-		this.#ref = undefined;
-		this.#onChanges = undefined;
-	}
-
-	/** The open session's workspace, opened on first use; undefined (with a notice) for a view guest. */
+	/** The open session's workspace, opened on first use. */
 	async #workspace(): Promise<ObjectRef<typeof workspaceContract> | undefined> {
-		const { session, ui } = this.#ctx;
-		if (!session.id) {
-			ui.notice("No session is open yet.");
+		const ref = this.#workspaceObject.use();
+		if (!ref) {
+			this.#ctx.ui.notice("No session is open yet.");
 			return undefined;
 		}
-		if (this.#ref?.input.session !== session.id) {
-			this.#drop();
-			const ref = this.#ctx.objects.open(workspaceContract, { session: session.id });
-			this.#ref = ref;
-			let seen: number | undefined;
-			ref.onChange((state) => {
-				if (state && seen !== undefined && state.changes !== seen) this.#onChanges?.();
-				seen = state?.changes;
-			});
-		}
-		await this.#ref.ready;
-		return this.#ref;
+		await ref.ready;
+		return ref;
 	}
 
 	async #try<T>(work: () => Promise<T>): Promise<T | undefined> {

@@ -15,6 +15,10 @@ export interface PathInfo {
 export interface DirEntry {
 	readonly name: string;
 	readonly dir: boolean;
+	/** A symbolic link (to anything, or to nothing). */
+	readonly link: boolean;
+	/** A file's size in bytes when sizes were asked for; else, and for folders and links, 0. */
+	readonly size: number;
 }
 
 /** A file operation that failed for a reason the target machine gave, named as Node names it (`ENOENT`…). */
@@ -51,6 +55,40 @@ export interface ExecEnd {
 	readonly ended: "exit" | "aborted" | "timeout";
 }
 
+/** How a program run by `run` is bounded. */
+export interface RunOptions {
+	/** An absolute directory on the target machine. */
+	readonly cwd: string;
+	/** Its stdin (git reads NUL-separated names there); none: no stdin. */
+	readonly input?: string;
+	readonly maxBytes: number;
+	readonly timeoutMs: number;
+}
+
+/** A program's end, as `run` reports it. */
+export interface Ran {
+	/** The exit code (127: the machine has no such program); null when it was stopped (time or output ran out). */
+	readonly code: number | null;
+	/** Its stdout as UTF-8 (stderr is dropped), up to maxBytes. */
+	readonly out: string;
+	/** The output reached its bound: what came is kept, the program was stopped. */
+	readonly full: boolean;
+	readonly timedOut: boolean;
+}
+
+/** A TCP connection from here to a port of the target machine's loopback. */
+export interface TcpConnection {
+	/** Sends bytes; what the machine has not taken yet is bounded: past the bound the connection closes. */
+	write(bytes: Uint8Array): void;
+	close(): void;
+}
+
+export interface TcpHandlers {
+	readonly data: (bytes: Uint8Array) => void;
+	/** The connection ended (either side, or it never opened); called once. */
+	readonly closed: () => void;
+}
+
 export interface Environment {
 	/** `local` for this device, else the name in envs.json. */
 	readonly name: string;
@@ -62,12 +100,31 @@ export interface Environment {
 	readFile(path: string): Promise<Buffer>;
 	/** Creates missing parent directories. */
 	writeFile(path: string, data: string | Uint8Array): Promise<void>;
-	listDirectory(path: string): Promise<DirEntry[]>;
+	/** The entries of a folder; `sizes`: each file's size too (one more lookup per file on this device). */
+	listDirectory(path: string, options?: { readonly sizes?: boolean }): Promise<DirEntry[]>;
+	/** The canonical absolute path of anything (symbolic links resolved); null when nothing is there. */
+	realPath(path: string): Promise<string | null>;
 	/** The canonical absolute path of a directory (`~` expanded, symbolic links resolved); EnvFileError if none. */
 	directory(path: string): Promise<string>;
 	/** Runs `command` with bash in its own process group; abort and timeout end the whole group. */
 	exec(request: ExecRequest): Promise<ExecEnd>;
+	/**
+	 * Runs a program by argv (no shell), in the C locale, git without prompts or optional locks; stdout only,
+	 * bounded in bytes and time. For queries whose answer is a program's output (git, rg, grep).
+	 */
+	run(argv: readonly string[], options: RunOptions): Promise<Ran>;
+	/**
+	 * Calls `onChange` after each burst of changes anywhere under `dir`, until the returned function stops it.
+	 * null: this machine's files cannot be watched from here (SSH); the caller reads again when it knows they
+	 * may have changed (a run or command there ended). A directory that cannot be watched just never calls.
+	 */
+	watch(dir: string, onChange: () => void): (() => void) | null;
+	/** A TCP connection to `port` on the machine's loopback `host` (127.0.0.1 or ::1). */
+	connectTcp(host: string, port: number, handlers: TcpHandlers): TcpConnection;
 }
+
+/** What a TCP connection holds at most that the machine has not taken yet. */
+export const MAX_TCP_PENDING = 4 * 1024 * 1024;
 
 /** The sentence a failed file operation shows, from its code. */
 export function fileErrorText(code: string, path: string): string {

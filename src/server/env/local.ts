@@ -1,7 +1,8 @@
-import { type Dirent, statSync } from "node:fs";
+import { type Dirent, type FSWatcher, lstatSync, statSync, watch } from "node:fs";
 import { mkdir, readdir, readFile, realpath, stat, writeFile } from "node:fs/promises";
 import { homedir } from "node:os";
-import { dirname, isAbsolute, resolve } from "node:path";
+import { dirname, isAbsolute, join, resolve } from "node:path";
+import type { Socket } from "bun";
 import {
 	type DirEntry,
 	EnvFileError,
@@ -10,7 +11,12 @@ import {
 	type ExecRequest,
 	expandHome,
 	fileErrorText,
+	MAX_TCP_PENDING,
 	type PathInfo,
+	type Ran,
+	type RunOptions,
+	type TcpConnection,
+	type TcpHandlers,
 } from "./environment.ts";
 import { spawn } from "./spawn.ts";
 
@@ -20,6 +26,21 @@ function killGroup(pid: number | undefined): void {
 		process.kill(-pid, "SIGKILL");
 	} catch {
 		// Already gone.
+	}
+}
+
+/** A burst of writes (a save, a checkout) is one change once this long passed without another. */
+const SETTLE_MS = 150;
+
+/** Programs run by `run` need no terminal or locale, and git takes no optional locks (the agent may be committing). */
+const RUN_ENV = { GIT_OPTIONAL_LOCKS: "0", GIT_TERMINAL_PROMPT: "0", LC_ALL: "C" };
+
+/** A file's size; 0 when it is gone since it was listed. */
+function sizeOf(path: string): number {
+	try {
+		return lstatSync(path).size;
+	} catch {
+		return 0;
 	}
 }
 
@@ -63,9 +84,18 @@ export class LocalEnvironment implements Environment {
 		await writeFile(path, data);
 	}
 
-	async listDirectory(path: string): Promise<DirEntry[]> {
+	async listDirectory(path: string, options: { readonly sizes?: boolean } = {}): Promise<DirEntry[]> {
 		const entries: Dirent[] = await readdir(path, { withFileTypes: true });
-		return entries.map((e) => ({ name: e.name, dir: e.isDirectory() }));
+		return entries.map((e) => {
+			const dir = e.isDirectory();
+			const link = e.isSymbolicLink();
+			// One lstat each, in turn: 20,000 at once as promises cost five times as long.
+			return { name: e.name, dir, link, size: options.sizes && !dir && !link ? sizeOf(join(path, e.name)) : 0 };
+		});
+	}
+
+	realPath(path: string): Promise<string | null> {
+		return realpath(path).catch(() => null);
 	}
 
 	async directory(path: string): Promise<string> {
@@ -126,5 +156,122 @@ export class LocalEnvironment implements Environment {
 				done({ exitCode: code ?? null, ended });
 			});
 		});
+	}
+
+	async run(argv: readonly string[], options: RunOptions): Promise<Ran> {
+		let proc: ReturnType<typeof Bun.spawn>;
+		try {
+			proc = Bun.spawn([...argv], {
+				cwd: options.cwd,
+				stdin: options.input === undefined ? "ignore" : new TextEncoder().encode(options.input),
+				stdout: "pipe",
+				stderr: "ignore",
+				env: { ...process.env, ...RUN_ENV },
+			});
+		} catch {
+			// No such program (or no such directory): as a shell would say.
+			return { code: 127, out: "", full: false, timedOut: false };
+		}
+		let timedOut = false;
+		const timer = setTimeout(() => {
+			timedOut = true;
+			proc.kill();
+		}, options.timeoutMs);
+		const chunks: Uint8Array[] = [];
+		let bytes = 0;
+		let full = false;
+		const reader = (proc.stdout as ReadableStream<Uint8Array>).getReader();
+		try {
+			for (;;) {
+				const { done, value } = await reader.read();
+				if (done) break;
+				const room = options.maxBytes - bytes;
+				chunks.push(value.byteLength > room ? value.subarray(0, room) : value);
+				bytes += Math.min(room, value.byteLength);
+				if (bytes >= options.maxBytes) {
+					full = true;
+					proc.kill();
+					break;
+				}
+			}
+		} finally {
+			reader.releaseLock();
+		}
+		const code = await proc.exited;
+		clearTimeout(timer);
+		const out = new TextDecoder().decode(Buffer.concat(chunks));
+		return { code: full || timedOut ? null : code, out, full, timedOut };
+	}
+
+	watch(dir: string, onChange: () => void): () => void {
+		let timer: ReturnType<typeof setTimeout> | undefined;
+		let watcher: FSWatcher | undefined;
+		try {
+			watcher = watch(dir, { recursive: true }, () => {
+				clearTimeout(timer);
+				timer = setTimeout(onChange, SETTLE_MS);
+			});
+			watcher.on("error", () => watcher?.close());
+		} catch {
+			watcher = undefined;
+		}
+		return () => {
+			clearTimeout(timer);
+			watcher?.close();
+		};
+	}
+
+	connectTcp(host: string, port: number, handlers: TcpHandlers): TcpConnection {
+		let socket: Socket | undefined;
+		let closed = false;
+		/** Written before the socket opened, or what it did not take yet (it takes what it can; the rest on drain). */
+		const unwritten: Uint8Array[] = [];
+		let unwrittenBytes = 0;
+		const flush = (s: Socket) => {
+			while (unwritten.length) {
+				const bytes = unwritten[0] as Uint8Array;
+				const n = Math.max(0, s.write(bytes));
+				unwrittenBytes -= n;
+				if (n < bytes.length) {
+					unwritten[0] = bytes.subarray(n);
+					return;
+				}
+				unwritten.shift();
+			}
+		};
+		const close = () => {
+			if (closed) return;
+			closed = true;
+			socket?.end();
+			handlers.closed();
+		};
+		Bun.connect({
+			hostname: host,
+			port,
+			socket: {
+				open(s) {
+					if (closed) return void s.end();
+					socket = s;
+					flush(s);
+				},
+				drain: flush,
+				data(_s, bytes) {
+					handlers.data(new Uint8Array(bytes));
+				},
+				close,
+				error: close,
+				connectError: close,
+			},
+		}).catch(close);
+		return {
+			write(bytes) {
+				if (closed) return;
+				unwritten.push(bytes);
+				unwrittenBytes += bytes.length;
+				if (unwrittenBytes > MAX_TCP_PENDING) return close();
+				if (socket) flush(socket);
+			},
+			close,
+		};
 	}
 }

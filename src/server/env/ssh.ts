@@ -15,7 +15,12 @@ import {
 	type ExecRequest,
 	expandHome,
 	fileErrorText,
+	MAX_TCP_PENDING,
 	type PathInfo,
+	type Ran,
+	type RunOptions,
+	type TcpConnection,
+	type TcpHandlers,
 } from "./environment.ts";
 import { spawn } from "./spawn.ts";
 
@@ -67,14 +72,19 @@ exec cat -- "$p"`,
 [ -d "$p" ] && { echo EISDIR >&2; exit 3; }
 mkdir -p -- "$(dirname -- "$p")" 2>/dev/null || { echo ENOTDIR >&2; exit 3; }
 cat > "$p" 2>/dev/null || { echo EACCES >&2; exit 3; }`,
+	// GNU find names each entry's kind and size in one pass; elsewhere the shell names kinds, sizes unknown (0).
 	list: `p=$1
 [ -e "$p" ] || { echo ENOENT >&2; exit 3; }
 [ -d "$p" ] || { echo ENOTDIR >&2; exit 3; }
 cd -- "$p" 2>/dev/null || { echo EACCES >&2; exit 3; }
+find . -mindepth 1 -maxdepth 1 -printf '%y\\t%s\\t%f\\0' 2>/dev/null && exit 0
 for f in * .[!.]* ..?*; do
-if [ -L "$f" ]; then t=f; elif [ -d "$f" ]; then t=d; elif [ -e "$f" ]; then t=f; else continue; fi
-printf '%s%s\\0' "$t" "$f"
+if [ -L "$f" ]; then t=l; elif [ -d "$f" ]; then t=d; elif [ -e "$f" ]; then t=f; else continue; fi
+printf '%s\\t0\\t%s\\0' "$t" "$f"
 done`,
+	real: `p=$1
+[ -e "$p" ] || exit 0
+readlink -f -- "$p"`,
 	directory: `p=$1
 case $p in "~") p=$HOME;; "~/"*) p=$HOME/\${p#"~/"};; esac
 [ -e "$p" ] || { echo ENOENT >&2; exit 3; }
@@ -170,12 +180,71 @@ export class SshEnvironment implements Environment {
 
 	/**
 	 * A TCP connection to `port` on the machine's loopback, carried by the shared connection (ssh's stdio
-	 * forwarding, `-W`): its stdin and stdout are the connection's bytes.
+	 * forwarding, `-W`): ssh's stdin and stdout are the connection's bytes. A port nothing listens on there ends
+	 * it at once.
 	 */
-	tcpTunnel(port: number): ReturnType<typeof spawn> {
+	connectTcp(host: string, port: number, handlers: TcpHandlers): TcpConnection {
 		const args = this.args();
 		const destination = args.splice(-2);
-		return spawn("ssh", [...args, "-W", `127.0.0.1:${port}`, ...destination], { stdio: ["pipe", "pipe", "ignore"] });
+		const target = host.includes(":") ? `[${host}]:${port}` : `${host}:${port}`;
+		const child = spawn("ssh", [...args, "-W", target, ...destination], { stdio: ["pipe", "pipe", "ignore"] });
+		let closed = false;
+		const close = () => {
+			if (closed) return;
+			closed = true;
+			child.kill();
+			handlers.closed();
+		};
+		child.on("close", close);
+		child.on("error", close);
+		child.stdin?.on("error", close);
+		child.stdout?.on("data", (bytes: Buffer) => handlers.data(new Uint8Array(bytes)));
+		return {
+			write(bytes) {
+				if (closed || !child.stdin) return;
+				if (child.stdin.writableLength > MAX_TCP_PENDING) return close();
+				child.stdin.write(bytes);
+			},
+			close,
+		};
+	}
+
+	/** Programs run by argv through `exec` (stdout only), bounded in output and time as on this device. */
+	async run(argv: readonly string[], options: RunOptions): Promise<Ran> {
+		const words = argv.map(shellQuote).join(" ");
+		// A shell word cannot hold a NUL: stdin is printed piece by piece, a NUL before each but the first.
+		const [first = "", ...rest] = options.input?.split("\0") ?? [];
+		const more = rest.length ? `; printf '\\0%s' ${rest.map(shellQuote).join(" ")}` : "";
+		const input = options.input === undefined ? "" : `{ printf '%s' ${shellQuote(first)}${more}; } | `;
+		const command = `export GIT_OPTIONAL_LOCKS=0 GIT_TERMINAL_PROMPT=0 LC_ALL=C; ${input}${words} 2>/dev/null`;
+		const chunks: Uint8Array[] = [];
+		let bytes = 0;
+		let full = false;
+		const stop = new AbortController();
+		const end = await this.exec({
+			command,
+			cwd: options.cwd,
+			signal: stop.signal,
+			timeoutSeconds: Math.max(1, Math.ceil(options.timeoutMs / 1000)),
+			onData: (chunk) => {
+				if (full) return;
+				const room = options.maxBytes - bytes;
+				chunks.push(chunk.byteLength > room ? chunk.subarray(0, room) : chunk);
+				bytes += Math.min(room, chunk.byteLength);
+				if (bytes >= options.maxBytes) {
+					full = true;
+					stop.abort();
+				}
+			},
+		});
+		const out = new TextDecoder().decode(Buffer.concat(chunks));
+		const timedOut = end.ended === "timeout";
+		return { code: full || end.ended !== "exit" ? null : end.exitCode, out, full, timedOut };
+	}
+
+	/** Nothing runs on the machine to tell what changed there. */
+	watch(): null {
+		return null;
 	}
 
 	/** One ssh command; `script` runs in `sh` with `words` as its arguments. */
@@ -326,12 +395,22 @@ export class SshEnvironment implements Environment {
 		await this.#file(SCRIPTS.write, path, { stdin: data });
 	}
 
+	/** Sizes come with the listing here, asked for or not. */
 	async listDirectory(path: string): Promise<DirEntry[]> {
 		const text = (await this.#file(SCRIPTS.list, path)).toString("utf8");
-		return text
-			.split("\0")
-			.filter(Boolean)
-			.map((item) => ({ name: item.slice(1), dir: item[0] === "d" }));
+		const entries: DirEntry[] = [];
+		for (const item of text.split("\0")) {
+			const [kind = "", size = "0", ...rest] = item.split("\t");
+			const name = rest.join("\t");
+			if (!name) continue;
+			entries.push({ name, dir: kind === "d", link: kind === "l", size: kind === "f" ? Number(size) || 0 : 0 });
+		}
+		return entries;
+	}
+
+	async realPath(path: string): Promise<string | null> {
+		const real = (await this.#file(SCRIPTS.real, path)).toString("utf8").replace(/\n$/, "");
+		return real.startsWith("/") ? real : null;
 	}
 
 	async directory(path: string): Promise<string> {

@@ -8,7 +8,7 @@ import { mkdirSync, realpathSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { chatContract } from "../../../src/plugins/chat/contract.ts";
 import { envsContract } from "../../../src/plugins/envs/contract.ts";
-import { filesContract } from "../../../src/plugins/files/contract.ts";
+import { pathCompletionContract } from "../../../src/plugins/path-completion/contract.ts";
 import { promptsContract } from "../../../src/plugins/prompts/contract.ts";
 import { sessionsContract } from "../../../src/plugins/sessions/contract.ts";
 import { requestId } from "../../support/chat-fixture.ts";
@@ -129,7 +129,7 @@ describe.skipIf(!sshdPath)("sessions on an SSH machine", () => {
 		);
 		expect(state.entries.at(-1)).toMatchObject({ output: `${here}\nlocal` });
 		// @ and Tab of the session on box complete from the machine.
-		const files = await owner.open(filesContract, { session: row.id });
+		const files = await owner.open(pathCompletionContract, { session: row.id });
 		expect((await files.call("complete", { mode: "path", prefix: "su" })).items).toEqual([{ path: "sub/", dir: true }]);
 		expect((await files.call("complete", { mode: "fuzzy", prefix: "made-by" })).items[0]).toEqual({
 			path: "made-by-agent.txt",

@@ -20,7 +20,11 @@ function machine(reply: string): Environment {
 		readFile: async () => Buffer.alloc(0),
 		writeFile: async () => {},
 		listDirectory: async () => [],
+		realPath: async (p) => p,
 		directory: async (p) => p,
+		run: async () => ({ code: 127, out: "", full: false, timedOut: false }),
+		watch: () => null,
+		connectTcp: () => ({ write() {}, close() {} }),
 		exec: async (request: ExecRequest) => {
 			request.onData(Buffer.from(reply, "utf8"));
 			return { exitCode: 0, ended: "exit" };

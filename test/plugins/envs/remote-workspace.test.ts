@@ -95,5 +95,6 @@ describe.skipIf(!sshdPath)("the workspace of a session on an SSH machine", () =>
 		const before = ws.state?.changes ?? 0;
 		ts.server.ctx.bus.emit({ type: "session.busy", session: row.id, busy: false });
 		await waitForState(ws, (s) => s.changes > before);
-	});
+		// Some twenty commands over SSH: about five seconds here, more on a loaded machine.
+	}, 60_000);
 });

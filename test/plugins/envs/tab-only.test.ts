@@ -1,7 +1,7 @@
 import { expect, test } from "bun:test";
 import { CommandRegistry, SlashAutocomplete } from "../../../src/guest/commands.ts";
 import { Completions, EditorCompletion } from "../../../src/guest/completions.ts";
-import { FileCompletion } from "../../../src/plugins/files/tui.ts";
+import { FileCompletion } from "../../../src/plugins/path-completion/tui.ts";
 
 const signal = new AbortController().signal;
 

@@ -7,7 +7,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { envsContract } from "../../../src/plugins/envs/contract.ts";
 import { portsContract } from "../../../src/plugins/ports/contract.ts";
-import { parseRemoteListing } from "../../../src/plugins/ports/remote.ts";
+import { parseListing } from "../../../src/plugins/ports/listening.ts";
 import { sessionsContract } from "../../../src/plugins/sessions/contract.ts";
 import { sharingContract } from "../../../src/plugins/sharing/contract.ts";
 import { DEVICE_TOKEN_HEADER } from "../../../src/protocol/server-info.ts";
@@ -27,10 +27,10 @@ test("what a machine prints is read line by line; a machine without /proc is sai
 		"O nonsense",
 		"",
 	].join("\n");
-	const [port] = parseRemoteListing(listing, "box");
+	const [port] = parseListing(listing, "box");
 	expect(port).toMatchObject({ port: 8080, address: "127.0.0.1", pid: 77 });
 	expect(port?.process?.length).toBe(64);
-	expect(() => parseRemoteListing("@@none\n", "box")).toThrow("listing ports needs Linux's /proc on box");
+	expect(() => parseListing("@@none\n", "box")).toThrow("listing ports needs Linux's /proc on box");
 });
 
 const sshdPath = findSshd();

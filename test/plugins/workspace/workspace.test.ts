@@ -3,9 +3,10 @@ import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { sessionsContract } from "../../../src/plugins/sessions/contract.ts";
-import { gitDiff, gitStatus, grep, listDir, readPage, walkGrep } from "../../../src/plugins/workspace/backend.ts";
-import { confine } from "../../../src/plugins/workspace/confine.ts";
+import { confine as confineOn } from "../../../src/plugins/workspace/confine.ts";
 import { MAX_MATCHES, workspaceContract } from "../../../src/plugins/workspace/contract.ts";
+import { SessionDirectory } from "../../../src/plugins/workspace/directory.ts";
+import { LocalEnvironment } from "../../../src/server/env/local.ts";
 import { joinAsGuest } from "../../support/guests.ts";
 import {
 	connectClient,
@@ -14,6 +15,18 @@ import {
 	type TestServer,
 	waitForState,
 } from "../../support/p2-server.ts";
+
+/** This device's directories, as the workspace object reads them. */
+const local = new LocalEnvironment();
+const directory = new SessionDirectory(local);
+const confine = (root: string, typed: string) => confineOn(local, root, typed);
+const listDir = (root: string, path: string, hidden: boolean) => directory.list(root, path, hidden);
+const readPage = (root: string, path: string, line: number, limit: number, find?: string) =>
+	directory.read(root, path, line, limit, find);
+const gitStatus = (root: string) => directory.status(root);
+const gitDiff = (root: string, path: string, kind: "staged" | "unstaged" | "untracked") =>
+	directory.diff(root, path, kind);
+const grep = (root: string, text: string, timeoutMs?: number) => directory.grep(root, text, timeoutMs);
 
 const dirs: string[] = [];
 function tempDir(prefix: string): string {
@@ -50,7 +63,7 @@ beforeAll(() => {
 });
 
 describe("confinement to the session's directory", () => {
-	test("`..`, absolute paths, ~ and links that leave are refused; a link that stays inside is followed", () => {
+	test("`..`, absolute paths, ~ and links that leave are refused; a link that stays inside is followed", async () => {
 		for (const typed of [
 			"..",
 			"../",
@@ -62,16 +75,16 @@ describe("confinement to the session's directory", () => {
 			"out/secret.txt",
 			"secret-link.txt",
 		]) {
-			expect({ typed, confined: confine(root, typed) }).toEqual({ typed, confined: null });
+			expect({ typed, confined: await confine(root, typed) }).toEqual({ typed, confined: null });
 		}
-		expect(confine(root, "")?.rel).toBe("");
-		expect(confine(root, "src/../README.md")?.rel).toBe("README.md");
-		expect(confine(root, "alias/main.ts")).toEqual({ rel: "alias/main.ts", real: join(root, "src", "main.ts") });
+		expect((await confine(root, ""))?.rel).toBe("");
+		expect((await confine(root, "src/../README.md"))?.rel).toBe("README.md");
+		expect(await confine(root, "alias/main.ts")).toEqual({ rel: "alias/main.ts", real: join(root, "src", "main.ts") });
 	});
 
 	test("reading or listing outside is refused with a clear error; nothing of the outside is returned", async () => {
 		for (const path of ["../", outside, "out", "secret-link.txt", "out/secret.txt"]) {
-			expect(() => readPage(root, path, 1, 10)).toThrow("is not in the session's directory");
+			await expect(readPage(root, path, 1, 10)).rejects.toThrow("is not in the session's directory");
 			await expect(listDir(root, path, true)).rejects.toThrow("is not in the session's directory");
 		}
 	});
@@ -100,26 +113,26 @@ describe("confinement to the session's directory", () => {
 });
 
 describe("the viewer's pages: bounded, never the whole file", () => {
-	test("a page of lines from a line, with more after; a search starts the page at the match", () => {
+	test("a page of lines from a line, with more after; a search starts the page at the match", async () => {
 		const big = tempDir("p2-ws-big-");
 		const lines = Array.from({ length: 200_000 }, (_, i) => `line ${i + 1}`);
 		writeFileSync(join(big, "big.txt"), `${lines.join("\n")}\n`);
-		const page = readPage(big, "big.txt", 100_000, 3);
+		const page = await readPage(big, "big.txt", 100_000, 3);
 		expect(page).toMatchObject({ line: 100_000, lines: ["line 100000", "line 100001", "line 100002"], more: true });
-		const last = readPage(big, "big.txt", 199_999, 10);
+		const last = await readPage(big, "big.txt", 199_999, 10);
 		expect(last).toMatchObject({ lines: ["line 199999", "line 200000"], more: false });
-		const found = readPage(big, "big.txt", 10, 2, "LINE 1500");
+		const found = await readPage(big, "big.txt", 10, 2, "LINE 1500");
 		expect(found).toMatchObject({ line: 1500, lines: ["line 1500", "line 1501"] });
-		expect(readPage(big, "big.txt", 1, 2, "no such text")).toMatchObject({ line: null, lines: [] });
+		expect(await readPage(big, "big.txt", 1, 2, "no such text")).toMatchObject({ line: null, lines: [] });
 	});
 
-	test("a very long line is cut; a binary file is named, not shown", () => {
+	test("a very long line is cut; a binary file is named, not shown", async () => {
 		const dir = tempDir("p2-ws-long-");
 		writeFileSync(join(dir, "long.txt"), `${"x".repeat(100_000)}\nnext\n`);
-		const page = readPage(dir, "long.txt", 1, 5);
+		const page = await readPage(dir, "long.txt", 1, 5);
 		expect(page.lines[0]?.length).toBe(2000);
 		expect(page.lines[1]).toBe("next");
-		expect(readPage(root, "image.bin", 1, 5)).toMatchObject({ binary: true, lines: [] });
+		expect(await readPage(root, "image.bin", 1, 5)).toMatchObject({ binary: true, lines: [] });
 	});
 });
 
@@ -190,11 +203,12 @@ describe("search", () => {
 		expect((await grep(dir, "--output=x")).matches).toEqual([
 			{ path: "notes.txt", line: 1, text: "run with --output=x" },
 		]);
-		expect(walkGrep(dir, "--output=x", 5000).matches).toHaveLength(1);
+		rmSync(join(dir, ".git"), { recursive: true, force: true });
+		expect(await grep(dir, "--output=x")).toMatchObject({ engine: "walk", matches: [{ path: "notes.txt", line: 1 }] });
 	});
 
 	test("respects .gitignore in a repository and skips hidden and build folders without one; never leaves", async () => {
-		const walked = walkGrep(root, "NEEDLE", 5000);
+		const walked = await grep(root, "NEEDLE");
 		expect(walked.engine).toBe("walk");
 		expect(walked.matches).toEqual([{ path: "src/main.ts", line: 2, text: "console.log('needle');" }]);
 		const repo = tempDir("p2-ws-grep-");
@@ -242,15 +256,19 @@ describe("search", () => {
 		const found = await grep(dir, "hit");
 		expect(found.matches.length).toBe(MAX_MATCHES);
 		expect(found.truncated).toBe(true);
-		const walked = walkGrep(dir, "hit", 5000);
-		expect(walked.matches.length).toBe(MAX_MATCHES);
-		expect(walked.truncated).toBe(true);
+		expect(found.engine).toBe("walk");
 	});
 
-	test("bounded in time: an injected clock past the deadline stops the walk and says so", () => {
-		let t = 0;
-		const walked = walkGrep(root, "needle", 10, () => (t += 100));
-		expect(walked).toMatchObject({ truncated: true, matches: [] });
+	test("bounded in time: a search that does not end is stopped and says so (a stand-in rg that never answers)", async () => {
+		const bin = tempDir("p2-ws-slow-");
+		writeFileSync(join(bin, "rg"), "#!/bin/sh\nexec sleep 600\n", { mode: 0o755 });
+		const path = process.env.PATH;
+		process.env.PATH = `${bin}:${path}`;
+		try {
+			expect(await grep(tempDir("p2-ws-slow-dir-"), "x", 200)).toEqual({ engine: "rg", truncated: true, matches: [] });
+		} finally {
+			process.env.PATH = path;
+		}
 	});
 });
 
@@ -291,6 +309,15 @@ describe("who holds the workspace", () => {
 		await expect(full.call("list", { path: "/etc" })).rejects.toMatchObject({ code: "not_found" });
 		await expect(full.call("read", { path: "notes.md", line: 1, limit: 100_000 })).rejects.toMatchObject({
 			code: "bad_args",
+		});
+	});
+
+	test("a session whose machine left envs.json opens; its panels say which machine is unknown", async () => {
+		const gone = ts.server.ctx.catalog.create({ cwd, env: "gone" }).id;
+		const ws = await clients[0]!.open(workspaceContract, { session: gone });
+		await expect(ws.call("list", { path: "" })).rejects.toMatchObject({
+			code: "not_found",
+			message: expect.stringContaining("Unknown environment gone"),
 		});
 	});
 

@@ -27,8 +27,8 @@ const variant = { state: type({ cwd: "string" }), methods: ["complete"] as const
  * The session directory's files for the editor: Tab completes a path, `@` finds a file by a fuzzy query
  * (pi's editor). For those who may send (a full guest can already run commands there); view guests cannot.
  */
-export const filesContract = defineContract({
-	name: "files",
+export const pathCompletionContract = defineContract({
+	name: "path-completion",
 	version: 1,
 	input: lazy(() => type({ session: SessionId })),
 	methods: { complete: method(CompleteArgs, CompleteResult) },

@@ -2,9 +2,9 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
-import { filesContract } from "../../../src/plugins/files/contract.ts";
-import { walkFiles } from "../../../src/plugins/files/file-index.ts";
-import { completePath, findFiles, type Reach } from "../../../src/plugins/files/server.ts";
+import { pathCompletionContract } from "../../../src/plugins/path-completion/contract.ts";
+import { walkFiles } from "../../../src/plugins/path-completion/file-index.ts";
+import { completePath, findFiles, type Reach } from "../../../src/plugins/path-completion/server.ts";
 import { sessionsContract } from "../../../src/plugins/sessions/contract.ts";
 import { LocalEnvironment } from "../../../src/server/env/local.ts";
 import { joinAsGuest, signInOwner } from "../../support/guests.ts";
@@ -98,7 +98,7 @@ describe("completion by role: owners reach the server as pi does, guests only th
 		connectWith(await joinAsGuest(ts.server, clients[0]!, session, access));
 	const signedInOwner = async () => connectWith(await signInOwner(ts.server));
 	async function completer(client: TestClient) {
-		const files = await client.open(filesContract, { session });
+		const files = await client.open(pathCompletionContract, { session });
 		return async (prefix: string, mode: "path" | "fuzzy" = "path") =>
 			(await files.call("complete", { prefix, mode })).items.map((i) => i.path);
 	}
@@ -145,6 +145,6 @@ describe("completion by role: owners reach the server as pi does, guests only th
 
 	test("a view guest has no editor and gets no completion at all", async () => {
 		const viewer = await guest("view");
-		await expect(viewer.open(filesContract, { session })).rejects.toMatchObject({ code: "forbidden" });
+		await expect(viewer.open(pathCompletionContract, { session })).rejects.toMatchObject({ code: "forbidden" });
 	});
 });

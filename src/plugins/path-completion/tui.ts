@@ -1,13 +1,12 @@
 /**
  * The session directory's files in the editor, as pi's: `@` finds a file by a fuzzy query, Tab completes the
- * path being typed. The files come from the server's files object of the open session.
+ * path being typed. The files come from the server's path-completion object of the open session.
  */
 import type { AutocompleteItem, AutocompleteSuggestions } from "@earendil-works/pi-tui";
 import type { Completion, CompletionRequest, CompletionSource } from "../../guest/completions.ts";
 import type { GuestPlugin } from "../../guest/plugin.ts";
-import type { ObjectRef } from "../../protocol/object-client.ts";
 import { isParticipantRole } from "../../protocol/roles.ts";
-import { type FileSuggestion, filesContract } from "./contract.ts";
+import { type FileSuggestion, pathCompletionContract } from "./contract.ts";
 
 /**
  * The server's file suggestions for what is typed, and whether the list is partial (the walk stopped at its
@@ -91,26 +90,24 @@ export class FileCompletion implements CompletionSource {
 	}
 }
 
-export const filesPlugin: GuestPlugin = {
-	name: "files",
+export const pathCompletionPlugin: GuestPlugin = {
+	name: "path-completion",
 	register(ctx) {
-		/** The open session's files object, opened on the first completion. */
-		let files: ObjectRef<typeof filesContract> | undefined;
+		/** The open session's path-completion object, opened on the first completion there (guests who take part only). */
+		const files = ctx.objects.follow(
+			pathCompletionContract,
+			(session) =>
+				session.id && (!session.role || isParticipantRole(session.role)) ? { session: session.id } : undefined,
+			{ lazy: true },
+		);
 		const source: FileSource = (prefix, mode) => {
-			const session = ctx.session.id;
-			const role = ctx.session.role;
-			if (!session || (role && !isParticipantRole(role))) return undefined;
-			if (files?.input.session !== session) {
-				files?.close();
-				files = ctx.objects.open(filesContract, { session });
-			}
-			const ref = files;
-			return ref.ready.then(() => ref.call("complete", { prefix, mode }));
+			const ref = files.use();
+			return ref?.ready.then(() => ref.call("complete", { prefix, mode }));
 		};
 		const remove = ctx.registries.completions.add(new FileCompletion(source));
 		return () => {
 			remove();
-			files?.close();
+			files.close();
 		};
 	},
 };

@@ -2,9 +2,14 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { filesContract } from "../../../src/plugins/files/contract.ts";
-import { type FileIndex, FileIndexCache, FRESH_MS, walkFiles } from "../../../src/plugins/files/file-index.ts";
-import { completePath, filesServerPlugin, findFiles } from "../../../src/plugins/files/server.ts";
+import { pathCompletionContract } from "../../../src/plugins/path-completion/contract.ts";
+import {
+	type FileIndex,
+	FileIndexCache,
+	FRESH_MS,
+	walkFiles,
+} from "../../../src/plugins/path-completion/file-index.ts";
+import { completePath, findFiles, pathCompletionServerPlugin } from "../../../src/plugins/path-completion/server.ts";
 import { sessionsContract } from "../../../src/plugins/sessions/contract.ts";
 import type { Environment } from "../../../src/server/env/environment.ts";
 import { LocalEnvironment } from "../../../src/server/env/local.ts";
@@ -141,15 +146,15 @@ describe("the index is kept per directory and refreshed", () => {
 	});
 });
 
-describe("the server's files object keeps one walk per session directory", () => {
+describe("the server's path-completion object keeps one walk per session directory", () => {
 	test("fuzzy and Tab requests share the walk; once it is old the next walk finds a new file", async () => {
 		const walked: string[] = [];
 		let now = 1_000;
 		const ts = await startTestServer({
 			plugins: (defaults) =>
 				defaults.map((plugin) =>
-					plugin.name === "files"
-						? filesServerPlugin({
+					plugin.name === "path-completion"
+						? pathCompletionServerPlugin({
 								walk: (env, cwd) => {
 									walked.push(cwd);
 									return walkFiles(env, cwd);
@@ -163,7 +168,7 @@ describe("the server's files object keeps one walk per session directory", () =>
 			const device = await ts.connect();
 			const sessions = await device.open(sessionsContract, {});
 			const session = (await sessions.call("create", { cwd: repo })).id;
-			const files = await device.open(filesContract, { session });
+			const files = await device.open(pathCompletionContract, { session });
 			const complete = async (prefix: string, mode: "path" | "fuzzy") =>
 				(await files.call("complete", { prefix, mode })).items.map((i) => i.path);
 			expect(await complete("main", "fuzzy")).toContain("src/main.ts");
@@ -200,7 +205,7 @@ describe("without a walk", () => {
 			const sessions = await device.open(sessionsContract, {});
 			const session = (await sessions.call("create", { cwd: gone })).id;
 			rmSync(gone, { recursive: true, force: true });
-			const files = await device.open(filesContract, { session });
+			const files = await device.open(pathCompletionContract, { session });
 			expect(await files.call("complete", { prefix: "x", mode: "fuzzy" })).toEqual({ items: [], truncated: false });
 			const tab = await files.call("complete", { prefix: `${repo}/sr`, mode: "path" });
 			expect(tab.items).toEqual([{ path: `${repo}/src/`, dir: true }]);

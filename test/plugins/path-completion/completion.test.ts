@@ -1,12 +1,17 @@
 import { describe, expect, test } from "bun:test";
 import { CommandRegistry, SlashAutocomplete } from "../../../src/guest/commands.ts";
 import { Completions, EditorCompletion } from "../../../src/guest/completions.ts";
-import { FileCompletion, type FileSource, filesPlugin, PARTIAL_LABEL } from "../../../src/plugins/files/tui.ts";
+import {
+	FileCompletion,
+	type FileSource,
+	PARTIAL_LABEL,
+	pathCompletionPlugin,
+} from "../../../src/plugins/path-completion/tui.ts";
 import { testGuest } from "../../support/guest-context.ts";
 
 const signal = new AbortController().signal;
 
-/** The editor's completions as the chat builds them, with the files plugin's source added. */
+/** The editor's completions as the chat builds them, with the path-completion plugin's source added. */
 function editor(registry: CommandRegistry, files: FileSource) {
 	const completions = new Completions();
 	completions.add(new FileCompletion(files));
@@ -77,8 +82,9 @@ describe("the editor's completions", () => {
 		expect(await provider.getSuggestions(["@x"], 0, 2, { signal })).toBeNull();
 	});
 
-	test("the files plugin adds its source to the guest's completions: the open session's files, never a view guest's", async () => {
+	test("the path-completion plugin adds its source to the guest's completions: the open session's files, never a view guest's", async () => {
 		const asked: unknown[] = [];
+		const closed: string[] = [];
 		const { ctx, opened } = testGuest({
 			identity: { role: "owner", id: "o1", name: "Owner", session: null },
 			open: (contract, input) =>
@@ -89,12 +95,15 @@ describe("the editor's completions", () => {
 						asked.push({ object: contract.name, input, method, args });
 						return { items: [{ path: "src/a.ts", dir: false }], truncated: false };
 					},
-					close() {},
+					onChange: () => () => {},
+					close() {
+						closed.push(contract.name);
+					},
 				}) as never,
 		});
 		const slashOnly = new EditorCompletion(new SlashAutocomplete(ctx.commands), ctx.registries.completions);
 		expect(slashOnly.triggerCharacters).toEqual(["/"]);
-		const dispose = filesPlugin.register(ctx);
+		const dispose = pathCompletionPlugin.register(ctx);
 		const provider = new EditorCompletion(new SlashAutocomplete(ctx.commands), ctx.registries.completions);
 		expect(provider.triggerCharacters).toEqual(["/", "@"]);
 		// No session open yet: nothing to ask.
@@ -103,11 +112,13 @@ describe("the editor's completions", () => {
 		const got = await provider.getSuggestions(["@a"], 0, 2, { signal });
 		expect(got?.items.map((i) => i.value)).toEqual(["@src/a.ts"]);
 		expect(asked).toEqual([
-			{ object: "files", input: { session: "s1" }, method: "complete", args: { prefix: "a", mode: "fuzzy" } },
+			{ object: "path-completion", input: { session: "s1" }, method: "complete", args: { prefix: "a", mode: "fuzzy" } },
 		]);
 		ctx.session.setIdentity({ role: "view", id: "g1", name: "Ann", session: "s1" });
 		expect(await provider.getSuggestions(["@a"], 0, 2, { signal })).toBeNull();
-		expect(opened).toEqual(["files"]);
+		expect(opened).toEqual(["path-completion"]);
+		// The view guest's role closed it at once, not at their next completion.
+		expect(closed).toEqual(["path-completion"]);
 		dispose();
 		expect(ctx.registries.completions.all()).toEqual([]);
 	});

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { rankFiles } from "../../../src/plugins/files/rank.ts";
+import { rankFiles } from "../../../src/plugins/path-completion/rank.ts";
 
 const entries = [
 	"src/",

@@ -1,7 +1,7 @@
 import { posix } from "node:path";
 import { ProtocolError } from "../../protocol/codes.ts";
 import { type Environment, isOwner, LiveState, maySeeSession, type ServerPlugin } from "../../server/plugin.ts";
-import { type FileSuggestion, filesContract, MAX_SUGGESTIONS } from "./contract.ts";
+import { type FileSuggestion, MAX_SUGGESTIONS, pathCompletionContract } from "./contract.ts";
 import { type FileIndex, FileIndexCache, type FileIndexCacheOptions, isIgnored } from "./file-index.ts";
 import { rankFiles } from "./rank.ts";
 
@@ -91,15 +91,15 @@ export async function completePath(
 }
 
 /**
- * The files plugin with its cache of walks (one per machine and directory, refreshed after a short while);
+ * The path-completion plugin with its cache of walks (one per machine and directory, refreshed after a short while);
  * tests pass their own walker and clock.
  */
-export function filesServerPlugin(options: FileIndexCacheOptions = {}): ServerPlugin {
+export function pathCompletionServerPlugin(options: FileIndexCacheOptions = {}): ServerPlugin {
 	return {
-		name: "files",
+		name: "path-completion",
 		register(ctx) {
 			const indexes = new FileIndexCache(options);
-			ctx.host.serve(filesContract, {
+			ctx.host.serve(pathCompletionContract, {
 				open({ session }, { principal }) {
 					if (!maySeeSession(principal, session))
 						throw new ProtocolError("forbidden", "this session is not shared with you");
@@ -126,4 +126,4 @@ export function filesServerPlugin(options: FileIndexCacheOptions = {}): ServerPl
 	};
 }
 
-export const filesPlugin: ServerPlugin = filesServerPlugin();
+export const pathCompletionPlugin: ServerPlugin = pathCompletionServerPlugin();
