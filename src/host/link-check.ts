@@ -1,0 +1,35 @@
+/**
+ * Which hyperlinks (OSC 8) the output filter lets through: an https address a person can read whole (printable
+ * ASCII, the host as the browser will read it, no user name or password in front of it, bounded), shown as the link's own text. A link
+ * whose text says anything else could send the person somewhere the screen does not show, so it loses its
+ * link and keeps its text.
+ */
+
+/** The longest address a link may have, and the most text held while a link is open. */
+export const MAX_LINK_URI = 2048;
+export const MAX_LINK_TEXT = 2048;
+
+/** The characters of a URI (RFC 3986), nothing else: no spaces, controls or other scripts to hide behind. */
+const URI = /^https:\/\/[A-Za-z0-9\-._~:/?#[\]@!$&'()*+,;=%]+$/;
+const SGR = /\x1b\[[0-9;:]*m/g;
+
+/** The address a link may open with, or undefined when it may not be one. */
+export function linkTarget(uri: string): string | undefined {
+	if (uri.length > MAX_LINK_URI || !URI.test(uri)) return undefined;
+	let url: URL;
+	try {
+		url = new URL(uri);
+	} catch {
+		return undefined;
+	}
+	if (url.protocol !== "https:" || url.username !== "" || url.password !== "") return undefined;
+	// The host as written is the host the terminal opens (not `https:///x`, an escaped or a default port).
+	const authority = uri.slice("https://".length).split(/[/?#]/, 1)[0]!;
+	return authority !== "" && authority.toLowerCase() === url.host ? uri : undefined;
+}
+
+/** Whether a link's text, as the filter passed it (text and SGR only), shows exactly its address. */
+export function linkShown(text: string, uri: string): boolean {
+	if (text.length > MAX_LINK_TEXT) return false;
+	return text.replace(SGR, "") === uri;
+}
