@@ -37,6 +37,7 @@ import { DEFAULT_LIMITS, type SandboxLimits } from "./sandbox.ts";
 import { SelectionGesture } from "./selection-gesture.ts";
 import { serverHttp } from "./server-http.ts";
 import { startDataOf } from "./start-data.ts";
+import { tmuxForwardsLinks } from "./terminal-capabilities.ts";
 import { TerminalModes } from "./terminal-modes.ts";
 import { TerminalOutput, type TerminalSink, ttySink } from "./terminal-output.ts";
 import { defaultMouse, SCHEME_REPORTS_OFF, SCHEME_REPORTS_ON, TerminalProbe } from "./terminal-probe.ts";
@@ -147,6 +148,8 @@ class Launcher {
 	#exitOutput: ExitOutput | undefined;
 	#stopLowering: (() => void) | undefined;
 	#toldFault = false;
+	/** The terminal shows hyperlinks (the filter passes those that show their own address). */
+	#hyperlinks: boolean;
 
 	constructor(
 		options: LauncherOptions,
@@ -172,6 +175,7 @@ class Launcher {
 		this.#prefPaths = prefPaths;
 		this.#preferences = preferences;
 		this.#probe = new TerminalProbe(terminal, options.env, () => this.#preferences.settings);
+		this.#hyperlinks = this.#probe.capabilities().hyperlinks === true;
 		this.#releaseLog = takeLog((text) => this.#problem(text));
 		this.#privileged = privilegedKeys(this.#keyPlatform(), preferences.keybindings, KEY_ACTIONS);
 
@@ -211,6 +215,11 @@ class Launcher {
 			this.#workers.postAll({ kind: "terminalColors", colors }),
 		);
 		for (const ms of CAPABILITY_CHECKS_MS) setTimeout(() => this.#checkCapabilities(), ms);
+		// Under tmux, hyperlinks reach the terminal only if tmux forwards them: tmux is asked, as pi-tui does.
+		void tmuxForwardsLinks(this.#options.env).then((forwards) => {
+			this.#probe.setTmuxLinks(forwards);
+			this.#checkCapabilities();
+		});
 
 		this.#workers.start();
 		this.#connection.connect();
@@ -274,7 +283,7 @@ class Launcher {
 			connectionState: () => this.#connectionState,
 			...(options.limits ? { limits: options.limits } : {}),
 			mouse: this.#mouse,
-			links: () => this.#probe.capabilities().hyperlinks === true,
+			links: () => this.#hyperlinks,
 			modes: this.#modes,
 			clock: this.#clock,
 			// Nothing of the worker's reaches the screen while the launcher's own is up; it redraws after.
@@ -453,7 +462,9 @@ class Launcher {
 
 	#checkCapabilities(): void {
 		const changed = this.#probe.changed();
-		if (changed) this.#workers.post({ kind: "capabilities", capabilities: changed });
+		if (!changed) return;
+		this.#hyperlinks = changed.hyperlinks === true;
+		this.#workers.post({ kind: "capabilities", capabilities: changed });
 	}
 
 	#createInputRouter(): (data: string) => void {

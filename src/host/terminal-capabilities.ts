@@ -13,13 +13,14 @@ export interface TerminalAbilities {
 	readonly hyperlinks: boolean;
 }
 
-/** pi-tui's detection by terminal name (tmux is taken not to forward links; pi asks tmux, p2 does not). */
-export function detectAbilities(env: Env, platform: string): TerminalAbilities {
+/** pi-tui's detection by terminal name; under tmux, links only when tmux said it forwards them. */
+export function detectAbilities(env: Env, platform: string, tmuxLinks = false): TerminalAbilities {
 	const program = env.TERM_PROGRAM?.toLowerCase() ?? "";
 	const term = env.TERM?.toLowerCase() ?? "";
 	const colorTerm = env.COLORTERM?.toLowerCase() ?? "";
 	const hinted = colorTerm === "truecolor" || colorTerm === "24bit" || term.endsWith("-direct");
-	if (env.TMUX || term.startsWith("tmux") || term.startsWith("screen")) return { trueColor: hinted, hyperlinks: false };
+	if (env.TMUX || term.startsWith("tmux")) return { trueColor: hinted, hyperlinks: tmuxLinks };
+	if (term.startsWith("screen")) return { trueColor: hinted, hyperlinks: false };
 	if (program === "herdr") return { trueColor: hinted, hyperlinks: true };
 	const linking =
 		["rex", "orca", "kitty", "ghostty", "wezterm", "warpterminal", "iterm.app", "alacritty", "vscode", "zed"].includes(
@@ -49,8 +50,9 @@ export function terminalAbilities(
 	env: Env,
 	platform: string,
 	settings: DisplaySettings | undefined,
+	tmuxLinks = false,
 ): TerminalAbilities {
-	const detected = detectAbilities(env, platform);
+	const detected = detectAbilities(env, platform, tmuxLinks);
 	const chosen = (setting: string, variable: string | undefined, found: boolean): boolean => {
 		const value = settings ? settingAt(settings, setting) : undefined;
 		if (value === true || value === false) return value;
@@ -60,4 +62,31 @@ export function terminalAbilities(
 		trueColor: chosen("terminal.trueColor", env.PI_TRUE_COLOR, detected.trueColor),
 		hyperlinks: chosen("terminal.hyperlinks", env.PI_HYPERLINKS, detected.hyperlinks),
 	};
+}
+
+/** How long tmux may take to say what its client supports. */
+const TMUX_ASK_MS = 250;
+
+/**
+ * Whether the tmux p2 runs in forwards hyperlinks to the terminal (its client lists `hyperlinks`), as pi-tui
+ * asks it. False outside tmux, and when tmux does not answer in time.
+ */
+export async function tmuxForwardsLinks(env: Env): Promise<boolean> {
+	if (!env.TMUX) return false;
+	try {
+		const tmux = Bun.spawn(["tmux", "display-message", "-p", "#{client_termfeatures}"], {
+			stdin: "ignore",
+			stdout: "pipe",
+			stderr: "ignore",
+			timeout: TMUX_ASK_MS,
+		});
+		const answer = await new Response(tmux.stdout).text();
+		if ((await tmux.exited) !== 0) return false;
+		return answer
+			.split(",")
+			.map((feature) => feature.trim())
+			.includes("hyperlinks");
+	} catch {
+		return false;
+	}
 }

@@ -69,6 +69,8 @@ export class TerminalProbe {
 	/** The scheme the terminal last reported (mode 2031), if it has. */
 	#scheme: Scheme | undefined;
 	#io: ProbeIo | undefined;
+	/** tmux said it forwards hyperlinks (asked after start). */
+	#tmuxLinks = false;
 	#onColors: (colors: TerminalColors) => void = () => {};
 
 	/** `settings`: the person's display settings now (`terminal.trueColor`, `terminal.hyperlinks`). */
@@ -85,7 +87,7 @@ export class TerminalProbe {
 
 	capabilities(): Capabilities {
 		const platform = process.platform;
-		const { trueColor, hyperlinks } = terminalAbilities(this.#env, platform, this.#settings());
+		const { trueColor, hyperlinks } = terminalAbilities(this.#env, platform, this.#settings(), this.#tmuxLinks);
 		return {
 			kittyProtocol: this.#terminal.kittyProtocolActive,
 			modifyOtherKeys: this.#terminal.modifyOtherKeysActive ?? false,
@@ -105,6 +107,11 @@ export class TerminalProbe {
 		if (text === this.#last) return undefined;
 		this.#last = text;
 		return now;
+	}
+
+	/** What tmux answered about forwarding hyperlinks (see `tmuxForwardsLinks`); `changed` tells the rest. */
+	setTmuxLinks(forwards: boolean): void {
+		this.#tmuxLinks = forwards;
 	}
 
 	get colors(): TerminalColors | undefined {

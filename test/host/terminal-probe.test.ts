@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { createInputRouter } from "../../src/host/input-router.ts";
-import { terminalAbilities } from "../../src/host/terminal-capabilities.ts";
+import { terminalAbilities, tmuxForwardsLinks } from "../../src/host/terminal-capabilities.ts";
 import { schemeOfColorFgBg, TerminalProbe } from "../../src/host/terminal-probe.ts";
 import type { TerminalColors } from "../../src/protocol/channel.ts";
 import type { DisplaySettings } from "../../src/protocol/preferences.ts";
@@ -101,6 +101,12 @@ describe("terminal capabilities: true color and hyperlinks", () => {
 			trueColor: false,
 			hyperlinks: false,
 		});
+	});
+
+	test("under tmux, links only when tmux said it forwards them (asked only inside tmux)", async () => {
+		expect(terminalAbilities({ TMUX: "x" }, "linux", {}, true).hyperlinks).toBe(true);
+		expect(terminalAbilities({ TERM: "screen-256color" }, "linux", {}, true).hyperlinks).toBe(false);
+		expect(await tmuxForwardsLinks({})).toBe(false);
 	});
 
 	test("PI_TRUE_COLOR / PI_HYPERLINKS override it, and the settings override those ('auto' keeps it)", () => {
