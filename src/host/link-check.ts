@@ -11,7 +11,7 @@ export const MAX_LINK_TEXT = 2048;
 
 /** The characters of a URI (RFC 3986), nothing else: no spaces, controls or other scripts to hide behind. */
 const URI = /^https:\/\/[A-Za-z0-9\-._~:/?#[\]@!$&'()*+,;=%]+$/;
-const SGR = /\x1b\[[0-9;:]*m/g;
+const SGR_PARAM = /[0-9;:]/;
 
 /** The address a link may open with, or undefined when it may not be one. */
 export function linkTarget(uri: string): string | undefined {
@@ -28,8 +28,26 @@ export function linkTarget(uri: string): string | undefined {
 	return authority !== "" && authority.toLowerCase() === url.host ? uri : undefined;
 }
 
-/** Whether a link's text, as the filter passed it (text and SGR only), shows exactly its address. */
+/**
+ * Whether a link's text, as the filter passed it, shows exactly its address: the address's characters in
+ * order, with nothing between them but SGR. (A scan, not a copy: a frame can carry a link on every line.)
+ */
 export function linkShown(text: string, uri: string): boolean {
-	if (text.length > MAX_LINK_TEXT) return false;
-	return text.replace(SGR, "") === uri;
+	if (text.length > MAX_LINK_TEXT || text.length < uri.length) return false;
+	let at = 0;
+	for (let i = 0; i < text.length; i++) {
+		const c = text.charCodeAt(i);
+		if (c === 0x1b) {
+			// Only `ESC [ params m` may sit in a link's text.
+			if (text.charCodeAt(i + 1) !== 0x5b) return false;
+			let j = i + 2;
+			while (j < text.length && SGR_PARAM.test(text[j]!)) j++;
+			if (text.charCodeAt(j) !== 0x6d) return false;
+			i = j;
+			continue;
+		}
+		if (c !== uri.charCodeAt(at)) return false;
+		at++;
+	}
+	return at === uri.length;
 }
