@@ -126,6 +126,30 @@ describe("the chat surface end to end (real server, fake model)", () => {
 		expect(await run.exited).toBe(0);
 	}, 60_000);
 
+	test("in a terminal that shows hyperlinks, an answer's https address is one; a link that says otherwise shows its address", async () => {
+		const run = runInPty([process.execPath, MAIN], {
+			env: { ...env, TERM_PROGRAM: "vscode" },
+			cwd: project,
+			cols: 120,
+			rows: 40,
+		});
+		runs.push(run);
+		const opened: string[] = [];
+		run.term.parser.registerOscHandler(8, (payload) => {
+			if (payload !== ";") opened.push(payload);
+			return true;
+		});
+		await run.waitFor((s) => s.includes("fake-model • medium"), "pi's screen");
+		fake.enqueue({ text: "See https://example.com/guide and [the docs](https://example.com/docs)." });
+		run.type("links please\r");
+		await run.waitFor((s) => s.includes("the docs (https://example.com/docs)"), "the link with its address shown");
+		expect(text(run.screen())).toContain("See https://example.com/guide and");
+		// Each repaint draws the link again: the addresses it opened, once each.
+		expect([...new Set(opened)]).toEqual([";https://example.com/guide"]);
+		run.type("\x04");
+		expect(await run.exited).toBe(0);
+	}, 60_000);
+
 	test("--name, --model and --thinking apply to the session that opens; an unknown model is named", async () => {
 		const run = start("--name", "flag session", "--model", "fake/fake-model", "--thinking", "high");
 		// The footer follows the session's state, which may come before the last notice: both are waited for.

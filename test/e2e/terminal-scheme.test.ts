@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { type FakeHome, fakeHome, MAIN } from "../support/fake-home.ts";
 import { type PtyRun, runInPty } from "../support/pty.ts";
 
@@ -46,5 +48,30 @@ describe("the terminal's light/dark, end to end", () => {
 		}
 		// Leaving, p2 turns the reports off.
 		expect(run.raw()).toContain("\x1b[?2031l");
+	}, 30_000);
+
+	test("terminal.trueColor false in pi's settings.json: the dark theme draws in 256 colors where COLORTERM says 24-bit", async () => {
+		const agentDir = join(h.home, ".pi", "agent");
+		mkdirSync(agentDir, { recursive: true });
+		const settings = join(agentDir, "settings.json");
+		writeFileSync(settings, JSON.stringify({ theme: "dark", terminal: { trueColor: false } }));
+		const run = runInPty([process.execPath, MAIN], {
+			env: { ...h.env, COLORTERM: "truecolor" },
+			cwd: h.home,
+			cols: 120,
+			rows: 40,
+		});
+		try {
+			await run.waitFor((s) => s.includes("clear/exit"), "the header");
+			expect(run.raw()).toContain("\x1b[38;5;");
+			expect(run.raw()).not.toContain("\x1b[38;2;");
+			// "auto" (or no setting) keeps what the terminal says: the theme repaints in 24-bit color.
+			const from = run.raw().length;
+			writeFileSync(settings, JSON.stringify({ theme: "dark", terminal: { trueColor: "auto" } }));
+			await run.waitForOutput("\x1b[38;2;", from, "24-bit colors after the setting changed");
+		} finally {
+			run.kill();
+			await run.exited;
+		}
 	}, 30_000);
 });
