@@ -1,8 +1,8 @@
 /**
  * Which hyperlinks (OSC 8) the output filter lets through: an https address a person can read whole (printable
- * ASCII, the host as the browser will read it, no user name or password in front of it, bounded), shown as the link's own text. A link
- * whose text says anything else could send the person somewhere the screen does not show, so it loses its
- * link and keeps its text.
+ * ASCII, the host as the browser will read it, no user name or password in front of it, bounded), shown as the link's own text
+ * (not concealed). A link whose text says anything else could send the person somewhere the screen does not
+ * show, so it loses its link and keeps its text.
  */
 
 /** The longest address a link may have, and the most text held while a link is open. */
@@ -38,11 +38,11 @@ export function linkShown(text: string, uri: string): boolean {
 	for (let i = 0; i < text.length; i++) {
 		const c = text.charCodeAt(i);
 		if (c === 0x1b) {
-			// Only `ESC [ params m` may sit in a link's text.
+			// Only `ESC [ params m` may sit in a link's text, and none that hides it.
 			if (text.charCodeAt(i + 1) !== 0x5b) return false;
 			let j = i + 2;
 			while (j < text.length && SGR_PARAM.test(text[j]!)) j++;
-			if (text.charCodeAt(j) !== 0x6d) return false;
+			if (text.charCodeAt(j) !== 0x6d || conceals(text.slice(i + 2, j))) return false;
 			i = j;
 			continue;
 		}
@@ -50,4 +50,15 @@ export function linkShown(text: string, uri: string): boolean {
 		at++;
 	}
 	return at === uri.length;
+}
+
+/** Whether SGR parameters turn on concealed text (8), read past the colors' own numbers (38/48/58 ; 5|2 ; …). */
+function conceals(params: string): boolean {
+	const list = params.split(";");
+	for (let k = 0; k < list.length; k++) {
+		const param = list[k]!;
+		if (param === "8") return true;
+		if (param === "38" || param === "48" || param === "58") k += list[k + 1] === "5" ? 2 : list[k + 1] === "2" ? 4 : 0;
+	}
+	return false;
 }

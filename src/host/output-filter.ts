@@ -350,7 +350,8 @@ export class OutputFilter {
 			return "";
 		}
 		if (open === undefined || !linkShown(out, open)) return text;
-		return `${before}\x1b]8;;${open}\x1b\\${out}${LINK_CLOSE_ST}`;
+		// Revealed (SGR 28): text concealed before the link opened does not hide it.
+		return `${before}\x1b]8;;${open}\x1b\\\x1b[28m${out}${LINK_CLOSE_ST}`;
 	}
 
 	/** A hyperlink's close (`8;;`): the open link passes if its text is its address; nothing else changes. */

@@ -94,6 +94,7 @@ describe("a hostile server against the real launcher", () => {
 			link("javascript:alert(1)", "javascript:alert(1)"),
 			link("https://ctl.example/\x07x", "https://ctl.example/x"),
 			link("https://bank.example@evil.example", "https://bank.example@evil.example"),
+			link("https://hidden.example", "\x1b[8mhttps://hidden.example\x1b[28m"),
 			// An open link never closed, then the launcher's own mode turned off by the UI.
 			"\x1b]8;;https://open.example\x1b\\https://open.example LINE-END\x1b[?2031l",
 		];

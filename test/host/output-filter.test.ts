@@ -307,12 +307,21 @@ describe("output filter: hyperlinks (OSC 8)", () => {
 	const open = (uri: string, params = "") => `${E}]8;${params};${uri}${E}\\`;
 	const CLOSE = `${E}]8;;${E}\\`;
 	const links = () => new OutputFilter({ mouse: "on", links: () => true });
-	const passed = (text: string, uri = URL) => `${E}]8;;${uri}${E}\\${text}${CLOSE}`;
+	const passed = (text: string, uri = URL) => `${E}]8;;${uri}${E}\\${E}[28m${text}${CLOSE}`;
 
 	test("a link whose text is its https address passes, styled or not, whichever terminator it used", () => {
 		expect(links().write(`see ${open(URL)}${URL}${CLOSE} now`)).toBe(`see ${passed(URL)} now`);
 		const styled = `${E}[38;5;39m${E}[4m${URL}${E}[24m${E}[39m`;
 		expect(links().write(`${E}]8;;${URL}\x07${styled}${E}]8;;\x07`)).toBe(passed(styled));
+	});
+
+	test("concealed text is no link's text; text concealed before the link is revealed inside it", () => {
+		expect(links().write(`${open(URL)}${E}[8m${URL}${E}[28m${CLOSE}`)).toBe(`${E}[8m${URL}${E}[28m`);
+		expect(links().write(`${open(URL)}${E}[1;8m${URL}${CLOSE}`)).toBe(`${E}[1;8m${URL}`);
+		// The number 8 as a color is not concealment.
+		const colored = `${E}[38;5;8m${E}[48;2;8;8;8m${URL}`;
+		expect(links().write(`${open(URL)}${colored}${CLOSE}`)).toBe(passed(colored));
+		expect(links().write(`${E}[8m${open(URL)}${URL}${CLOSE}`)).toBe(`${E}[8m${passed(URL)}`);
 	});
 
 	test("its parameters (an id) are dropped", () => {
