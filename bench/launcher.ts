@@ -20,16 +20,23 @@ const pct = (xs: number[], p: number) => {
 	return Number(s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!.toFixed(2));
 };
 
-function filterThroughput(): number {
+/**
+ * `links`: every line also carries a hyperlink that shows its address (which passes) and ends in pi-tui's
+ * line reset (a hyperlink's close): the worst case of the filter's hyperlink path.
+ */
+function filterThroughput(links = false): number {
 	// A frame as pi-tui writes it: synchronized output, cursor moves, styled lines.
 	// Distinct frames (as a session's are), so nothing can be reused from one to the next.
 	const frames = Array.from({ length: 64 }, (_, f) => {
+		const url = `https://example.com/${f}`;
+		const link = links ? `\x1b]8;;${url}\x1b\\\x1b[4m${url}\x1b[24m\x1b]8;;\x1b\\ ` : "";
+		const end = links ? "\x1b[0m\x1b]8;;\x07" : "";
 		const line = (i: number) =>
-			`\x1b[2K\x1b[38;5;140m●\x1b[39m \x1b[1mread\x1b[22m \x1b[38;2;104;183;141msrc/host/launcher-${f}-${i}.ts\x1b[39m ${"lorem ipsum dolor sit amet ".repeat(3)}\r\n`;
+			`\x1b[2K\x1b[38;5;140m●\x1b[39m \x1b[1mread\x1b[22m ${link}\x1b[38;2;104;183;141msrc/host/launcher-${f}-${i}.ts\x1b[39m ${"lorem ipsum dolor sit amet ".repeat(3)}${end}\r\n`;
 		return `\x1b[?2026h\x1b[1;1H${Array.from({ length: 40 }, (_, i) => line(i)).join("")}\x1b[?2026l`;
 	});
 	const pass = (total: number): number => {
-		const filter = new OutputFilter({ mouse: "on" });
+		const filter = new OutputFilter({ mouse: "on", links: () => links });
 		let out = 0;
 		const start = performance.now();
 		for (let n = 0, k = 0; n < total; k++) {
@@ -195,6 +202,7 @@ const pi = piCli
 	: undefined;
 const result = {
 	filterMBps: filterThroughput(),
+	filterWithLinksMBps: filterThroughput(true),
 	firstFrameMs: {
 		dev: { median: pct(devFrames, 50), min: pct(devFrames, 0) },
 		executable: { median: pct(exeFrames, 50), min: pct(exeFrames, 0) },

@@ -42,6 +42,7 @@ export class Appearance implements GuestPreferences {
 		this.#effective = this.#fromFiles;
 		this.#custom = customThemes(start.preferences?.themes ?? []);
 		this.theme = new ThemeRef(this.#themeFor(this.#facts));
+		this.theme.setHyperlinks(start.capabilities.hyperlinks === true);
 		this.#themeSource = this.#themeKey();
 	}
 

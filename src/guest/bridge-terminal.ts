@@ -1,4 +1,9 @@
-import { type ProgramStatus, setKittyProtocolActive, type Terminal } from "@earendil-works/pi-tui";
+import {
+	type ProgramStatus,
+	setCapabilityOverrides,
+	setKittyProtocolActive,
+	type Terminal,
+} from "@earendil-works/pi-tui";
 import type { Capabilities, GuestHost } from "../protocol/channel.ts";
 
 /**
@@ -21,6 +26,7 @@ export class BridgeTerminal implements Terminal {
 		this.#rows = host.start.rows;
 		this.#capabilities = host.start.capabilities;
 		setKittyProtocolActive(this.#capabilities.kittyProtocol);
+		setCapabilityOverrides(piTuiOverrides(this.#capabilities));
 	}
 
 	start(onInput: (data: string) => void, onResize: () => void): void {
@@ -82,6 +88,7 @@ export class BridgeTerminal implements Terminal {
 	setCapabilities(capabilities: Capabilities): void {
 		this.#capabilities = capabilities;
 		setKittyProtocolActive(capabilities.kittyProtocol);
+		setCapabilityOverrides(piTuiOverrides(capabilities));
 	}
 
 	moveBy(lines: number): void {
@@ -112,4 +119,13 @@ export class BridgeTerminal implements Terminal {
 	setProgramStatus(status: ProgramStatus): void {
 		this.#host.post({ kind: "status", action: { kind: "programStatus", status: status.state } });
 	}
+}
+
+/**
+ * What pi-tui is told of the terminal, over what it would guess from the few shared environment facts: the
+ * launcher's true color. Hyperlinks stay off for pi-tui, so a Markdown link whose text is not its address shows
+ * the address in parentheses; the theme draws the links that show their own address (`ThemeRef.setHyperlinks`).
+ */
+function piTuiOverrides(capabilities: Capabilities) {
+	return { trueColor: capabilities.trueColor, hyperlinks: false };
 }

@@ -260,6 +260,7 @@ export class GuestRuntime {
 				return;
 			case "capabilities":
 				this.#terminal.setCapabilities(message.capabilities);
+				this.#appearance.theme.setHyperlinks(message.capabilities.hyperlinks === true);
 				return this.#appearance.setFacts({ ...this.#appearance.facts, trueColor: message.capabilities.trueColor });
 			case "terminalColors":
 				return this.#appearance.setFacts({ ...this.#appearance.facts, colors: message.colors });

@@ -6,7 +6,7 @@
 import { errorText } from "../protocol/errors.ts";
 import type { ThemeFile } from "../protocol/preferences.ts";
 import { parseThemeJson, type ThemeJson } from "../protocol/theme-schema.ts";
-import { appearanceOf, colorMode, namedTheme, systemTheme, type TerminalFacts } from "../ui/theme/builtin.ts";
+import { colorMode, namedTheme, schemeOf, systemTheme, type TerminalFacts } from "../ui/theme/builtin.ts";
 import { Theme } from "../ui/theme/theme.ts";
 
 export const BUILTIN_NAMES = ["system", "dark", "light"] as const;
@@ -48,12 +48,11 @@ export function parsePair(setting: string): { light: string; dark: string } | un
 	return light && dark ? { light, dark } : undefined;
 }
 
-/** The name a setting picks for this terminal (pi: a pair by the background, dark when it is unknown). */
+/** The name a setting picks for this terminal (pi: a pair by the terminal's scheme, dark when it is unknown). */
 export function resolveThemeName(setting: string, facts: TerminalFacts): string | undefined {
 	const pair = parsePair(setting);
 	if (pair) {
-		const background = facts.colors?.background;
-		return background && appearanceOf(background) === "light" ? pair.light : pair.dark;
+		return schemeOf(facts) === "light" ? pair.light : pair.dark;
 	}
 	return setting.includes("/") ? undefined : setting;
 }

@@ -37,9 +37,10 @@ import { DEFAULT_LIMITS, type SandboxLimits } from "./sandbox.ts";
 import { SelectionGesture } from "./selection-gesture.ts";
 import { serverHttp } from "./server-http.ts";
 import { startDataOf } from "./start-data.ts";
+import { tmuxForwardsLinks } from "./terminal-capabilities.ts";
 import { TerminalModes } from "./terminal-modes.ts";
 import { TerminalOutput, type TerminalSink, ttySink } from "./terminal-output.ts";
-import { defaultMouse, TerminalProbe } from "./terminal-probe.ts";
+import { defaultMouse, SCHEME_REPORTS_OFF, SCHEME_REPORTS_ON, TerminalProbe } from "./terminal-probe.ts";
 import { mark } from "./timeline.ts";
 import { ConsentScreen } from "./trusted-ui.ts";
 import { UiQuestions } from "./ui-questions.ts";
@@ -79,7 +80,6 @@ export interface LauncherOptions {
  */
 export type LauncherResult = { code: number; signedOut?: boolean; problems: string[]; farewell?: string };
 
-const COLOR_QUERY_MS = 100;
 const BUNDLE_CHECK_MS = 60_000;
 const SNAPSHOT_MS = 2000;
 /** When kitty keyboard negotiation may have finished after start: the UI is told if it did. */
@@ -148,6 +148,8 @@ class Launcher {
 	#exitOutput: ExitOutput | undefined;
 	#stopLowering: (() => void) | undefined;
 	#toldFault = false;
+	/** The terminal shows hyperlinks (the filter passes those that show their own address). */
+	#hyperlinks: boolean;
 
 	constructor(
 		options: LauncherOptions,
@@ -170,9 +172,10 @@ class Launcher {
 		this.#clock = options.clock ?? realClock;
 		this.#mouse = options.mouse ?? defaultMouse(options.env);
 		this.#status = new LauncherStatus((data) => this.#output.write(data));
-		this.#probe = new TerminalProbe(terminal, options.env);
 		this.#prefPaths = prefPaths;
 		this.#preferences = preferences;
+		this.#probe = new TerminalProbe(terminal, options.env, () => this.#preferences.settings);
+		this.#hyperlinks = this.#probe.capabilities().hyperlinks === true;
 		this.#releaseLog = takeLog((text) => this.#problem(text));
 		this.#privileged = privilegedKeys(this.#keyPlatform(), preferences.keybindings, KEY_ACTIONS);
 
@@ -196,6 +199,8 @@ class Launcher {
 			this.#preferences = next;
 			this.#privileged = privilegedKeys(this.#keyPlatform(), next.keybindings, KEY_ACTIONS);
 			this.#workers.postAll({ kind: "preferences", preferences: next });
+			// `terminal.trueColor` and `terminal.hyperlinks` are the terminal's facts, decided here.
+			this.#checkCapabilities();
 		});
 		this.#onInput = this.#createInputRouter();
 	}
@@ -204,10 +209,17 @@ class Launcher {
 		const terminal = this.#terminal;
 		process.on("exit", this.#onProcessExit);
 		terminal.start(this.#onInput, this.#onResize);
-		// The launcher asks the terminal for its colors itself (the worker's queries are filtered out).
-		this.#output.write(this.#probe.askColors((colors) => this.#workers.post({ kind: "terminalColors", colors })));
-		setTimeout(() => this.#probe.finishColors(), COLOR_QUERY_MS);
+		// The launcher asks the terminal for its colors itself (the worker's queries are filtered out), and again
+		// whenever the terminal reports a new light/dark scheme.
+		this.#probe.start({ write: (data) => this.#show(data), later: (run, ms) => setTimeout(run, ms) }, (colors) =>
+			this.#workers.postAll({ kind: "terminalColors", colors }),
+		);
 		for (const ms of CAPABILITY_CHECKS_MS) setTimeout(() => this.#checkCapabilities(), ms);
+		// Under tmux, hyperlinks reach the terminal only if tmux forwards them: tmux is asked, as pi-tui does.
+		void tmuxForwardsLinks(this.#options.env).then((forwards) => {
+			this.#probe.setTmuxLinks(forwards);
+			this.#checkCapabilities();
+		});
 
 		this.#workers.start();
 		this.#connection.connect();
@@ -271,6 +283,7 @@ class Launcher {
 			connectionState: () => this.#connectionState,
 			...(options.limits ? { limits: options.limits } : {}),
 			mouse: this.#mouse,
+			links: () => this.#hyperlinks,
 			modes: this.#modes,
 			clock: this.#clock,
 			// Nothing of the worker's reaches the screen while the launcher's own is up; it redraws after.
@@ -397,7 +410,7 @@ class Launcher {
 	/** The terminal is another program's while `work` runs (the external editor, a suspend). */
 	async #lend<T>(work: () => Promise<T>): Promise<T> {
 		this.#phase = "lending";
-		this.#show(this.#modes.lend() + this.#status.clear());
+		this.#show(SCHEME_REPORTS_OFF + this.#modes.lend() + this.#status.clear());
 		await this.#output.idle();
 		this.#terminal.stop();
 		try {
@@ -406,6 +419,7 @@ class Launcher {
 			if (this.#phase === "lending") {
 				this.#phase = "running";
 				this.#terminal.start(this.#onInput, this.#onResize);
+				this.#show(SCHEME_REPORTS_ON);
 			}
 		}
 	}
@@ -448,7 +462,9 @@ class Launcher {
 
 	#checkCapabilities(): void {
 		const changed = this.#probe.changed();
-		if (changed) this.#workers.post({ kind: "capabilities", capabilities: changed });
+		if (!changed) return;
+		this.#hyperlinks = changed.hyperlinks === true;
+		this.#workers.post({ kind: "capabilities", capabilities: changed });
 	}
 
 	#createInputRouter(): (data: string) => void {
@@ -484,14 +500,14 @@ class Launcher {
 	};
 
 	readonly #onProcessExit = () => {
-		if (this.#phase !== "left") process.stdout.write(this.#modes.cleanup());
+		if (this.#phase !== "left") process.stdout.write(SCHEME_REPORTS_OFF + this.#modes.cleanup());
 	};
 
 	#end(result: Omit<LauncherResult, "problems">): void {
 		if (this.#phase === "left") return;
 		// What still waits for a slow terminal is dropped: the reset goes out right after the piece in flight.
 		this.#output.discard();
-		this.#output.write(this.#modes.cleanup() + this.#status.clear());
+		this.#output.write(SCHEME_REPORTS_OFF + this.#modes.cleanup() + this.#status.clear());
 		this.#phase = "left";
 		for (const timer of this.#timers) clearInterval(timer);
 		this.#stopLowering?.();

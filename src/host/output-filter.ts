@@ -2,12 +2,15 @@
  * The launcher's streaming filter for everything the guest worker writes to the terminal.
  *
  * What passes: printable text, tab/newline/carriage return/backspace, SGR, cursor movement and style,
- * erase and insert/delete, scroll regions and scrolling, cursor save/restore, and the private modes pi-tui's
- * fullscreen renderer needs (mouse modes by the visitor's policy). Everything else is removed: every OSC
- * (clipboard, hyperlinks, titles, colors, notifications), DCS, APC, PM, SOS, 8-bit C1 controls, other C0
- * controls, and every sequence that makes the terminal answer (DSR, DA, DECRQM, DECRQSS, window reports,
- * kitty keyboard queries). Sequences split across chunks are handled; state is bounded.
+ * erase and insert/delete, scroll regions and scrolling, cursor save/restore, the private modes pi-tui's
+ * fullscreen renderer needs (mouse modes by the visitor's policy), and, where the terminal takes them, OSC 8
+ * hyperlinks whose visible text is their https address itself (see `link-check.ts`). Everything else is
+ * removed: every other OSC (clipboard, titles, colors, notifications) and every other hyperlink (its text
+ * stays), DCS, APC, PM, SOS, 8-bit C1 controls, other C0 controls, and every sequence that makes the terminal
+ * answer (DSR, DA, DECRQM, DECRQSS, window reports, kitty keyboard queries). Sequences split across chunks are
+ * handled; state is bounded.
  */
+import { linkShown, linkTarget, MAX_LINK_TEXT } from "./link-check.ts";
 
 export type MousePolicy = "off" | "on" | "all";
 
@@ -48,10 +51,18 @@ const ESCAPE_INTERMEDIATE = 2;
 const CSI = 3;
 /** A CSI being dropped (too long or malformed): consume through the final byte. */
 const CSI_DROP = 4;
-/** OSC, DCS, APC, PM, SOS: consumed through BEL (OSC) or ST, never emitted. */
+/** DCS, APC, PM, SOS, and an OSC that cannot be a link: consumed through BEL (OSC) or ST, never emitted. */
 const STRING = 5;
 /** ESC seen inside a string: `\` ends it. */
 const STRING_ESCAPE = 6;
+/** A 7-bit OSC, kept (bounded) until its end in case it opens or closes a hyperlink. */
+const OSC = 7;
+/** ESC seen inside an OSC being kept: `\` ends it. */
+const OSC_ESCAPE = 8;
+/** An OSC longer than this is no hyperlink p2 passes: `8;` and a few parameters, and the address. */
+const MAX_OSC = 2100;
+const LINK_CLOSE_BEL = "\x1b]8;;\x07";
+const LINK_CLOSE_ST = "\x1b]8;;\x1b\\";
 
 export class OutputFilter {
 	#state = GROUND;
@@ -61,15 +72,32 @@ export class OutputFilter {
 	#mouse: MousePolicy;
 	#decisions = new Map<string, string>();
 	#observer: ModeObserver | undefined;
+	/** Whether hyperlinks may pass now (the terminal takes them, as decided); otherwise every OSC 8 is removed. */
+	#links: () => boolean;
+	/** The OSC being kept, without its `ESC ]`. */
+	#osc = "";
+	/**
+	 * The address of the hyperlink open now (its text is held until it closes), and the held text: the output
+	 * since the link opened, carried from one chunk to the next.
+	 */
+	#link: string | undefined;
+	#held = "";
+	/** While a link is open, the chunk's output from before it (`out` is then the link's text so far). */
+	#before = "";
+	/** Addresses already checked: a screen repeats its links on every frame. */
+	#targets = new Map<string, string | undefined>();
 
-	constructor(options: { mouse?: MousePolicy; observer?: ModeObserver } = {}) {
+	constructor(options: { mouse?: MousePolicy; observer?: ModeObserver; links?: () => boolean } = {}) {
 		this.#mouse = options.mouse ?? "off";
 		this.#observer = options.observer;
+		this.#links = options.links ?? (() => false);
 	}
 
 	/** Filters one chunk. Never throws; an unfinished sequence waits for the next chunk. */
 	write(chunk: string): string {
-		let out = "";
+		let out = this.#held;
+		this.#held = "";
+		this.#before = "";
 		let run = 0; // start of the current run of plain text
 		const s = this.#pendingHigh + chunk;
 		this.#pendingHigh = "";
@@ -91,6 +119,16 @@ export class OutputFilter {
 						PLAIN_RUN.test(s);
 						if (PLAIN_RUN.lastIndex > i) {
 							i = PLAIN_RUN.lastIndex - 1;
+							continue;
+						}
+					}
+					if (c === ESC && s.charCodeAt(i + 1) === 0x5d) {
+						// pi-tui ends every line with a hyperlink's close: decided here without the byte-wise states.
+						const end = s.startsWith(LINK_CLOSE_BEL, i) ? i + 6 : s.startsWith(LINK_CLOSE_ST, i) ? i + 7 : -1;
+						if (end > 0) {
+							out = this.#linkClose(out + s.slice(run, i));
+							i = end - 1;
+							run = end;
 							continue;
 						}
 					}
@@ -130,7 +168,7 @@ export class OutputFilter {
 								out += s.slice(run, i);
 								this.#pendingHigh = s[i]!;
 								this.#state = state;
-								return out;
+								return this.#holdLink(out);
 							}
 							const next = s.charCodeAt(i + 1);
 							if (next >= 0xdc00 && next <= 0xdfff) {
@@ -166,7 +204,10 @@ export class OutputFilter {
 					if (c === 0x5b) {
 						state = CSI;
 						this.#csi = "";
-					} else if (c === 0x5d || c === 0x50 || c === 0x5f || c === 0x5e || c === 0x58) {
+					} else if (c === 0x5d) {
+						state = OSC;
+						this.#osc = "";
+					} else if (c === 0x50 || c === 0x5f || c === 0x5e || c === 0x58) {
 						state = STRING;
 					} else if (c === 0x37 || c === 0x38 || c === 0x4d || c === 0x44 || c === 0x45) {
 						// DECSC, DECRC, reverse index, index, next line.
@@ -224,18 +265,123 @@ export class OutputFilter {
 					else if (c !== ESC) state = STRING;
 					continue;
 				}
+				case OSC: {
+					if (c >= 0x20 && c <= 0x7e) {
+						// The OSC's printable run in one step, as far as a kept OSC may reach.
+						let j = i + 1;
+						const limit = Math.min(n, i + MAX_OSC + 1);
+						while (j < limit) {
+							const b = s.charCodeAt(j);
+							if (b < 0x20 || b > 0x7e) break;
+							j++;
+						}
+						this.#osc += s.slice(i, j);
+						if (this.#osc.length > MAX_OSC) {
+							// Too long for a hyperlink p2 passes: dropped like any other string.
+							this.#osc = "";
+							state = STRING;
+						}
+						i = j - 1;
+						run = j;
+						continue;
+					}
+					run = i + 1;
+					if (c === 0x07 || c === 0x9c) {
+						out = this.#oscEnd(out);
+						state = GROUND;
+					} else if (c === ESC) state = OSC_ESCAPE;
+					else {
+						// A control or a character beyond ASCII: no hyperlink p2 passes, dropped like any other string.
+						this.#osc = "";
+						state = STRING;
+					}
+					continue;
+				}
+				case OSC_ESCAPE: {
+					run = i + 1;
+					if (c === 0x5c) {
+						out = this.#oscEnd(out);
+						state = GROUND;
+					} else {
+						this.#osc = "";
+						state = c === ESC ? STRING_ESCAPE : STRING;
+					}
+					continue;
+				}
 			}
 		}
 		if (state === GROUND) out += s.slice(run);
 		this.#state = state;
-		return out;
+		return this.#holdLink(out);
 	}
 
-	/** Forgets an unfinished sequence (before the launcher draws on its own, or after a swap). */
+	/** Forgets an unfinished sequence and a hyperlink's held text (before the launcher draws, after a swap). */
 	reset(): void {
 		this.#state = GROUND;
 		this.#csi = "";
+		this.#osc = "";
 		this.#pendingHigh = "";
+		this.#link = undefined;
+		this.#held = "";
+		this.#before = "";
+	}
+
+	/**
+	 * A whole OSC was read. Only `8 ; params ; URI` matters: an https address opens a link whose text is held;
+	 * an empty one closes the open link, which passes (parameters dropped) when its text is its address. Every
+	 * other OSC, and every link that fails, is dropped; held text always passes.
+	 */
+	#oscEnd(out: string): string {
+		const body = this.#osc;
+		this.#osc = "";
+		if (body.charCodeAt(0) !== 0x38 || body.charCodeAt(1) !== 0x3b) return out;
+		const uri = body.slice(body.indexOf(";", 2) + 1 || body.length);
+		const open = this.#link;
+		const before = this.#before;
+		// A link opened inside another ends the first one unlinked.
+		const text = open === undefined ? out : before + out;
+		this.#link = undefined;
+		this.#before = "";
+		if (uri !== "") {
+			const target = this.#links() ? this.#target(uri) : undefined;
+			if (target === undefined) return text;
+			this.#link = target;
+			this.#before = text;
+			return "";
+		}
+		if (open === undefined || !linkShown(out, open)) return text;
+		// Revealed (SGR 28): text concealed before the link opened does not hide it.
+		return `${before}\x1b]8;;${open}\x1b\\\x1b[28m${out}${LINK_CLOSE_ST}`;
+	}
+
+	/** A hyperlink's close (`8;;`): the open link passes if its text is its address; nothing else changes. */
+	#linkClose(out: string): string {
+		if (this.#link === undefined) return out;
+		this.#osc = "8;;";
+		return this.#oscEnd(out);
+	}
+
+	#target(uri: string): string | undefined {
+		if (this.#targets.has(uri)) return this.#targets.get(uri);
+		const target = linkTarget(uri);
+		if (this.#targets.size < 256) this.#targets.set(uri, target);
+		return target;
+	}
+
+	/**
+	 * At the end of a chunk, an open link's text waits for the next one, unless it is already no link's text
+	 * (a line break, or more than a link's text may be): then it passes and the link is forgotten.
+	 */
+	#holdLink(out: string): string {
+		if (this.#link === undefined) return out;
+		const before = this.#before;
+		this.#before = "";
+		if (out.length > MAX_LINK_TEXT || out.includes("\n") || out.includes("\r")) {
+			this.#link = undefined;
+			return before + out;
+		}
+		this.#held = out;
+		return before;
 	}
 
 	/** Decisions for sequences without side effects are cached: a frame repeats the same few SGRs. */

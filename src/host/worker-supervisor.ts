@@ -37,6 +37,8 @@ export interface SupervisorOptions {
 	connectionState(): ConnectionState;
 	readonly limits?: Partial<SandboxLimits>;
 	readonly mouse: MousePolicy;
+	/** Whether the terminal takes hyperlinks now (the filter passes only those that show their address). */
+	links(): boolean;
 	readonly modes: ModeObserver;
 	readonly clock: Clock;
 	/** The filtered output of the worker on screen. */
@@ -121,7 +123,11 @@ export class WorkerSupervisor {
 	}
 
 	#spawn(reason: StartData["reason"]): GuestWorker {
-		const filter = new OutputFilter({ mouse: this.#options.mouse, observer: this.#options.modes });
+		const filter = new OutputFilter({
+			mouse: this.#options.mouse,
+			observer: this.#options.modes,
+			links: this.#options.links,
+		});
 		const worker: { sandbox?: Sandbox; filter: OutputFilter; session?: string } = { filter };
 		const sandbox = new Sandbox({
 			bundle: this.#bundle,

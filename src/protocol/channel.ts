@@ -25,6 +25,8 @@ export const Capabilities = lazy(() =>
 		kittyProtocol: "boolean",
 		modifyOtherKeys: "boolean",
 		trueColor: "boolean",
+		/** OSC 8 hyperlinks reach the screen (pi's detection and overrides, decided by the launcher). */
+		"hyperlinks?": "boolean",
 		platform: "'linux' | 'darwin' | 'win32' | 'other'",
 		/** pi's Windows key defaults (Windows, and WSL as pi detects it). */
 		windowsKeys: "boolean",
@@ -40,6 +42,8 @@ export const TerminalColors = lazy(() =>
 		"foreground?": Rgb,
 		"background?": Rgb,
 		"palette?": Rgb.array().atMostLength(16),
+		/** Light or dark, as the terminal last reported it (mode 2031), else as `COLORFGBG` suggests. */
+		"scheme?": "'dark' | 'light'",
 	}),
 );
 export type TerminalColors = typeof TerminalColors.infer;

@@ -106,6 +106,50 @@ describe("the chat surface end to end (real server, fake model)", () => {
 		expect(await again.exited).toBe(0);
 	}, 90_000);
 
+	test("a click on a bash card expands it and another collapses it (pi's fullscreen mouse)", async () => {
+		const run = start();
+		await run.waitFor((s) => s.includes("fake-model • medium"), "pi's screen");
+		fake.enqueue({ toolCalls: [{ name: "bash", args: { command: "seq 101 130" } }] }, { text: "Counted." });
+		run.type("count\r");
+		await run.waitFor((s) => s.includes("Counted.") && s.includes("earlier lines"), "the collapsed card");
+		expect(text(run.screen())).not.toMatch(/^\s*101\s*$/m);
+		// A left press and release on the card's title row, as the terminal reports them (SGR, 1-based).
+		const row = run.screen().findIndex((line) => line.includes("$ seq 101 130")) + 1;
+		run.type(`\x1b[<0;10;${row}M\x1b[<0;10;${row}m`);
+		await run.waitFor((s) => /^\s*129\s*$/m.test(s) && !s.includes("earlier lines"), "the card expanded");
+		// The card is taller now: its last line of output is on screen wherever the view went.
+		const at = run.screen().findIndex((line) => /^\s*130\s*$/.test(line)) + 1;
+		expect(at).toBeGreaterThan(0);
+		run.type(`\x1b[<0;10;${at}M\x1b[<0;10;${at}m`);
+		await run.waitFor((s) => s.includes("earlier lines"), "the card collapsed again");
+		run.type("\x04");
+		expect(await run.exited).toBe(0);
+	}, 60_000);
+
+	test("in a terminal that shows hyperlinks, an answer's https address is one; a link that says otherwise shows its address", async () => {
+		const run = runInPty([process.execPath, MAIN], {
+			env: { ...env, TERM_PROGRAM: "vscode" },
+			cwd: project,
+			cols: 120,
+			rows: 40,
+		});
+		runs.push(run);
+		const opened: string[] = [];
+		run.term.parser.registerOscHandler(8, (payload) => {
+			if (payload !== ";") opened.push(payload);
+			return true;
+		});
+		await run.waitFor((s) => s.includes("fake-model • medium"), "pi's screen");
+		fake.enqueue({ text: "See https://example.com/guide and [the docs](https://example.com/docs)." });
+		run.type("links please\r");
+		await run.waitFor((s) => s.includes("the docs (https://example.com/docs)"), "the link with its address shown");
+		expect(text(run.screen())).toContain("See https://example.com/guide and");
+		// Each repaint draws the link again: the addresses it opened, once each.
+		expect([...new Set(opened)]).toEqual([";https://example.com/guide"]);
+		run.type("\x04");
+		expect(await run.exited).toBe(0);
+	}, 60_000);
+
 	test("--name, --model and --thinking apply to the session that opens; an unknown model is named", async () => {
 		const run = start("--name", "flag session", "--model", "fake/fake-model", "--thinking", "high");
 		// The footer follows the session's state, which may come before the last notice: both are waited for.

@@ -83,6 +83,52 @@ describe("a hostile server against the real launcher", () => {
 		expect(raw.lastIndexOf("\x1b[0 q")).toBeGreaterThan(raw.lastIndexOf("\x1b[5 q"));
 	}, 30_000);
 
+	test("the UI's hyperlinks: only one whose text is its https address reaches a terminal that takes links", async () => {
+		const { data, env, home } = tempHome();
+		const link = (uri: string, text: string) => `\x1b]8;;${uri}\x1b\\${text}\x1b]8;;\x1b\\`;
+		const lines = [
+			link("https://good.example/page", "\x1b[4mhttps://good.example/page\x1b[24m"),
+			link("https://evil.example/steal", "https://bank.example/login"),
+			link("https://evil.example/steal", "your bank"),
+			link("http://plain.example", "http://plain.example"),
+			link("javascript:alert(1)", "javascript:alert(1)"),
+			link("https://ctl.example/\x07x", "https://ctl.example/x"),
+			link("https://bank.example@evil.example", "https://bank.example@evil.example"),
+			link("https://hidden.example", "\x1b[8mhttps://hidden.example\x1b[28m"),
+			// An open link never closed, then the launcher's own mode turned off by the UI.
+			"\x1b]8;;https://open.example\x1b\\https://open.example LINE-END\x1b[?2031l",
+		];
+		const attack = `globalThis.p2Guest = { start(host) {
+			host.post({ kind: "output", data: ${JSON.stringify(`\x1b[?1049h\x1b[H${lines.join("\r\n")}\r\nATTACK-DONE`)} });
+			host.post({ kind: "ready" });
+		} };`;
+		await serveBundle(data, attack);
+		const run = runInPty([process.execPath, MAIN], {
+			env: { ...env, TERM_PROGRAM: "vscode" },
+			cwd: home,
+			cols: 100,
+			rows: 30,
+		});
+		const opened: string[] = [];
+		run.term.parser.registerOscHandler(8, (payload) => {
+			opened.push(payload);
+			return true;
+		});
+		try {
+			await run.waitFor((s) => s.includes("ATTACK-DONE"), "the UI's lines");
+			const screen = run.screen().join("\n");
+			for (const text of ["https://good.example/page", "https://bank.example/login", "your bank", "LINE-END"]) {
+				expect(screen).toContain(text);
+			}
+			// Opens and closes as the terminal saw them: the good link and its close, nothing else.
+			expect(opened.filter((p) => p !== ";")).toEqual([";https://good.example/page"]);
+			expect(run.raw()).not.toContain("\x1b[?2031l");
+		} finally {
+			run.kill();
+			await run.exited;
+		}
+	}, 30_000);
+
 	test("an output flood to a slow terminal: three Ctrl+C still end p2 at once, and the person is told", async () => {
 		const { data, env, home } = tempHome();
 		// 1 MiB output messages as fast as the worker can post them, for longer than the test waits.

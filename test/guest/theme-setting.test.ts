@@ -33,3 +33,19 @@ describe("the theme setting", () => {
 		expect(unknown.problem).toBe('Unknown theme "nope": using the system theme');
 	});
 });
+
+describe("the terminal's scheme without a background (mode 2031 reports, COLORFGBG)", () => {
+	test("a pair and the system theme follow the reported scheme; the background, when known, wins", async () => {
+		const { systemTheme } = await import("../../src/ui/theme/builtin.ts");
+		const lightScheme = { trueColor: true, colors: { scheme: "light" as const } };
+		const darkScheme = { trueColor: true, colors: { scheme: "dark" as const } };
+		expect(resolveThemeName("a/b", lightScheme)).toBe("a");
+		expect(resolveThemeName("a/b", darkScheme)).toBe("b");
+		expect(resolveThemeName("a/b", { trueColor: true, colors: { ...dark.colors, scheme: "light" } })).toBe("b");
+		const text = (facts: Parameters<typeof systemTheme>[0]) => systemTheme(facts).fg("accent", "x");
+		expect(systemTheme(lightScheme).appearance).toBe("light");
+		expect(systemTheme(darkScheme).appearance).toBe("dark");
+		expect(text(lightScheme)).not.toBe(text(darkScheme));
+		expect(text(lightScheme)).not.toBe(text({ trueColor: true }));
+	});
+});

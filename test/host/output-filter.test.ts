@@ -215,6 +215,43 @@ describe("output filter: fuzz", () => {
 		});
 	}
 
+	test("random input with links in it: the only link that passes shows its own https address", () => {
+		const pieces = [
+			`${E}]8;;https://a.example${E}\\`,
+			`${E}]8;id=1;https://a.example\x07`,
+			"https://a.example",
+			`${E}]8;;javascript:x${E}\\`,
+			`${E}]8;;${E}\\`,
+			`${E}]8;;\x07`,
+			`${E}[4m`,
+			"\r\n",
+		];
+		const link = /\x1b\]8;;(https:\/\/[!-~]+?)\x1b\\((?:\x1b\[[0-9;:]*m)*)\1((?:\x1b\[[0-9;:]*m)*)\x1b\]8;;\x1b\\/g;
+		let passed = 0;
+		for (let round = 0; round < 400; round++) {
+			const f = new OutputFilter({ mouse: "on", links: () => true });
+			let out = "";
+			for (let k = 0; k < 8; k++) {
+				let chunk = "";
+				for (let p = 0; p < 6; p++) {
+					const r = rand(8);
+					chunk +=
+						r === 0
+							? pieces.slice(0, 3).join("") + pieces[4]
+							: r < 5
+								? pieces[rand(pieces.length)]
+								: randomText(rand(20));
+				}
+				out += f.write(chunk);
+			}
+			const links = out.match(link)?.length ?? 0;
+			passed += links;
+			const bad = violations(out.replace(link, "$2$1$3"), "on");
+			if (bad.length) throw new Error(`round ${round}: ${bad.slice(0, 3).join(", ")}`);
+		}
+		expect(passed).toBeGreaterThan(0);
+	});
+
 	test("random bytes decoded as UTF-8 (as the worker's output would be)", () => {
 		for (let round = 0; round < 200; round++) {
 			const bytes = new Uint8Array(512);
@@ -264,3 +301,101 @@ describe("terminal modes", () => {
 		expect(modes.active().size).toBe(0);
 	});
 });
+
+describe("output filter: hyperlinks (OSC 8)", () => {
+	const URL = "https://example.com/docs?a=1#b";
+	const open = (uri: string, params = "") => `${E}]8;${params};${uri}${E}\\`;
+	const CLOSE = `${E}]8;;${E}\\`;
+	const links = () => new OutputFilter({ mouse: "on", links: () => true });
+	const passed = (text: string, uri = URL) => `${E}]8;;${uri}${E}\\${E}[28m${text}${CLOSE}`;
+
+	test("a link whose text is its https address passes, styled or not, whichever terminator it used", () => {
+		expect(links().write(`see ${open(URL)}${URL}${CLOSE} now`)).toBe(`see ${passed(URL)} now`);
+		const styled = `${E}[38;5;39m${E}[4m${URL}${E}[24m${E}[39m`;
+		expect(links().write(`${E}]8;;${URL}\x07${styled}${E}]8;;\x07`)).toBe(passed(styled));
+	});
+
+	test("concealed text is no link's text; text concealed before the link is revealed inside it", () => {
+		expect(links().write(`${open(URL)}${E}[8m${URL}${E}[28m${CLOSE}`)).toBe(`${E}[8m${URL}${E}[28m`);
+		expect(links().write(`${open(URL)}${E}[1;8m${URL}${CLOSE}`)).toBe(`${E}[1;8m${URL}`);
+		// The number 8 as a color is not concealment.
+		const colored = `${E}[38;5;8m${E}[48;2;8;8;8m${URL}`;
+		expect(links().write(`${open(URL)}${colored}${CLOSE}`)).toBe(passed(colored));
+		expect(links().write(`${E}[8m${open(URL)}${URL}${CLOSE}`)).toBe(`${E}[8m${passed(URL)}`);
+	});
+
+	test("its parameters (an id) are dropped", () => {
+		expect(links().write(`${open(URL, "id=x1")}${URL}${CLOSE}`)).toBe(passed(URL));
+	});
+
+	test("a link whose text says something else loses its link and keeps its text", () => {
+		expect(links().write(`${open(URL)}the docs${CLOSE}!`)).toBe("the docs!");
+		expect(links().write(`${open("https://evil.example")}https://bank.example${CLOSE}`)).toBe("https://bank.example");
+		// The address as text plus more, or with a cursor move inside: not the address itself.
+		expect(links().write(`${open(URL)}${URL}x${CLOSE}`)).toBe(`${URL}x`);
+		expect(links().write(`${open(URL)}${URL.slice(0, 10)}${E}[5C${URL.slice(10)}${CLOSE}`)).toBe(
+			`${URL.slice(0, 10)}${E}[5C${URL.slice(10)}`,
+		);
+	});
+
+	const REFUSED: [string, string][] = [
+		["http", "http://example.com"],
+		["javascript:", "javascript:alert(1)"],
+		["file:", "file:///etc/passwd"],
+		["a control in the address", "https://example.com/\x01x"],
+		["a space", "https://example.com/a b"],
+		["other scripts (lookalikes)", "https://exаmple.com"],
+		["a user name in front of the host", "https://bank.example@evil.example/"],
+		["no host", "https:///path"],
+		["a host written escaped", "https://ex%61mple.com/"],
+		["an address too long", `https://example.com/${"a".repeat(2100)}`],
+	];
+	for (const [name, uri] of REFUSED) {
+		test(`refuses ${name}: the text passes without the link`, () => {
+			expect(links().write(`a${open(uri)}${uri}${CLOSE}b`)).toBe(`a${visible(uri)}b`);
+		});
+	}
+
+	test("a link split across chunks anywhere passes whole, once its close arrives", () => {
+		const whole = `x${open(URL)}${E}[4m${URL}${E}[24m${CLOSE}y`;
+		for (let cut = 1; cut < whole.length; cut++) {
+			const f = links();
+			expect(f.write(whole.slice(0, cut)) + f.write(whole.slice(cut))).toBe(`x${passed(`${E}[4m${URL}${E}[24m`)}y`);
+		}
+	});
+
+	test("a link's text waits for its close, but no longer than a line or 2 KiB: then it passes unlinked", () => {
+		const f = links();
+		expect(f.write(`a${open(URL)}${URL.slice(0, 8)}`)).toBe("a");
+		expect(f.write(`${URL.slice(8)}${CLOSE}`)).toBe(passed(URL));
+		const long = links();
+		expect(long.write(`${open(URL)}${"x".repeat(3000)}`)).toBe("x".repeat(3000));
+		expect(long.write(`${CLOSE}z`)).toBe("z");
+		const line = links();
+		expect(line.write(`${open(URL)}${URL}\r\n`)).toBe(`${URL}\r\n`);
+		expect(line.write(CLOSE)).toBe("");
+	});
+
+	test("a link opened inside another ends the first unlinked; a close with none open is dropped", () => {
+		const other = "https://other.example";
+		expect(links().write(`${open(URL)}${URL}${open(other)}${other}${CLOSE}`)).toBe(`${URL}${passed(other, other)}`);
+		expect(links().write(`a${CLOSE}b${E}]8;;\x07c`)).toBe("abc");
+	});
+
+	test("every other OSC stays removed while links pass, and none passes where the terminal takes no links", () => {
+		expect(links().write(`a${E}]52;c;aGVsbG8=\x07${E}]0;title\x07${E}]8;;${E}]52;c;x\x07b`)).toBe("ab");
+		expect(filter(`${open(URL)}${URL}${CLOSE}`)).toBe(URL);
+	});
+
+	test("reset forgets an open link and its held text", () => {
+		const f = links();
+		expect(f.write(`${open(URL)}${URL}`)).toBe("");
+		f.reset();
+		expect(f.write(`${CLOSE}after`)).toBe("after");
+	});
+});
+
+/** What the terminal shows of an address once the filter dropped its controls. */
+function visible(uri: string): string {
+	return uri.replace(/[\x00-\x1f]/g, "");
+}

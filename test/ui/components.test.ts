@@ -567,3 +567,33 @@ describe("counts as pi writes them", () => {
 		]);
 	});
 });
+
+describe("Markdown links where the terminal shows hyperlinks", () => {
+	const render = async (markdown: string, hyperlinks: boolean) => {
+		const { Markdown } = await import("@earendil-works/pi-tui");
+		const ref = dark();
+		ref.setHyperlinks(hyperlinks);
+		return new Markdown(markdown, 0, 0, ref.markdownTheme()).render(100).join("\n");
+	};
+	const OSC8 = /\x1b\]8;;([^\x1b\x07]*)\x1b\\/g;
+
+	test("a link that shows its own https address is a hyperlink to it", async () => {
+		const out = await render("see https://example.com/a and <https://example.com/b>", true);
+		expect([...out.matchAll(OSC8)].map((m) => m[1]).filter(Boolean)).toEqual([
+			"https://example.com/a",
+			"https://example.com/b",
+		]);
+	});
+
+	test("a link whose text says something else shows its address in parentheses, and links only what it shows", async () => {
+		const out = await render("[the docs](https://example.com/docs) [https://a.example](https://b.example)", true);
+		const shown = out.replace(/\x1b\[[0-9;:]*m/g, "").replace(OSC8, "");
+		expect(shown).toContain("the docs (https://example.com/docs)");
+		expect(shown).toContain("https://a.example (https://b.example)");
+		expect([...out.matchAll(OSC8)].map((m) => m[1]).filter(Boolean)).toEqual(["https://a.example"]);
+	});
+
+	test("no hyperlinks where the terminal shows none", async () => {
+		expect(await render("see https://example.com/a", false)).not.toContain("\x1b]8");
+	});
+});

@@ -88,11 +88,28 @@ export function namedTheme(name: string, facts: TerminalFacts): Theme | undefine
 }
 
 /**
- * pi's default, `system`: with no reported background, the ANSI fallback; with one, the built-in theme of the
- * same appearance adapted to it (see `adaptedTheme`), at the terminal's depth.
+ * pi's default, `system`: with no reported background nor scheme, the ANSI fallback; with one, the built-in
+ * theme of the same appearance adapted to it (see `adaptedTheme`), at the terminal's depth.
  */
 export function systemTheme(facts: TerminalFacts): Theme {
-	const background = facts.colors?.background;
+	const background = facts.colors?.background ?? SCHEME_BACKGROUNDS[facts.colors?.scheme ?? "unknown"];
 	if (!background) return Theme.ansi();
 	return Theme.fromJson(adaptedTheme(background), colorMode(facts));
+}
+
+/** With no background reported, the scheme's plainest one stands in (black or white). */
+const SCHEME_BACKGROUNDS: Readonly<Record<string, { r: number; g: number; b: number } | undefined>> = {
+	dark: { r: 0, g: 0, b: 0 },
+	light: { r: 255, g: 255, b: 255 },
+	unknown: undefined,
+};
+
+/**
+ * Light or dark, as pi decides it: by the reported background, else the scheme the terminal reported (mode
+ * 2031) or `COLORFGBG` suggested (the launcher's `scheme`), else dark.
+ */
+export function schemeOf(facts: TerminalFacts): Appearance {
+	const background = facts.colors?.background;
+	if (background) return appearanceOf(background);
+	return facts.colors?.scheme ?? "dark";
 }

@@ -4,6 +4,19 @@ import type { ThinkingLevel } from "../../protocol/thinking-levels.ts";
 import { highlightLines } from "../highlight.ts";
 import type { Theme } from "./theme.ts";
 
+const SGR = /\x1b\[[0-9;:]*m/g;
+const HTTPS_URL = /^https:\/\/[A-Za-z0-9\-._~:/?#[\]@!$&'()*+,;=%]+$/;
+
+/**
+ * A link's styled text, as an OSC 8 hyperlink when it shows an https address: pi-tui draws a link whose text
+ * differs from its address as the text and the address in parentheses (hyperlinks off for it), so the address
+ * a person sees is the one the link opens.
+ */
+function linkedUrl(styled: string): string {
+	const shown = styled.replace(SGR, "");
+	return HTTPS_URL.test(shown) ? `\x1b]8;;${shown}\x1b\\${styled}\x1b]8;;\x1b\\` : styled;
+}
+
 /**
  * The theme a runtime (or a preview) draws with. Components hold the ref, never the theme: the derived pi-tui
  * themes dereference the current theme on every call, and `version` tells caches when to rebuild.
@@ -12,6 +25,7 @@ export class ThemeRef {
 	#theme: Theme;
 	#version = 0;
 	#codeBlockIndent = "  ";
+	#hyperlinks = false;
 	readonly #listeners = new Set<() => void>();
 
 	constructor(theme: Theme) {
@@ -38,6 +52,17 @@ export class ThemeRef {
 	setCodeBlockIndent(indent: string): void {
 		if (indent === this.#codeBlockIndent) return;
 		this.#codeBlockIndent = indent;
+		this.#version++;
+		for (const listener of this.#listeners) listener();
+	}
+
+	/**
+	 * Whether the terminal shows OSC 8 hyperlinks: then a link whose text is its own https address is drawn as
+	 * one (the launcher passes no other). A change redraws like a theme change.
+	 */
+	setHyperlinks(on: boolean): void {
+		if (on === this.#hyperlinks) return;
+		this.#hyperlinks = on;
 		this.#version++;
 		for (const listener of this.#listeners) listener();
 	}
@@ -86,7 +111,7 @@ export class ThemeRef {
 			highlightLines(code, lang, t()) ?? code.split("\n").map((line) => t().fg("mdCodeBlock", line));
 		return {
 			heading: (text) => t().bold(t().fg("mdHeading", text)),
-			link: (text) => t().fg("mdLink", text),
+			link: (text) => (this.#hyperlinks ? linkedUrl(t().fg("mdLink", text)) : t().fg("mdLink", text)),
 			linkUrl: (text) => t().fg("mdLinkUrl", text),
 			code: (text) => t().fg("mdCode", text),
 			codeBlock: (text) => t().fg("mdCodeBlock", text),

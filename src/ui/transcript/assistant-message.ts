@@ -1,4 +1,4 @@
-import { Spacer, Text } from "@earendil-works/pi-tui";
+import { MouseRegion, Spacer, Text } from "@earendil-works/pi-tui";
 import { StreamingMarkdown } from "../streaming-markdown.ts";
 import { visibleText } from "../text.ts";
 import { ThemedItem } from "./themed.ts";
@@ -10,6 +10,8 @@ export interface AssistantMessageData {
 	readonly stopReason?: "stop" | "length" | "toolUse" | "error" | "aborted";
 	readonly error?: string;
 	readonly hideThinking: boolean;
+	/** Thinking blocks (by their order among the shown parts) a click showed or hid against `hideThinking`. */
+	readonly thinkingFlipped?: readonly number[];
 }
 
 /**
@@ -20,6 +22,8 @@ export interface AssistantMessageData {
 export class AssistantMessage extends ThemedItem<AssistantMessageData> {
 	/** Rewrites each block's Markdown before it is parsed (plugins' transformers; blocks, not the whole text). */
 	transform: ((markdown: string, width: number) => string) | undefined;
+	/** A left click on a thinking block (its order among the thinking blocks shown): pi toggles that block. */
+	thinkingClick: ((run: number) => void) | undefined;
 	/**
 	 * The Markdown of each shown part and the text it shows, so a growing answer re-lexes only the part that grew
 	 * and makes visible only the text that was appended.
@@ -42,14 +46,20 @@ export class AssistantMessage extends ThemedItem<AssistantMessageData> {
 	/** Streaming only appends text to the parts it has: update those in place when that is all that changed. */
 	#patch(data: AssistantMessageData): boolean {
 		const old = this.data;
-		if (old.stopReason !== data.stopReason || old.error !== data.error || old.hideThinking !== data.hideThinking)
+		if (
+			old.stopReason !== data.stopReason ||
+			old.error !== data.error ||
+			old.hideThinking !== data.hideThinking ||
+			String(old.thinkingFlipped ?? []) !== String(data.thinkingFlipped ?? [])
+		)
 			return false;
 		const parts = visibleParts(data.parts);
 		if (parts.length !== this.#shown.length || this.#shown.length === 0) return false;
+		let run = 0;
 		for (let i = 0; i < parts.length; i++) {
 			const was = this.#shown[i]!.part;
 			const now = parts[i]!;
-			if (was.type !== now.type || (now.type === "thinking" && (data.hideThinking || now.redacted))) {
+			if (was.type !== now.type || (now.type === "thinking" && (hidden(data, run++) || now.redacted))) {
 				if (was.text !== now.text) return false;
 			}
 		}
@@ -77,17 +87,28 @@ export class AssistantMessage extends ThemedItem<AssistantMessageData> {
 		const markdown = this.theme.markdownTheme();
 		const parts = visibleParts(this.data.parts);
 		let first = true;
+		let runs = 0;
 		for (const part of parts) {
 			if (first || part.type === "text") this.addChild(new Spacer(1));
 			first = false;
 			if (part.type === "thinking") {
-				const text = this.data.hideThinking || part.redacted ? "Thinking..." : visibleText(part.text);
+				const run = runs++;
+				const text = hidden(this.data, run) || part.redacted ? "Thinking..." : visibleText(part.text);
 				const md = new StreamingMarkdown(text, 1, 0, markdown, {
 					color: (s: string) => t().fg("thinkingText", s),
 					italic: true,
 				});
 				this.#shown.push({ part, visible: text, markdown: md });
-				this.addChild(md);
+				const click = this.thinkingClick;
+				this.addChild(
+					click
+						? new MouseRegion(md, (event) => {
+								if (event.type !== "click" || event.button !== "left") return undefined;
+								click(run);
+								return { handled: true };
+							})
+						: md,
+				);
 			} else {
 				const transform = this.transform;
 				const visible = visibleText(part.text);
@@ -115,6 +136,11 @@ export class AssistantMessage extends ThemedItem<AssistantMessageData> {
 				return undefined;
 		}
 	}
+}
+
+/** Whether a thinking block is hidden: the setting, unless a click flipped this one. */
+function hidden(data: AssistantMessageData, run: number): boolean {
+	return data.hideThinking !== (data.thinkingFlipped?.includes(run) ?? false);
 }
 
 function visibleParts(parts: readonly AssistantPart[]): AssistantPart[] {

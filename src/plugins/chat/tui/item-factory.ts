@@ -13,6 +13,7 @@ import { StatusLine } from "../../../ui/transcript/status-line.ts";
 import type { ThemedItem } from "../../../ui/transcript/themed.ts";
 import { UserMessage } from "../../../ui/transcript/user-message.ts";
 import type { ChatEntry } from "../contract.ts";
+import { clickableThinking, clickableToolCard } from "./click-toggle.ts";
 import { CustomEntry, entryKind } from "./custom-entry.ts";
 import type { DisplayItem } from "./display-items.ts";
 
@@ -66,10 +67,24 @@ export function createItem(item: DisplayItem, options: ItemFactoryOptions): Item
 				const drawn = draw ? options.drawMermaid(md, width, { streaming: message.streaming }) : md;
 				return options.markdownTransformers.apply(drawn, width);
 			};
-			return view("assistant", message);
+			const clicks = clickableThinking(message, item.data);
+			return {
+				component: message,
+				kind: "assistant",
+				update: (next) => next.kind === "assistant" && clicks.update(next.data),
+			};
 		}
-		case "tool":
-			return view("tool", new ToolCard(theme, item.data, (d) => options.toolRenderers.resolve(d)));
+		case "tool": {
+			const card = clickableToolCard(
+				new ToolCard(theme, item.data, (d) => options.toolRenderers.resolve(d)),
+				item.data,
+			);
+			return {
+				component: card.component,
+				kind: "tool",
+				update: (next) => next.kind === "tool" && card.update(next.data),
+			};
+		}
 		case "status":
 			return view("status", new StatusLine(theme, item.data));
 		case "block":
