@@ -201,12 +201,16 @@ export class WorkerSupervisor {
 
 	#ended(worker: GuestWorker, why: WorkerEnd, detail: string): void {
 		this.#options.onGone(worker);
-		if (this.#stopped || why === "exited" || why === "terminated") return;
-		this.#options.problem(`the UI worker ended (${why}: ${detail})`);
+		if (this.#stopped) return;
 		if (this.#swap.kind === "swapping" && this.#swap.incoming === worker) {
+			if (why !== "exited" && why !== "terminated") this.#options.problem(`the UI worker ended (${why}: ${detail})`);
 			this.#swap = { kind: "steady" };
+			// The UI on screen stopped drawing for its successor (regular mode): it draws on, from scratch.
+			this.#active?.sandbox.post({ kind: "redraw" });
 			return;
 		}
+		if (why === "exited" || why === "terminated") return;
+		this.#options.problem(`the UI worker ended (${why}: ${detail})`);
 		if (worker !== this.#active) return;
 		const now = this.#options.clock.now();
 		this.#restarts.push(now);
@@ -219,12 +223,15 @@ export class WorkerSupervisor {
 		this.#active = this.#spawn("restart");
 	}
 
-	/** Asks the UI on screen for its snapshot and waits for it (a worker that does not answer keeps the last). */
+	/**
+	 * Asks the UI on screen for its snapshot, to hand over, and waits for it (a worker that does not answer
+	 * keeps the last).
+	 */
 	#freshSnapshot(): Promise<void> {
 		return new Promise((resolve) => {
 			if (!this.#active) return resolve();
 			this.#snapshotWaiters.push(resolve);
-			this.#active.sandbox.post({ kind: "snapshotRequest" });
+			this.#active.sandbox.post({ kind: "snapshotRequest", handover: true });
 			this.#options.clock.setTimeout(resolve, SNAPSHOT_WAIT_MS);
 		});
 	}
