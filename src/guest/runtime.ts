@@ -27,8 +27,8 @@ import { parseSnapshot, type ReloadSnapshot, serializeSnapshot } from "./snapsho
 
 type SnapshotPart = ReturnType<Parameters<GuestSnapshot["contribute"]>[0]>;
 
-/** How long a reloaded regular screen keeps the previous UI's scrollback when its session says nothing. */
-const HOLD_MS = 3000;
+/** How long a reloaded regular screen keeps the previous UI's scrollback when its session does not come. */
+const HOLD_MS = 5000;
 
 /**
  * The guest's composition root: pi-tui's renderer (fullscreen or regular) on the bridge terminal, the object client on the
@@ -133,10 +133,7 @@ export class GuestRuntime {
 			this.#launcher.setKeyContext(Boolean(layout.selector) || this.#renderer.tui.hasOverlay());
 		this.#renderer.mount();
 		layout.focusInput();
-		this.#renderer.addInputListener((data) => {
-			this.#release();
-			return this.#keys.onKey(data);
-		});
+		this.#renderer.addInputListener((data) => this.#keys.onKey(data));
 		host.onMessage((message) => this.#onMessage(message));
 		this.#appearance.startNotices();
 		this.#takeOverScreen();
@@ -265,7 +262,8 @@ export class GuestRuntime {
 
 	/**
 	 * Regular mode after a reload: the terminal shows the previous UI's scrollback, which this one draws on from
-	 * once its session is on screen (or a key is pressed, or a while has passed), writing only what differs.
+	 * once its session is on screen (or after a while without one), writing only what differs. Until then it
+	 * is drawn as it was, so a screen without the conversation yet never replaces it.
 	 */
 	#takeOverScreen(): void {
 		const scrollback = this.#restored?.screen?.scrollback;
