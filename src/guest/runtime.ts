@@ -199,11 +199,16 @@ export class GuestRuntime {
 			commands: this.#commands,
 			themeArg: this.#host.start.args.theme,
 			effective: () => appearance.effective(),
+			tuiMode: () => this.#renderer.mode,
 			facts: () => appearance.facts,
 			custom: () => appearance.custom,
 			keymap: () => this.#keys.keymap,
 			savePrefs: (patch) => this.#launcher.request("savePrefs", { patch }),
-			saved: (settings) => appearance.setForRun(settings),
+			saved: (settings) => {
+				appearance.setForRun(settings);
+				// The mode chosen is the mode on, even when the setting already said so (`--tui-mode` won).
+				if (settings.tuiMode) this.#switchTuiMode(settings.tuiMode);
+			},
 		});
 		registerCoreCommands(this.#commands, {
 			exit: () => this.#exit(),

@@ -195,4 +195,33 @@ describe("pi's regular renderer (--tui-mode regular)", () => {
 			await run.exited;
 		}
 	}, 60_000);
+
+	test("/settings shows the mode on (the flag's), and choosing fullscreen takes the alternate screen", async () => {
+		piSettings({ tuiMode: "fullscreen" });
+		const run = start(["--tui-mode", "regular"]);
+		try {
+			await run.waitFor((s) => s.includes("fake-model"), "the chat");
+			expect(run.term.buffer.active.type).toBe("normal");
+			run.type("/settings\r");
+			// Taller than the screen: its top has gone up into the scrollback.
+			await run.waitFor((s) => s.includes("Enter/Space to change"), "the settings list");
+			run.type("tui mode");
+			await run.waitFor((s) => /TUI mode\s+regular/.test(s), "the TUI mode row showing the mode on");
+			run.type("\r");
+			await run.waitFor((s) => /TUI mode\s+fullscreen/.test(s), "fullscreen chosen");
+			run.type("\x1b");
+			await run.waitFor((s) => s.includes("Enter or y: confirm"), "the launcher's question to save it");
+			run.type("y");
+			await run.waitFor(() => run.term.buffer.active.type === "alternate", "the alternate screen");
+			await run.waitFor((s) => s.includes("TUI mode: fullscreen"), "pi's notice of the switch");
+			await run.waitFor(
+				(s) => s.trimEnd().split("\n").at(-1)?.includes("fake-model") === true,
+				"the footer pinned at the bottom",
+			);
+		} finally {
+			run.kill();
+			await run.exited;
+			piSettings(undefined);
+		}
+	}, 60_000);
 });
