@@ -319,6 +319,8 @@ export class GuestRuntime {
 			case "input":
 				return this.#terminal.input(message.data);
 			case "resize":
+				// The previous UI's lines are for the old width: this UI draws its own from now on.
+				this.#release();
 				return this.#terminal.resize(message.columns, message.rows);
 			case "frame":
 				return this.#client.receive(message.text);
