@@ -298,11 +298,15 @@ export class GuestRuntime {
 		this.#host.post({ kind: "exit", code: 0 });
 	}
 
-	/** The person's work and place: which session, and what each plugin keeps (drafts, the reading position). */
-	#snapshot(): ReloadSnapshot {
+	/**
+	 * The person's work and place: which session, and what each plugin keeps (drafts, the reading position).
+	 * `handover`: a successor takes over now (a reload), and gets what this UI wrote into the scrollback; a
+	 * snapshot kept for a crash is not current by the time it is used, so it carries only the mode.
+	 */
+	#snapshot(handover = false): ReloadSnapshot {
 		const parts: SnapshotPart = Object.assign({}, ...[...this.#snapshotParts].map((part) => part()));
 		const session = this.#session.id;
-		const scrollback = this.#renderer.scrollback();
+		const scrollback = handover ? this.#renderer.scrollback() : undefined;
 		return {
 			version: 2,
 			draft: parts.draft ?? "",
@@ -342,7 +346,7 @@ export class GuestRuntime {
 				// A successor takes over (reload): in regular mode it draws on from the scrollback as it is now,
 				// so this UI writes nothing more (the launcher asks for a redraw if the successor fails).
 				if (message.handover && this.#renderer.mode === "regular") this.#renderer.freeze();
-				return this.#host.post({ kind: "snapshot", data: serializeSnapshot(this.#snapshot()) });
+				return this.#host.post({ kind: "snapshot", data: serializeSnapshot(this.#snapshot(message.handover)) });
 			case "preferences":
 				return this.#appearance.setPreferences(message.preferences);
 			default:
