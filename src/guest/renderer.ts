@@ -12,6 +12,7 @@ import {
 	type TuiAltScreenOptions,
 	type TuiInputListener,
 	TuiMainScreen,
+	type TuiMainScreenRenderState,
 } from "@earendil-works/pi-tui";
 import type { TuiMode } from "../protocol/preferences.ts";
 import type { ScrollbackState } from "./snapshot.ts";
@@ -36,6 +37,8 @@ export class Renderer {
 	#current: TuiAltScreen | TuiMainScreen;
 	/** The previous UI's scrollback, drawn unchanged until the screen has what it showed (`release`). */
 	#held: Component | undefined;
+	/** What the regular renderer left in the scrollback when fullscreen took over: it draws on from it after. */
+	#mainScreen: TuiMainScreenRenderState | undefined;
 	#started = false;
 
 	constructor(options: RendererOptions) {
@@ -144,7 +147,7 @@ export class Renderer {
 		if (previous.mode === mode) return true;
 		if (previous.hasOverlay()) return false;
 		const focus = previous.getFocusedComponent();
-		const scrollback = previous instanceof TuiMainScreen ? previous.captureRenderState() : undefined;
+		if (previous instanceof TuiMainScreen) this.#mainScreen = previous.captureRenderState();
 		if (this.#started) previous.stop({ preserveScreen: true });
 		previous.setFocus(null);
 		previous.clear();
@@ -153,7 +156,8 @@ export class Renderer {
 		const next = this.#create(mode);
 		next.setShowHardwareCursor(previous.getShowHardwareCursor());
 		next.setClearOnShrink(previous.getClearOnShrink());
-		if (next instanceof TuiMainScreen && scrollback) next.restoreRenderState(scrollback);
+		// The alternate screen left the normal one as it was: the regular renderer draws on from its lines.
+		if (next instanceof TuiMainScreen && this.#mainScreen) next.restoreRenderState(this.#mainScreen);
 		this.#held = undefined;
 		this.#current = next;
 		this.mount();

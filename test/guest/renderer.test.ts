@@ -99,6 +99,12 @@ describe("the renderer (pi's tuiMode)", () => {
 
 		// Back to fullscreen; not while pi-tui's own overlay (its search) is open, as pi refuses then.
 		expect(r.switchTo("fullscreen")).toBe(true);
+		// Regular again: it draws on from the lines it left on the normal screen, not all of them below.
+		expect(r.switchTo("regular")).toBe(true);
+		const back = terminal.mark();
+		r.tui.renderNow();
+		expect(terminal.output.slice(back)).not.toContain("line 1");
+		expect(r.switchTo("fullscreen")).toBe(true);
 		r.tui.showOverlay(new Text("search", 0, 0));
 		expect(r.switchTo("regular")).toBe(false);
 		expect(r.tui.mode).toBe("fullscreen");
