@@ -28,7 +28,7 @@ import { parseSnapshot, type ReloadSnapshot, serializeSnapshot } from "./snapsho
 type SnapshotPart = ReturnType<Parameters<GuestSnapshot["contribute"]>[0]>;
 
 /** How long a reloaded regular screen keeps the previous UI's scrollback when its session does not come. */
-const HOLD_MS = 5000;
+const HOLD_MS = 8000;
 
 /**
  * The guest's composition root: pi-tui's renderer (fullscreen or regular) on the bridge terminal, the object client on the
@@ -266,9 +266,9 @@ export class GuestRuntime {
 	}
 
 	/**
-	 * Regular mode after a reload: the terminal shows the previous UI's scrollback, which this one draws on from
-	 * once its session is on screen (or after a while without one), writing only what differs. Until then it
-	 * is drawn as it was, so a screen without the conversation yet never replaces it.
+	 * Regular mode after a reload: the terminal shows the previous UI's scrollback, which this one draws on
+	 * from once its session is on screen (or after `HOLD_MS` without one), writing only what differs. Until
+	 * then it is drawn as it was, so a screen without the conversation yet never replaces it.
 	 */
 	#takeOverScreen(): void {
 		const scrollback = this.#restored?.screen?.scrollback;
