@@ -31,8 +31,9 @@ type SnapshotPart = ReturnType<Parameters<GuestSnapshot["contribute"]>[0]>;
 const HOLD_MS = 8000;
 
 /**
- * The guest's composition root: pi-tui's renderer (fullscreen or regular) on the bridge terminal, the object client on the
- * relayed frames, the launcher channel, the keys, and the plugins (`plugins.ts`), each given one context.
+ * The guest's composition root: pi-tui's renderer (fullscreen or regular, `renderer.ts`) on the bridge terminal,
+ * the object client on the relayed frames, the launcher channel, the keys, and the plugins (`plugins.ts`), each
+ * given one context.
  */
 export class GuestRuntime {
 	readonly #host: GuestHost;
@@ -240,6 +241,12 @@ export class GuestRuntime {
 			this.#tuiModeSetting = s.tuiMode;
 			this.#switchTuiMode(s.tuiMode ?? DISPLAY_DEFAULTS.tuiMode);
 		}
+		this.#applyRendererSettings();
+	}
+
+	/** The display settings of the renderer on now (a new one after a switch gets them too). */
+	#applyRendererSettings(): void {
+		const s = this.#appearance.effective().settings;
 		const tui = this.#renderer.tui;
 		tui.setShowHardwareCursor(s.showHardwareCursor ?? DISPLAY_DEFAULTS.showHardwareCursor);
 		tui.setClearOnShrink(s.terminal?.clearOnShrink ?? DISPLAY_DEFAULTS["terminal.clearOnShrink"]);
@@ -261,6 +268,7 @@ export class GuestRuntime {
 			return;
 		}
 		this.#release();
+		this.#applyRendererSettings();
 		this.#layout.focusInput();
 		this.#layout.notice(`TUI mode: ${mode}`);
 	}
