@@ -40,6 +40,16 @@ export class TerminalModes implements ModeObserver {
 		return out;
 	}
 
+	/**
+	 * The reset for good when the UI did not leave by itself (three Ctrl+C, a launcher error): as `cleanup`,
+	 * and where a UI drew on the normal screen (pi's regular mode), the cursor is wherever its editor was: it
+	 * goes to a new line below the screen's last row, so the shell's prompt does not write over the footer.
+	 */
+	abandon(): string {
+		const drewOnNormalScreen = this.#changed.has(2026) && this.#changed.get(1049) !== true;
+		return this.cleanup() + (drewOnNormalScreen ? "\x1b[999;1H\r\n" : "");
+	}
+
 	/** Undoes the worker's modes for a while (the terminal is lent out) and keeps them for `restore`. */
 	lend(): string {
 		let out = "";

@@ -142,6 +142,23 @@ describe("pi's regular renderer (--tui-mode regular)", () => {
 		}
 	}, 60_000);
 
+	test("three Ctrl+C (p2 ends whatever the UI does): the cursor goes below the footer, not over it", async () => {
+		piSettings(undefined);
+		const run = start(["--tui-mode", "regular"]);
+		try {
+			await run.waitFor((s) => s.includes("fake-model"), "the chat");
+			const footer = run.screen().findIndex((line) => line.includes("fake-model"));
+			run.type("\x03\x03\x03");
+			expect(await run.exited).toBe(130);
+			const buffer = run.term.buffer.active;
+			expect(buffer.type).toBe("normal");
+			expect(run.screen().join("\n")).toContain("fake-model");
+			expect(buffer.baseY + buffer.cursorY).toBeGreaterThan(buffer.viewportY + footer);
+		} finally {
+			run.kill();
+		}
+	}, 60_000);
+
 	test("the tuiMode setting chooses it; --tui-mode wins over the setting; a bad value is refused", async () => {
 		piSettings({ tuiMode: "regular" });
 		try {

@@ -276,6 +276,16 @@ describe("terminal modes", () => {
 		expect(modes.cleanup().endsWith(`${E}[r${E}[?1049l`)).toBe(true);
 	});
 
+	test("left without the UI's own exit, a UI on the normal screen gets the cursor below its last row", () => {
+		const modes = new TerminalModes();
+		const f = new OutputFilter({ mouse: "all", observer: modes });
+		expect(modes.abandon().endsWith(`${E}8`)).toBe(true);
+		f.write(`${E}[?2026hline${E}[?2026l`);
+		expect(modes.abandon().endsWith(`${E}7${E}[r${E}8${E}[999;1H\r\n`)).toBe(true);
+		f.write(`${E}[?1049h${E}[?2026hline${E}[?2026l`);
+		expect(modes.abandon().endsWith(`${E}[?1049l`)).toBe(true);
+	});
+
 	test("modes the filter removed are never recorded", () => {
 		const modes = new TerminalModes();
 		new OutputFilter({ mouse: "off", observer: modes }).write(`${E}[?1000h${E}[?2004h`);
