@@ -181,6 +181,11 @@ export class WorkerSupervisor {
 			case "reload":
 				if (current) void this.reload(false);
 				return;
+			case "error":
+				// A UI that fails before it is ready does not take over: the one on screen stays.
+				if (swap.kind === "swapping" && swap.incoming === worker) this.#abandonSwap();
+				this.#options.onMessage(worker, message, current);
+				return;
 			case "pong":
 				return;
 			default:
@@ -204,9 +209,7 @@ export class WorkerSupervisor {
 		if (this.#stopped) return;
 		if (this.#swap.kind === "swapping" && this.#swap.incoming === worker) {
 			if (why !== "exited" && why !== "terminated") this.#options.problem(`the UI worker ended (${why}: ${detail})`);
-			this.#swap = { kind: "steady" };
-			// The UI on screen stopped drawing for its successor (regular mode): it draws on, from scratch.
-			this.#active?.sandbox.post({ kind: "redraw" });
+			this.#abandonSwap();
 			return;
 		}
 		if (why === "exited" || why === "terminated") return;
@@ -221,6 +224,19 @@ export class WorkerSupervisor {
 		}
 		this.#options.onReplaced();
 		this.#active = this.#spawn("restart");
+	}
+
+	/**
+	 * The UI taking over failed before it was ready: it goes, and the one on screen draws on (in regular mode it
+	 * stopped drawing when it handed over its snapshot).
+	 */
+	#abandonSwap(): void {
+		const swap = this.#swap;
+		if (swap.kind !== "swapping") return;
+		this.#swap = { kind: "steady" };
+		this.#options.onGone(swap.incoming);
+		swap.incoming.sandbox.terminate();
+		this.#active?.sandbox.post({ kind: "redraw" });
 	}
 
 	/**
