@@ -29,6 +29,8 @@ type SnapshotPart = ReturnType<Parameters<GuestSnapshot["contribute"]>[0]>;
 
 /** How long a reloaded regular screen keeps the previous UI's scrollback when its session does not come. */
 const HOLD_MS = 8000;
+/** How long a regular screen that handed over its scrollback waits for its successor to take over. */
+const FROZEN_MS = 20_000;
 
 /**
  * The guest's composition root: pi-tui's renderer (fullscreen or regular, `renderer.ts`) on the bridge terminal,
@@ -42,6 +44,7 @@ export class GuestRuntime {
 	/** The tuiMode setting as last applied: a change of it switches the renderer (as pi's /settings does). */
 	#tuiModeSetting: TuiMode | undefined;
 	#holdTimer: ReturnType<typeof setTimeout> | undefined;
+	#frozenTimer: ReturnType<typeof setTimeout> | undefined;
 	readonly #client: ObjectClient;
 	readonly #appearance: Appearance;
 	readonly #commands = new CommandRegistry(() => this.#session.role);
@@ -285,6 +288,14 @@ export class GuestRuntime {
 		this.#holdTimer = setTimeout(() => this.#release(), HOLD_MS);
 	}
 
+	/** The whole screen again (after the launcher's own screens, or a handover that did not happen). */
+	#redraw(): void {
+		clearTimeout(this.#frozenTimer);
+		this.#frozenTimer = undefined;
+		this.#renderer.thaw();
+		this.#renderer.tui.requestRender(true);
+	}
+
 	#release(): void {
 		if (this.#holdTimer === undefined) return;
 		clearTimeout(this.#holdTimer);
@@ -348,12 +359,16 @@ export class GuestRuntime {
 			case "terminalColors":
 				return this.#appearance.setFacts({ ...this.#appearance.facts, colors: message.colors });
 			case "redraw":
-				this.#renderer.thaw();
-				return this.#renderer.tui.requestRender(true);
+				return this.#redraw();
 			case "snapshotRequest":
 				// A successor takes over (reload): in regular mode it draws on from the scrollback as it is now,
-				// so this UI writes nothing more (the launcher asks for a redraw if the successor fails).
-				if (message.handover && this.#renderer.mode === "regular") this.#renderer.freeze();
+				// so this UI writes nothing more (the launcher asks for a redraw if the successor fails; should
+				// neither come, this UI draws again after a while rather than stay still).
+				if (message.handover && this.#renderer.mode === "regular") {
+					this.#renderer.freeze();
+					clearTimeout(this.#frozenTimer);
+					this.#frozenTimer = setTimeout(() => this.#redraw(), FROZEN_MS);
+				}
 				return this.#host.post({ kind: "snapshot", data: serializeSnapshot(this.#snapshot(message.handover)) });
 			case "preferences":
 				return this.#appearance.setPreferences(message.preferences);
