@@ -2,7 +2,7 @@
  * Which command a key runs: the keymap built from the commands and the person's bindings, and the contexts
  * their `when` expressions test, the core's own and those plugins add.
  */
-import { isKeyRelease, setKeybindings, type TuiAltScreen } from "@earendil-works/pi-tui";
+import { isKeyRelease, setKeybindings, type TUI } from "@earendil-works/pi-tui";
 import type { Capabilities } from "../protocol/channel.ts";
 import { isPrivilegedId } from "../protocol/keybindings.ts";
 import { isOwnerRole, isParticipantRole, type Role } from "../protocol/roles.ts";
@@ -12,7 +12,7 @@ import type { ContextProvider } from "./plugin.ts";
 import type { EffectivePreferences } from "./preferences.ts";
 
 export interface KeyRouterOptions {
-	readonly tui: TuiAltScreen;
+	readonly tui: TUI;
 	readonly commands: CommandRegistry;
 	readonly capabilities: Capabilities;
 	/** The person's bindings, and problems with their files to report in /hotkeys. */

@@ -1,10 +1,12 @@
 /**
- * The guest's screen arrangement: one screen (a plugin mounts it) fills pi-tui's fullscreen renderer, a
- * selector takes the editor's place in it while open, and the transcript's status lines and blocks are the
- * screen's to show. Plugins reach all of it through `GuestUi`.
+ * The guest's screen arrangement: one screen (a plugin mounts it) fills pi-tui's fullscreen renderer or
+ * flows into the terminal's scrollback (regular mode), a selector takes the editor's place in it while open,
+ * and the transcript's status lines and blocks are the screen's to show. Plugins reach all of it through
+ * `GuestUi`.
  */
-import { type Component, Container, type TuiAltScreen } from "@earendil-works/pi-tui";
+import { type Component, Container, type TUI } from "@earendil-works/pi-tui";
 import { errorText } from "../protocol/errors.ts";
+import type { TuiMode } from "../protocol/preferences.ts";
 import type { ThemeRef } from "../ui/theme/theme-ref.ts";
 import type { StatusLineData } from "../ui/transcript/status-line.ts";
 import { CommandRefused } from "./access.ts";
@@ -14,7 +16,10 @@ export type NoticeTone = StatusLineData["tone"];
 
 /** The screen a plugin mounts: what it shows, where typing goes, and where status lines and blocks appear. */
 export interface GuestScreen {
+	/** The fullscreen layout: it fills the terminal's rows. */
 	readonly root: Component;
+	/** The same content at its natural height, for the regular renderer (the root, if absent). */
+	readonly flow?: Component;
 	/** Where typing goes while no selector is open (the editor, or a line that takes nothing). */
 	inputTarget(): Component;
 	notice(text: string, tone: NoticeTone): void;
@@ -34,8 +39,8 @@ export interface OpenSelector {
 
 /** What a plugin sees of the screen. */
 export interface GuestUi {
-	/** pi-tui's renderer, for components that need it (an editor, a scroll view). */
-	readonly tui: TuiAltScreen;
+	/** pi-tui's renderer, for components that need it (an editor, a scroll view): whichever one is on. */
+	readonly tui: TUI;
 	readonly theme: ThemeRef;
 	/** Plugins' components in named places, and the footer's plugin statuses. */
 	readonly slots: Slots;
@@ -92,15 +97,17 @@ export function failureNotice(error: unknown): { text: string; tone: NoticeTone 
 }
 
 export interface LayoutOptions {
-	readonly tui: TuiAltScreen;
+	readonly tui: TUI;
 	readonly theme: ThemeRef;
 	keys(id: string): string[];
 	keyText(id: string): string;
 	setProgress(active: boolean): void;
+	/** The screen shows what the person waits for (a session's first state): see `showNow`. */
+	shown?(): void;
 }
 
 export class Layout implements GuestUi {
-	readonly tui: TuiAltScreen;
+	readonly tui: TUI;
 	readonly theme: ThemeRef;
 	readonly slots: Slots;
 	readonly selectorSlot = new Container();
@@ -123,9 +130,11 @@ export class Layout implements GuestUi {
 		return this.#selector;
 	}
 
-	/** The mounted screen's root (empty until a plugin mounts one). */
-	get root(): Component {
-		return this.#screen?.root ?? new Container();
+	/** The mounted screen's root for a renderer (empty until a plugin mounts one). */
+	root(mode: TuiMode): Component {
+		const screen = this.#screen;
+		if (!screen) return new Container();
+		return mode === "regular" ? (screen.flow ?? screen.root) : screen.root;
 	}
 
 	mount(screen: GuestScreen): () => void {
@@ -189,6 +198,7 @@ export class Layout implements GuestUi {
 	}
 
 	showNow(): void {
+		this.#options.shown?.();
 		// pi-tui's own way to let a key's frame skip the wait; not in its typed surface.
 		const immediate: unknown = Reflect.get(this.tui, "requestImmediateRender");
 		if (typeof immediate === "function") immediate.call(this.tui);

@@ -5,7 +5,7 @@
  */
 
 import { isPrivilegedId, piKeybindings } from "../protocol/keybindings.ts";
-import type { DisplaySettings, PrefsPatch } from "../protocol/preferences.ts";
+import type { DisplaySettings, PrefsPatch, TuiMode } from "../protocol/preferences.ts";
 import { FilterSelector } from "../ui/selector.ts";
 import { appearanceOf, type TerminalFacts } from "../ui/theme/builtin.ts";
 import type { ThemeRef } from "../ui/theme/theme-ref.ts";
@@ -24,6 +24,8 @@ export interface PreferenceScreensContext {
 	/** `--theme` for this run, if given. */
 	readonly themeArg: string | undefined;
 	effective(): EffectivePreferences;
+	/** The renderer on now: /settings shows it as the TUI mode, whatever the flag or the setting said (pi). */
+	tuiMode(): TuiMode;
 	facts(): TerminalFacts;
 	custom(): CustomThemes;
 	keymap(): Keymap;
@@ -48,7 +50,7 @@ export class PreferenceScreens {
 		const background = facts.colors?.background;
 		const selector = new SettingsSelector({
 			theme,
-			settings: prefs.settings,
+			settings: { ...prefs.settings, tuiMode: this.#ctx.tuiMode() },
 			themeSetting: this.#ctx.themeArg ?? prefs.theme ?? "system",
 			themeNames: themeNames(custom),
 			light: background ? appearanceOf(background) === "light" : false,

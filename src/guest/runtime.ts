@@ -1,8 +1,7 @@
-import { TuiAltScreen } from "@earendil-works/pi-tui";
 import type { ConnectionState, GuestHost, LauncherMessage } from "../protocol/channel.ts";
 import { MAX_COPY_CHARS } from "../protocol/channel-kinds.ts";
 import { ObjectClient } from "../protocol/object-client.ts";
-import { DISPLAY_DEFAULTS } from "../protocol/preferences.ts";
+import { DISPLAY_DEFAULTS, type TuiMode } from "../protocol/preferences.ts";
 import type { SchemaChecks } from "../protocol/schema-checks.ts";
 import { Appearance } from "./appearance.ts";
 import { BridgeTerminal } from "./bridge-terminal.ts";
@@ -21,20 +20,31 @@ import { guestPlugins } from "./plugins.ts";
 import { PreferenceScreens } from "./preference-screens.ts";
 import { configureProcess } from "./process-shim.ts";
 import { EntryRenderers, MarkdownTransformers, ToolRenderers } from "./registries.ts";
+import { Renderer } from "./renderer.ts";
 import { Services } from "./services.ts";
 import { OpenSession } from "./session.ts";
 import { parseSnapshot, type ReloadSnapshot, serializeSnapshot } from "./snapshot.ts";
 
 type SnapshotPart = ReturnType<Parameters<GuestSnapshot["contribute"]>[0]>;
 
+/** How long a reloaded regular screen keeps the previous UI's scrollback when its session does not come. */
+const HOLD_MS = 8000;
+/** How long a regular screen that handed over its scrollback waits for its successor to take over. */
+const FROZEN_MS = 20_000;
+
 /**
- * The guest's composition root: pi-tui's fullscreen renderer on the bridge terminal, the object client on the
- * relayed frames, the launcher channel, the keys, and the plugins (`plugins.ts`), each given one context.
+ * The guest's composition root: pi-tui's renderer (fullscreen or regular, `renderer.ts`) on the bridge terminal,
+ * the object client on the relayed frames, the launcher channel, the keys, and the plugins (`plugins.ts`), each
+ * given one context.
  */
 export class GuestRuntime {
 	readonly #host: GuestHost;
 	readonly #terminal: BridgeTerminal;
-	readonly #tui: TuiAltScreen;
+	readonly #renderer: Renderer;
+	/** The tuiMode setting as last applied: a change of it switches the renderer (as pi's /settings does). */
+	#tuiModeSetting: TuiMode | undefined;
+	#holdTimer: ReturnType<typeof setTimeout> | undefined;
+	#frozenTimer: ReturnType<typeof setTimeout> | undefined;
 	readonly #client: ObjectClient;
 	readonly #appearance: Appearance;
 	readonly #commands = new CommandRegistry(() => this.#session.role);
@@ -58,20 +68,29 @@ export class GuestRuntime {
 		this.#appearance = new Appearance(start, notice);
 		this.#launcher = new LauncherChannel(host, notice);
 		const t = () => this.#appearance.theme.current;
-		this.#tui = new TuiAltScreen(this.#terminal, false, undefined, {
-			mouse: start.mouse !== "off",
-			scrollToEndIndicator: () => t().bg("selectedBg", t().fg("text", " ↓ Jump to latest message · Ctrl+End ")),
-			searchMatchStyle: (s) => t().bg("searchMatchBg", t().fg("searchMatchText", t().underline(s))),
-			// pi-tui's copy on select, written by the launcher: it allows it only right after it saw the gesture.
-			copyOnSelect: true,
-			copySelection: async (text) => {
-				const answer = await this.#launcher.request("copy.selection", { text: text.slice(0, MAX_COPY_CHARS) });
-				return answer.ok ? true : (answer.error ?? false);
-			},
+		this.#restored = parseSnapshot(start.snapshot, checks);
+		this.#tuiModeSetting = this.#appearance.effective().settings.tuiMode;
+		// The mode the previous UI had (a reload keeps it), else `--tui-mode`, else the setting (pi's order).
+		const mode = this.#restored?.screen?.mode ?? start.args.tuiMode ?? this.#tuiModeSetting ?? DISPLAY_DEFAULTS.tuiMode;
+		this.#renderer = new Renderer({
+			terminal: this.#terminal,
+			mode,
+			fullscreen: () => ({
+				mouse: start.mouse !== "off",
+				scrollToEndIndicator: () => t().bg("selectedBg", t().fg("text", " ↓ Jump to latest message · Ctrl+End ")),
+				searchMatchStyle: (s) => t().bg("searchMatchBg", t().fg("searchMatchText", t().underline(s))),
+				// pi-tui's copy on select, written by the launcher: it allows it only right after it saw the gesture.
+				copyOnSelect: true,
+				copySelection: async (text) => {
+					const answer = await this.#launcher.request("copy.selection", { text: text.slice(0, MAX_COPY_CHARS) });
+					return answer.ok ? true : (answer.error ?? false);
+				},
+			}),
+			root: (m) => this.#layout.root(m),
 		});
 		this.#session = new OpenSession((error) => this.#layout.fail(error));
 		this.#keys = new KeyRouter({
-			tui: this.#tui,
+			tui: this.#renderer.tui,
 			commands: this.#commands,
 			capabilities: start.capabilities,
 			preferences: () => ({ effective: this.#appearance.effective(), problems: this.#appearance.custom.problems }),
@@ -81,17 +100,17 @@ export class GuestRuntime {
 			onError: (error) => this.#layout.fail(error),
 		});
 		this.#layout = new Layout({
-			tui: this.#tui,
+			tui: this.#renderer.tui,
 			theme: this.#appearance.theme,
 			keys: (id) => this.#keys.keymap.keys(id),
 			keyText: (id) => keyText(this.#keys.keymap.keys(id)),
 			setProgress: (active) => this.#terminal.setProgress(active),
+			shown: () => this.#release(),
 		});
 		this.#client = new ObjectClient({
 			onProtocolError: (message) => host.post({ kind: "log", level: "warn", text: message.slice(0, 4000) }),
 			checks,
 		});
-		this.#restored = parseSnapshot(start.snapshot, checks);
 		this.#entryRenderers = new EntryRenderers(checks);
 	}
 
@@ -114,13 +133,20 @@ export class GuestRuntime {
 		this.#keysChanged();
 		this.#applySettings();
 		// Whenever a frame goes out: a selector, a dialog or pi-tui's search on screen has the keys (seed 3.1 rule 3).
-		this.#terminal.onFlush = () => this.#launcher.setKeyContext(Boolean(layout.selector) || this.#tui.hasOverlay());
-		this.#tui.setLayoutRoot(layout.root);
+		this.#terminal.onFlush = () =>
+			this.#launcher.setKeyContext(Boolean(layout.selector) || this.#renderer.tui.hasOverlay());
+		this.#renderer.mount();
 		layout.focusInput();
-		this.#tui.addInputListener((data) => this.#keys.onKey(data));
+		this.#renderer.addInputListener((data) => this.#keys.onKey(data));
 		host.onMessage((message) => this.#onMessage(message));
 		this.#appearance.startNotices();
-		this.#tui.start();
+		this.#takeOverScreen();
+		this.#renderer.start();
+		// A regular screen after another UI whose scrollback is not known (a crash, a snapshot without it) is
+		// drawn afresh, clearing what was there, rather than below it.
+		if (this.#renderer.mode === "regular" && host.start.reason !== "start" && !this.#holdTimer) {
+			this.#renderer.tui.requestRender(true);
+		}
 		this.#terminal.setTitle(`π - p2 · ${host.start.origin.replace(/^[a-z]+:\/\//, "")}`);
 		host.post({ kind: "ready" });
 	}
@@ -154,7 +180,7 @@ export class GuestRuntime {
 				slots: layout.slots,
 				completions: new Completions(),
 				addContexts: (provider) => this.#keys.addContexts(provider),
-				addInputListener: (listener) => this.#tui.addInputListener(listener),
+				addInputListener: (listener) => this.#renderer.addInputListener(listener),
 			},
 			services: new Services(),
 			preferences: this.#appearance,
@@ -177,11 +203,16 @@ export class GuestRuntime {
 			commands: this.#commands,
 			themeArg: this.#host.start.args.theme,
 			effective: () => appearance.effective(),
+			tuiMode: () => this.#renderer.mode,
 			facts: () => appearance.facts,
 			custom: () => appearance.custom,
 			keymap: () => this.#keys.keymap,
 			savePrefs: (patch) => this.#launcher.request("savePrefs", { patch }),
-			saved: (settings) => appearance.setForRun(settings),
+			saved: (settings) => {
+				appearance.setForRun(settings);
+				// The mode chosen is the mode on, even when the setting already said so (`--tui-mode` won).
+				if (settings.tuiMode) this.#switchTuiMode(settings.tuiMode);
+			},
 		});
 		registerCoreCommands(this.#commands, {
 			exit: () => this.#exit(),
@@ -209,37 +240,99 @@ export class GuestRuntime {
 	/** pi's display settings for the renderer, with pi's bounds (the screen's own are its plugin's). */
 	#applySettings(): void {
 		const s = this.#appearance.effective().settings;
-		this.#tui.setShowHardwareCursor(s.showHardwareCursor ?? DISPLAY_DEFAULTS.showHardwareCursor);
-		this.#tui.setClearOnShrink(s.terminal?.clearOnShrink ?? DISPLAY_DEFAULTS["terminal.clearOnShrink"]);
-		this.#tui.setCopyOnSelect(s.fullscreenCopyOnSelect ?? DISPLAY_DEFAULTS.fullscreenCopyOnSelect);
+		if (s.tuiMode !== this.#tuiModeSetting) {
+			this.#tuiModeSetting = s.tuiMode;
+			this.#switchTuiMode(s.tuiMode ?? DISPLAY_DEFAULTS.tuiMode);
+		}
+		this.#applyRendererSettings();
+	}
+
+	/** The display settings of the renderer on now (a new one after a switch gets them too). */
+	#applyRendererSettings(): void {
+		const s = this.#appearance.effective().settings;
+		const tui = this.#renderer.tui;
+		tui.setShowHardwareCursor(s.showHardwareCursor ?? DISPLAY_DEFAULTS.showHardwareCursor);
+		tui.setClearOnShrink(s.terminal?.clearOnShrink ?? DISPLAY_DEFAULTS["terminal.clearOnShrink"]);
 		this.#appearance.theme.setCodeBlockIndent(
 			s.markdown?.codeBlockIndent ?? DISPLAY_DEFAULTS["markdown.codeBlockIndent"],
 		);
+		const fullscreen = this.#renderer.fullscreen;
+		if (!fullscreen) return;
+		fullscreen.setCopyOnSelect(s.fullscreenCopyOnSelect ?? DISPLAY_DEFAULTS.fullscreenCopyOnSelect);
 		const wheel = s.fullscreenWheelScrollLines;
-		this.#tui.setWheelScrollLines(typeof wheel === "number" ? Math.max(1, Math.min(100, Math.floor(wheel))) : "auto");
+		fullscreen.setWheelScrollLines(typeof wheel === "number" ? Math.max(1, Math.min(100, Math.floor(wheel))) : "auto");
+	}
+
+	/** pi's switch of renderer when its tuiMode setting changes, said as pi says it. */
+	#switchTuiMode(mode: TuiMode): void {
+		if (mode === this.#renderer.mode) return;
+		if (!this.#renderer.switchTo(mode)) {
+			this.#layout.notice("Close active overlays before changing TUI mode");
+			return;
+		}
+		this.#release();
+		this.#applyRendererSettings();
+		this.#layout.focusInput();
+		this.#layout.notice(`TUI mode: ${mode}`);
+	}
+
+	/**
+	 * Regular mode after a reload: the terminal shows the previous UI's scrollback, which this one draws on
+	 * from once its session is on screen (or after `HOLD_MS` without one), writing only what differs. Until
+	 * then it is drawn as it was, so a screen without the conversation yet never replaces it.
+	 */
+	#takeOverScreen(): void {
+		const scrollback = this.#restored?.screen?.scrollback;
+		if (this.#host.start.reason !== "reload" || !scrollback || this.#renderer.mode !== "regular") return;
+		this.#renderer.resume(scrollback);
+		this.#holdTimer = setTimeout(() => this.#release(), HOLD_MS);
+	}
+
+	/** The whole screen again (after the launcher's own screens, or a handover that did not happen). */
+	#redraw(): void {
+		clearTimeout(this.#frozenTimer);
+		this.#frozenTimer = undefined;
+		this.#renderer.thaw();
+		this.#renderer.tui.requestRender(true);
+	}
+
+	#release(): void {
+		if (this.#holdTimer === undefined) return;
+		clearTimeout(this.#holdTimer);
+		this.#holdTimer = undefined;
+		this.#renderer.release();
 	}
 
 	#exit(): void {
 		this.#host.post({ kind: "snapshot", data: serializeSnapshot(this.#snapshot()) });
 		// pi's fullscreenExitOutput: the transcript (default) or only the resume hint, which the launcher adds for
 		// a session that has something in it (a used session has a title; an unused one is not listed either).
+		// In regular mode the transcript is in the scrollback already: the cursor goes below it (pi).
 		const output = this.#appearance.effective().settings.fullscreenExitOutput ?? DISPLAY_DEFAULTS.fullscreenExitOutput;
-		const lines = output === "transcript" ? this.#layout.exitLines(this.#terminal.columns) : [];
+		const regular = this.#renderer.mode === "regular";
+		if (regular) this.#renderer.tui.stop();
+		const lines = output === "transcript" && !regular ? this.#layout.exitLines(this.#terminal.columns) : [];
 		this.#host.post({ kind: "exitOutput", text: exitText(lines), resumable: Boolean(this.#session.facts?.title) });
 		this.#layout.dispose();
 		this.#host.post({ kind: "exit", code: 0 });
 	}
 
-	/** The person's work and place: which session, and what each plugin keeps (drafts, the reading position). */
-	#snapshot(): ReloadSnapshot {
+	/**
+	 * The person's work and place: which session, and what each plugin keeps (drafts, the reading position).
+	 * `handover`: a successor takes over now (a reload), and gets what this UI wrote into the scrollback; a
+	 * snapshot kept for a crash is not current by the time it is used, so it carries only the mode.
+	 */
+	#snapshot(handover = false): ReloadSnapshot {
 		const parts: SnapshotPart = Object.assign({}, ...[...this.#snapshotParts].map((part) => part()));
 		const session = this.#session.id;
+		const scrollback = handover ? this.#renderer.scrollback() : undefined;
 		return {
 			version: 2,
 			draft: parts.draft ?? "",
 			...(session ? { session } : {}),
 			drafts: parts.drafts ?? {},
 			...(parts.anchor ? { anchor: parts.anchor } : {}),
+			screen: { mode: this.#renderer.mode, ...(scrollback ? { scrollback } : {}) },
 		};
 	}
 
@@ -249,6 +342,8 @@ export class GuestRuntime {
 			case "input":
 				return this.#terminal.input(message.data);
 			case "resize":
+				// The previous UI's lines are for the old width: this UI draws its own from now on.
+				this.#release();
 				return this.#terminal.resize(message.columns, message.rows);
 			case "frame":
 				return this.#client.receive(message.text);
@@ -265,9 +360,17 @@ export class GuestRuntime {
 			case "terminalColors":
 				return this.#appearance.setFacts({ ...this.#appearance.facts, colors: message.colors });
 			case "redraw":
-				return this.#tui.requestRender(true);
+				return this.#redraw();
 			case "snapshotRequest":
-				return this.#host.post({ kind: "snapshot", data: serializeSnapshot(this.#snapshot()) });
+				// A successor takes over (reload): in regular mode it draws on from the scrollback as it is now,
+				// so this UI writes nothing more (the launcher asks for a redraw if the successor fails; should
+				// neither come, this UI draws again after a while rather than stay still).
+				if (message.handover && this.#renderer.mode === "regular") {
+					this.#renderer.freeze();
+					clearTimeout(this.#frozenTimer);
+					this.#frozenTimer = setTimeout(() => this.#redraw(), FROZEN_MS);
+				}
+				return this.#host.post({ kind: "snapshot", data: serializeSnapshot(this.#snapshot(message.handover)) });
 			case "preferences":
 				return this.#appearance.setPreferences(message.preferences);
 			default:

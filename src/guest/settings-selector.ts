@@ -116,6 +116,14 @@ const ROWS: readonly Row[] = [
 		parse: (v) => (v === "header" ? "header" : v === "true"),
 	},
 	{
+		id: "tui-mode",
+		path: "tuiMode",
+		label: "TUI mode",
+		description: "Interface layout; regular mode uses the terminal's normal scrollback",
+		values: ["regular", "fullscreen"],
+		parse: (v) => v,
+	},
+	{
 		id: "fullscreen-exit-output",
 		path: "fullscreenExitOutput",
 		label: "Fullscreen exit output",

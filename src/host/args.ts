@@ -1,5 +1,6 @@
 /** The launcher's command line: pi's flags where they apply to a server-backed client, and p2's own. */
 import { type ParseArgsConfig, parseArgs } from "node:util";
+import { isTuiMode, TUI_MODES, type TuiMode } from "../protocol/preferences.ts";
 import { THINKING_LEVELS, type ThinkingLevel } from "../protocol/thinking-levels.ts";
 
 export interface LaunchArgs {
@@ -9,6 +10,8 @@ export interface LaunchArgs {
 	verbose: boolean;
 	theme?: string;
 	noThemes: boolean;
+	/** `--tui-mode`: pi's renderer for this run (it wins over the tuiMode setting). */
+	tuiMode?: TuiMode;
 	continue: boolean;
 	resume: boolean;
 	session?: string;
@@ -38,7 +41,6 @@ export class ArgsError extends Error {
 
 /** pi flags that have no meaning for a client whose sessions, tools and credentials live on a server. */
 const UNSUPPORTED: Record<string, string> = {
-	"--tui-mode": "p2 always uses the fullscreen renderer",
 	"--session-dir": "sessions live on the p2 server",
 	"--no-session": "sessions live on the p2 server",
 	"--tools": "the tool loadout is the server's configuration",
@@ -87,6 +89,7 @@ const OPTIONS = {
 	continue: { type: "boolean", short: "c" },
 	resume: { type: "boolean", short: "r" },
 	theme: { type: "string" },
+	"tui-mode": { type: "string" },
 	"use-theme": { type: "string" },
 	session: { type: "string" },
 	"session-id": { type: "string" },
@@ -158,6 +161,11 @@ export function parseLaunchArgs(argv: readonly string[]): LaunchArgs {
 		if (value !== undefined) out[key] = value;
 	};
 	set("theme", text("theme"));
+	const tuiMode = text("tui-mode");
+	if (tuiMode !== undefined && !isTuiMode(tuiMode)) {
+		throw new ArgsError(`Invalid TUI mode "${tuiMode}". Valid values: ${TUI_MODES.join(", ")}`);
+	}
+	set("tuiMode", tuiMode);
 	set("model", text("model"));
 	set("provider", text("provider"));
 	set("name", text("name"));
@@ -227,6 +235,7 @@ Opens this device's p2 sessions (starting its server when none runs), or a remot
                              (provider/id, an id, globs, :level), as /scoped-models (owner)
   --theme <name>             use this theme for this run
   --no-themes                skip custom theme files
+  --tui-mode <mode>          TUI mode: fullscreen (default) or regular (the terminal's scrollback)
   --verbose                  show the header and loaded resources expanded, even with quietStartup
   @file...                   attach these files from this computer to the first message (p2 asks first)
   message...                 becomes the first draft in the editor (not sent)

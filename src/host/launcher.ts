@@ -507,7 +507,9 @@ class Launcher {
 		if (this.#phase === "left") return;
 		// What still waits for a slow terminal is dropped: the reset goes out right after the piece in flight.
 		this.#output.discard();
-		this.#output.write(SCHEME_REPORTS_OFF + this.#modes.cleanup() + this.#status.clear());
+		// A UI that exited itself left the cursor below what it drew (its `exitOutput` came before).
+		const reset = this.#exitOutput ? this.#modes.cleanup() : this.#modes.abandon();
+		this.#output.write(SCHEME_REPORTS_OFF + reset + this.#status.clear());
 		this.#phase = "left";
 		for (const timer of this.#timers) clearInterval(timer);
 		this.#stopLowering?.();

@@ -48,6 +48,7 @@ export function startDataOf(facts: StartFacts, reason: StartData["reason"], snap
 			...(args.thinking ? { thinking: args.thinking } : {}),
 			...(args.name ? { name: args.name } : {}),
 			...(args.theme ? { theme: args.theme } : {}),
+			...(args.tuiMode ? { tuiMode: args.tuiMode } : {}),
 		},
 		preferences: facts.preferences,
 		...(snapshot ? { snapshot } : {}),

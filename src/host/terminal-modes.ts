@@ -30,8 +30,8 @@ export class TerminalModes implements ModeObserver {
 
 	/**
 	 * Undoes the worker's modes and writes the fixed reset: mouse and focus off, autowrap on, cursor shown in
-	 * the terminal's own shape, synchronized output ended, SGR and scroll region reset, alternate screen left.
-	 * Forgets what it undid.
+	 * the terminal's own shape, synchronized output ended, SGR and scroll region reset, alternate screen left
+	 * (when the worker is on it). Forgets what it undid.
 	 */
 	cleanup(): string {
 		const out = this.lend();
@@ -40,12 +40,26 @@ export class TerminalModes implements ModeObserver {
 		return out;
 	}
 
+	/**
+	 * The reset for good when the UI did not leave by itself (three Ctrl+C, a launcher error): as `cleanup`,
+	 * and where a UI drew on the normal screen (pi's regular mode), the cursor is wherever its editor was: it
+	 * goes to a new line below the screen's last row, so the shell's prompt does not write over the footer.
+	 */
+	abandon(): string {
+		const drewOnNormalScreen = this.#changed.has(2026) && this.#changed.get(1049) !== true;
+		return this.cleanup() + (drewOnNormalScreen ? "\x1b[999;1H\r\n" : "");
+	}
+
 	/** Undoes the worker's modes for a while (the terminal is lent out) and keeps them for `restore`. */
 	lend(): string {
 		let out = "";
 		for (const [mode, on] of [...this.active()].reverse()) out += `\x1b[?${mode}${on ? "l" : "h"}`;
 		// The terminal's own cursor shape (DECSCUSR 0) whether or not the worker changed it.
-		return `${out}\x1b[0 q\x1b[?2026l\x1b[?1000l\x1b[?1002l\x1b[?1003l\x1b[?1006l\x1b[?1004l\x1b[?7h\x1b[?25h\x1b[0m\x1b[r\x1b[?1049l`;
+		out += "\x1b[0 q\x1b[?2026l\x1b[?1000l\x1b[?1002l\x1b[?1003l\x1b[?1006l\x1b[?1004l\x1b[?7h\x1b[?25h\x1b[0m";
+		// Leaving the alternate screen puts the cursor back where it was. On the normal screen (pi's regular
+		// mode) the cursor stays below the transcript: the scroll region's reset, which homes it, is wrapped in a
+		// save and restore, and the alternate screen is not "left" (that would restore a cursor never saved).
+		return this.#changed.get(1049) === true ? `${out}\x1b[r\x1b[?1049l` : `${out}\x1b7\x1b[r\x1b8`;
 	}
 
 	/** Re-applies the worker's modes after a launcher screen drew on a reset terminal. */

@@ -187,6 +187,11 @@ export class WorkerSupervisor {
 			case "reload":
 				if (current) void this.reload(false);
 				return;
+			case "error":
+				// A UI that fails before it is ready does not take over: the one on screen stays.
+				if (swap.kind === "swapping" && swap.incoming === worker) this.#abandonSwap();
+				this.#options.onMessage(worker, message, current);
+				return;
 			case "pong":
 				return;
 			default:
@@ -207,12 +212,14 @@ export class WorkerSupervisor {
 
 	#ended(worker: GuestWorker, why: WorkerEnd, detail: string): void {
 		this.#options.onGone(worker);
-		if (this.#stopped || why === "exited" || why === "terminated") return;
-		this.#options.problem(`the UI worker ended (${why}: ${detail})`);
+		if (this.#stopped) return;
 		if (this.#swap.kind === "swapping" && this.#swap.incoming === worker) {
-			this.#swap = { kind: "steady" };
+			if (why !== "exited" && why !== "terminated") this.#options.problem(`the UI worker ended (${why}: ${detail})`);
+			this.#abandonSwap();
 			return;
 		}
+		if (why === "exited" || why === "terminated") return;
+		this.#options.problem(`the UI worker ended (${why}: ${detail})`);
 		if (worker !== this.#active) return;
 		const now = this.#options.clock.now();
 		this.#restarts.push(now);
@@ -225,12 +232,28 @@ export class WorkerSupervisor {
 		this.#active = this.#spawn("restart");
 	}
 
-	/** Asks the UI on screen for its snapshot and waits for it (a worker that does not answer keeps the last). */
+	/**
+	 * The UI taking over failed before it was ready: it goes, and the one on screen draws on (in regular mode it
+	 * stopped drawing when it handed over its snapshot).
+	 */
+	#abandonSwap(): void {
+		const swap = this.#swap;
+		if (swap.kind !== "swapping") return;
+		this.#swap = { kind: "steady" };
+		this.#options.onGone(swap.incoming);
+		swap.incoming.sandbox.terminate();
+		this.#active?.sandbox.post({ kind: "redraw" });
+	}
+
+	/**
+	 * Asks the UI on screen for its snapshot, to hand over, and waits for it (a worker that does not answer
+	 * keeps the last).
+	 */
 	#freshSnapshot(): Promise<void> {
 		return new Promise((resolve) => {
 			if (!this.#active) return resolve();
 			this.#snapshotWaiters.push(resolve);
-			this.#active.sandbox.post({ kind: "snapshotRequest" });
+			this.#active.sandbox.post({ kind: "snapshotRequest", handover: true });
 			this.#options.clock.setTimeout(resolve, SNAPSHOT_WAIT_MS);
 		});
 	}

@@ -90,6 +90,8 @@ export const StartData = lazy(() =>
 			"name?": "string <= 200",
 			/** `--theme` for this run: `system`, `dark`, `light` (custom themes arrive with the preferences). */
 			"theme?": "string <= 64",
+			/** `--tui-mode` for this run: pi's renderer (the tuiMode setting otherwise). */
+			"tuiMode?": "'fullscreen' | 'regular'",
 		},
 		/** The person's keys, theme and display settings, read by the launcher (also sent again on change). */
 		"preferences?": Preferences,
@@ -113,7 +115,11 @@ export const LauncherMessage = lazy(() =>
 		{ kind: "'capabilities'", capabilities: Capabilities },
 		{ kind: "'terminalColors'", colors: TerminalColors },
 		{ kind: "'redraw'" },
-		{ kind: "'snapshotRequest'" },
+		/**
+		 * `handover`: a successor takes over from this snapshot (a reload). In regular mode the UI writes nothing
+		 * more (the successor draws on from the scrollback as it is), until a `redraw` if the swap fails.
+		 */
+		{ kind: "'snapshotRequest'", "handover?": "true" },
 		{ kind: "'preferences'", preferences: Preferences },
 		/** The launcher asks for what one of its own keys needs: the text to copy, or the editor's text. */
 		{ kind: "'ask'", id: "string <= 64", question: "'copyText' | 'editorText'" },

@@ -16,6 +16,7 @@ const SETTING_TYPES = {
 	showHardwareCursor: "boolean",
 	hideThinkingBlock: "boolean",
 	doubleEscapeAction: "'tree' | 'fork' | 'none'",
+	tuiMode: "'fullscreen' | 'regular'",
 	fullscreenExitOutput: "'transcript' | 'resume-hint'",
 	fullscreenScrollbar: "'auto' | 'always' | 'hidden'",
 	fullscreenCopyOnSelect: "boolean",
@@ -59,6 +60,7 @@ export const DISPLAY_DEFAULTS = {
 	showHardwareCursor: false,
 	hideThinkingBlock: false,
 	doubleEscapeAction: "tree",
+	tuiMode: "fullscreen",
 	fullscreenExitOutput: "transcript",
 	fullscreenScrollbar: "auto",
 	fullscreenCopyOnSelect: true,
@@ -71,6 +73,14 @@ export const DISPLAY_DEFAULTS = {
 	"markdown.mermaid": "streaming",
 } as const;
 export type DisplayDefaults = typeof DISPLAY_DEFAULTS;
+
+/** pi's renderers: the alternate screen with its own scrolling (fullscreen), or the terminal's scrollback (regular). */
+export const TUI_MODES = ["regular", "fullscreen"] as const;
+export type TuiMode = (typeof TUI_MODES)[number];
+
+export function isTuiMode(value: unknown): value is TuiMode {
+	return value === "fullscreen" || value === "regular";
+}
 
 /** The value set for a dotted setting, undefined when none is. */
 export function settingAt(settings: DisplaySettings, path: string): unknown {

@@ -13,6 +13,16 @@ describe("the command line", () => {
 		}
 	});
 
+	test("--tui-mode chooses pi's renderer for this run; another word is refused with the valid ones", () => {
+		expect(parseLaunchArgs([]).tuiMode).toBeUndefined();
+		expect(parseLaunchArgs(["--tui-mode", "regular"]).tuiMode).toBe("regular");
+		expect(parseLaunchArgs(["--tui-mode=fullscreen"]).tuiMode).toBe("fullscreen");
+		expect(() => parseLaunchArgs(["--tui-mode", "scrollback"])).toThrow(
+			'Invalid TUI mode "scrollback". Valid values: regular, fullscreen',
+		);
+		expect(() => parseLaunchArgs(["--tui-mode"])).toThrow("--tui-mode needs a value");
+	});
+
 	test("pi's flags that make no sense here are refused with the reason; the first words are a draft", () => {
 		expect(() => parseLaunchArgs(["--print", "hi"])).toThrow("--print is not supported by p2: p2 has no print mode.");
 		expect(parseLaunchArgs(["fix", "the", "bug"]).draft).toBe("fix the bug");

@@ -56,8 +56,9 @@ describe("signed out", () => {
 			terminal: terminal as never,
 		});
 		expect(result.signedOut).toBe(true);
-		// The terminal was put back: the alternate screen and mouse modes are off.
-		expect(terminal.output.endsWith("\x1b[?1049l")).toBe(true);
+		// The terminal was put back: mouse modes off, the cursor shown (no UI ever took the alternate screen).
+		expect(terminal.output).not.toContain("\x1b[?1049h");
+		expect(terminal.output).toContain("\x1b[?25h");
 		expect(terminal.output).toContain("\x1b[?1000l");
 	}, 20000);
 });

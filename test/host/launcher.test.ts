@@ -153,6 +153,45 @@ describe("launcher", () => {
 		expect(terminal.output.match(/UI-2:reload/g)?.length).toBe(1);
 	}, 20000);
 
+	test("a reload asks for a handover snapshot (the kept ones are not); a successor that fails gives the screen back with a redraw", async () => {
+		const first = `globalThis.p2Guest = { start(host) {
+			host.post({ kind: "output", data: "UI-1;" });
+			host.onMessage((m) => {
+				if (m.kind === "snapshotRequest") {
+					host.post({ kind: "output", data: m.handover ? "HANDOVER;" : "KEPT;" });
+					host.post({ kind: "snapshot", data: '{"version":1,"draft":"d"}' });
+				}
+				if (m.kind === "redraw") host.post({ kind: "output", data: "REDRAW;" });
+				if (m.kind === "input" && m.data === "q") host.post({ kind: "exit", code: 0 });
+			});
+			host.post({ kind: "ready" });
+		} };`;
+		const broken = `globalThis.p2Guest = { start() { throw new Error("broken UI"); } };`;
+		let served = { source: first, hash: "h1" };
+		const terminal = new FakeTerminal();
+		const result = runLauncher({
+			args: parseLaunchArgs([]),
+			target: {
+				kind: "device",
+				origin: () => server.server.origin,
+				credentials: () => ({ [DEVICE_TOKEN_HEADER]: server.server.deviceToken }),
+			},
+			env: { TERM: "xterm-256color" },
+			fetchBundle: async (running) => (running === served.hash ? undefined : served),
+			bundleCheckMs: 150,
+			snapshotMs: 50,
+			terminal: terminal as never,
+		});
+		await terminal.until("UI-1;");
+		await terminal.until("KEPT;");
+		expect(terminal.output).not.toContain("HANDOVER;");
+		served = { source: broken, hash: "h2" };
+		await terminal.until("HANDOVER;");
+		await terminal.until("REDRAW;", terminal.output.indexOf("HANDOVER;"));
+		terminal.onInput?.("q");
+		expect((await result).code).toBe(0);
+	}, 20000);
+
 	test("the session the UI reports is handed to the launcher's memory; a malformed one is not", async () => {
 		const bundle = `globalThis.p2Guest = { start(host) {
 			host.onMessage((m) => {

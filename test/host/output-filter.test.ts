@@ -295,6 +295,34 @@ describe("terminal modes", () => {
 		expect(modes.active().size).toBe(0);
 	});
 
+	test("on the normal screen (regular mode) the reset keeps the cursor below the content", () => {
+		const modes = new TerminalModes();
+		const f = new OutputFilter({ mouse: "all", observer: modes });
+		f.write(`${E}[?2026h${E}[?25l${E}[?2026l`);
+		const cleanup = modes.cleanup();
+		// Neither "leave the alternate screen" (which restores a cursor never saved) nor a bare scroll-region
+		// reset (which homes the cursor): the region is reset between a cursor save and restore.
+		expect(cleanup).not.toContain(`${E}[?1049l`);
+		expect(cleanup.endsWith(`${E}7${E}[r${E}8`)).toBe(true);
+		expect(cleanup.replace(`${E}7${E}[r${E}8`, "")).not.toContain(`${E}[r`);
+		expect(cleanup).toContain(`${E}[?25h`);
+		// Once the worker left the alternate screen (a switch to regular mode), it is not left again either.
+		f.write(`${E}[?1049h${E}[?1049l`);
+		expect(modes.cleanup()).not.toContain(`${E}[?1049l`);
+		f.write(`${E}[?1049h`);
+		expect(modes.cleanup().endsWith(`${E}[r${E}[?1049l`)).toBe(true);
+	});
+
+	test("left without the UI's own exit, a UI on the normal screen gets the cursor below its last row", () => {
+		const modes = new TerminalModes();
+		const f = new OutputFilter({ mouse: "all", observer: modes });
+		expect(modes.abandon().endsWith(`${E}8`)).toBe(true);
+		f.write(`${E}[?2026hline${E}[?2026l`);
+		expect(modes.abandon().endsWith(`${E}7${E}[r${E}8${E}[999;1H\r\n`)).toBe(true);
+		f.write(`${E}[?1049h${E}[?2026hline${E}[?2026l`);
+		expect(modes.abandon().endsWith(`${E}[?1049l`)).toBe(true);
+	});
+
 	test("modes the filter removed are never recorded", () => {
 		const modes = new TerminalModes();
 		new OutputFilter({ mouse: "off", observer: modes }).write(`${E}[?1000h${E}[?2004h`);

@@ -4,7 +4,7 @@
  * connection is down). Nothing is lost: refused text goes back into the editor (or, as pi does when no model
  * can answer, stays in the editor's history).
  */
-import type { TuiAltScreen } from "@earendil-works/pi-tui";
+import type { TUI } from "@earendil-works/pi-tui";
 import { CommandRefused } from "../../../guest/access.ts";
 import { type CommandRegistry, parseSlash, SlashAutocomplete } from "../../../guest/commands.ts";
 import { type Completions, EditorCompletion } from "../../../guest/completions.ts";
@@ -21,7 +21,7 @@ export interface AttachedFile {
 }
 
 export interface ComposerOptions {
-	readonly tui: TuiAltScreen;
+	readonly tui: TUI;
 	readonly theme: ThemeRef;
 	readonly draft: string;
 	readonly commands: CommandRegistry;

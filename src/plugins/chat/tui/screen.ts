@@ -1,6 +1,6 @@
 /**
- * The chat screen in pi's fullscreen layout: the transcript above a dock of the pending area, the editor (or
- * the selector open in its place) and the footer. Data flows one way: object states → display items →
+ * The chat screen in pi's layouts: fullscreen, the transcript above a dock of the pending area, the editor (or
+ * the selector open in its place) and the footer; regular, the same followed by the dock in the scrollback. Data flows one way: object states → display items →
  * components; keys → commands → object calls.
  */
 import { type Component, Spacer, Text, VStack } from "@earendil-works/pi-tui";
@@ -90,6 +90,7 @@ export const DEFAULT_CHAT_SETTINGS: ChatSettings = {
 
 export class ChatScreen implements GuestScreen {
 	readonly root: Component;
+	readonly flow: Component;
 	readonly #options: ChatScreenOptions;
 	readonly #header: Header;
 	/** pi's loaded resources under the header ([Context] AGENTS.md…). */
@@ -214,6 +215,8 @@ export class ChatScreen implements GuestScreen {
 			{ component: scrollWatch, basis: 0, grow: 0, shrink: 0, minSize: 0 },
 			{ component: dock, basis: "auto", grow: 0, shrink: 1, minSize: 1 },
 		]);
+		// pi's regular mode: the editor and footer follow the content directly, with no blank filler.
+		this.flow = new VStack([{ component: this.#transcript.document }, { component: dock }]);
 		this.#listening = [
 			theme.onChange(() => this.#refresh()),
 			ui.slots.onChange(() => this.#footer.set(this.#footerData())),
@@ -227,7 +230,7 @@ export class ChatScreen implements GuestScreen {
 	/** The agent is working or compacting: Escape stops it. */
 	/** The transcript is scrolled up, away from its newest lines. */
 	scrolledAway(): boolean {
-		return !this.#transcript.view.isFollowingEnd;
+		return this.#transcript.scrolls && !this.#transcript.view.isFollowingEnd;
 	}
 
 	onScroll(listener: () => void): () => void {

@@ -3,7 +3,7 @@
  * them, in a scroll view that follows new output. Older pages load when the top is reached; the reading
  * position is an item and a line within it, so it survives a reload.
  */
-import { type Component, Container, ScrollView, type TuiAltScreen } from "@earendil-works/pi-tui";
+import { type Component, Container, ScrollView, type TUI } from "@earendil-works/pi-tui";
 import { failureText, type NoticeTone } from "../../../guest/layout.ts";
 import type { EntryRenderers } from "../../../guest/registries.ts";
 import type { ReadingAnchor } from "../../../guest/snapshot.ts";
@@ -27,7 +27,8 @@ interface Notice {
 const PENDING = Number.POSITIVE_INFINITY;
 
 export interface TranscriptOptions {
-	readonly tui: TuiAltScreen;
+	/** The renderer on: in regular mode the terminal's scrollback scrolls, not the view. */
+	readonly tui: TUI;
 	readonly theme: ThemeRef;
 	/** What stays at the top: pi's header and the plugins' header slot. */
 	readonly top: readonly Component[];
@@ -69,6 +70,16 @@ export class Transcript {
 			scrollbarTrackStyle: (s) => t().fg("scrollbarTrack", s),
 			scrollbarThumbStyle: (s) => t().fg("scrollbarThumb", s),
 		});
+	}
+
+	/** What the view scrolls over, for the regular renderer to show at its natural height. */
+	get document(): Component {
+		return this.#document;
+	}
+
+	/** The view is on screen and scrolls (fullscreen); in regular mode the terminal's scrollback does. */
+	get scrolls(): boolean {
+		return this.#options.tui.mode === "fullscreen";
 	}
 
 	/** The conversation's entries this screen has: the window and the older pages loaded. */
@@ -170,7 +181,8 @@ export class Transcript {
 
 	/** Scrolled to the top with more before it: the next page is loaded above, keeping the reading position. */
 	async maybeLoadOlder(): Promise<void> {
-		if (!this.#hasOlder || this.#loadingOlder || this.view.scrollTop > 0) return;
+		// In regular mode the view is not on screen: its top is never reached.
+		if (!this.#hasOlder || this.#loadingOlder || !this.scrolls || this.view.scrollTop > 0) return;
 		const first = this.#history.first;
 		if (!first) return;
 		// What a compaction summarized is not shown (pi): no need to load it.
@@ -213,7 +225,7 @@ export class Transcript {
 
 	/** Where the person is reading: the item at the top of the view and the line within it; none when following. */
 	readingPosition(): ReadingAnchor | undefined {
-		if (this.view.isFollowingEnd) return undefined;
+		if (!this.scrolls || this.view.isFollowingEnd) return undefined;
 		const top = this.view.scrollTop;
 		const width = this.view.getContentWidth(this.#options.tui.terminal.columns);
 		let line = this.#topHeight(width);
@@ -228,6 +240,7 @@ export class Transcript {
 	/** Scrolls back to a reading position once its item is on screen (after a reload); false until then. */
 	restorePosition(anchor: ReadingAnchor): boolean {
 		const { tui } = this.#options;
+		if (!this.scrolls) return true;
 		const width = this.view.getContentWidth(tui.terminal.columns);
 		// The view clamps to the height of its last layout, which may predate this state (or be none):
 		// measure it now, so the position is not cut short before the screen renders.
