@@ -8,7 +8,7 @@
 
 import type { ConnectionState, WorkerMessage } from "../protocol/channel.ts";
 import { errorText } from "../protocol/errors.ts";
-import type { Preferences } from "../protocol/preferences.ts";
+import { type Preferences, settingAt } from "../protocol/preferences.ts";
 import { closeForwards } from "./actions/forward.ts";
 import type { LaunchArgs } from "./args.ts";
 import { keepBackgroundThreadsLow } from "./background-threads.ts";
@@ -16,6 +16,8 @@ import { type Clock, realClock } from "./clock.ts";
 import { ServerConnection, type ServerFault } from "./connection.ts";
 import { exitTranscript, resumeHint } from "./exit-output.ts";
 import { FilePicker } from "./file-picker.ts";
+import { ImagePainter } from "./images/image-painter.ts";
+import type { ImageSetting } from "./images/image-protocol.ts";
 import { createInputRouter } from "./input-router.ts";
 import type { LaunchTarget } from "./launch-target.ts";
 import { createLauncherActions, KEY_ACTIONS, type KeyAction, splitCommand } from "./launcher-actions.ts";
@@ -97,6 +99,12 @@ export async function runLauncher(options: LauncherOptions): Promise<LauncherRes
 	return new Launcher(options, bundle, prefPaths, preferences).run();
 }
 
+/** pi's `terminal.images` from the person's settings, when it is one of its values. */
+function imageSetting(preferences: Preferences): ImageSetting {
+	const value = settingAt(preferences.settings, "terminal.images");
+	return value === "kitty" || value === "iterm2" || value === "auto" || value === false ? value : undefined;
+}
+
 /**
  * Where the run is. `running`: the UI's screen and keys; `lending`: the terminal is another program's (the
  * external editor, a suspend) and nothing of the worker's reaches it; `left`: the terminal is being put back.
@@ -124,6 +132,7 @@ class Launcher {
 	readonly #consent: ConsentScreen;
 	readonly #picker: FilePicker;
 	readonly #pacing: OutputPacing;
+	readonly #images: ImagePainter;
 	readonly #workers: WorkerSupervisor;
 	readonly #questions: UiQuestions;
 	readonly #gesture = new SelectionGesture();
@@ -170,7 +179,7 @@ class Launcher {
 		this.#clock = options.clock ?? realClock;
 		this.#mouse = options.mouse ?? defaultMouse(options.env);
 		this.#status = new LauncherStatus((data) => this.#output.write(data));
-		this.#probe = new TerminalProbe(terminal, options.env);
+		this.#probe = new TerminalProbe(terminal, options.env, imageSetting(preferences));
 		this.#prefPaths = prefPaths;
 		this.#preferences = preferences;
 		this.#releaseLog = takeLog((text) => this.#problem(text));
@@ -178,8 +187,20 @@ class Launcher {
 
 		const show = (data: string) => this.#show(data);
 		const size = () => ({ columns: terminal.columns, rows: terminal.rows });
-		this.#consent = new ConsentScreen(show, size, { clock: this.#clock });
-		this.#picker = new FilePicker(show, size);
+		this.#images = new ImagePainter({
+			protocol: () => this.#probe.capabilities().images,
+			size,
+			onScreen: () => this.#uiOnScreen(),
+			write: show,
+			problem: (text) => this.#problem(text),
+		});
+		// The launcher's own screens cover the UI's: its images leave first.
+		const showOwnScreen = (data: string) => {
+			this.#images.hide();
+			this.#show(data);
+		};
+		this.#consent = new ConsentScreen(showOwnScreen, size, { clock: this.#clock });
+		this.#picker = new FilePicker(showOwnScreen, size);
 		this.#pacing = new OutputPacing({
 			output: this.#output,
 			outputCharsPerSecond: options.limits?.outputCharsPerSecond ?? DEFAULT_LIMITS.outputCharsPerSecond,
@@ -196,6 +217,8 @@ class Launcher {
 			this.#preferences = next;
 			this.#privileged = privilegedKeys(this.#keyPlatform(), next.keybindings, KEY_ACTIONS);
 			this.#workers.postAll({ kind: "preferences", preferences: next });
+			this.#probe.setImageSetting(imageSetting(next));
+			this.#checkCapabilities();
 		});
 		this.#onInput = this.#createInputRouter();
 	}
@@ -286,6 +309,7 @@ class Launcher {
 			},
 			onReplaced: () => {
 				this.#suspendPrivileged = false;
+				this.#images.reset();
 				this.#show(this.#modes.cleanup() + this.#status.clear());
 				// The old worker's objects must not linger on the server under handles the new one will reuse.
 				this.#connection.reconnect();
@@ -331,6 +355,12 @@ class Launcher {
 				return;
 			case "answer":
 				this.#questions.answer(message.id, message.text, current);
+				return;
+			case "image":
+				if (current) this.#images.receive(message.id, message.png);
+				return;
+			case "imagePlacements":
+				if (current) this.#images.place(message.placements);
 				return;
 			case "request":
 				if (current) void this.#answerRequest(worker, message);
@@ -396,6 +426,7 @@ class Launcher {
 
 	/** The terminal is another program's while `work` runs (the external editor, a suspend). */
 	async #lend<T>(work: () => Promise<T>): Promise<T> {
+		this.#images.hide();
 		this.#phase = "lending";
 		this.#show(this.#modes.lend() + this.#status.clear());
 		await this.#output.idle();
@@ -491,6 +522,7 @@ class Launcher {
 		if (this.#phase === "left") return;
 		// What still waits for a slow terminal is dropped: the reset goes out right after the piece in flight.
 		this.#output.discard();
+		this.#images.reset();
 		this.#output.write(this.#modes.cleanup() + this.#status.clear());
 		this.#phase = "left";
 		for (const timer of this.#timers) clearInterval(timer);

@@ -4,6 +4,7 @@
  * worker's own queries are filtered out), and the few environment facts pi-tui reads.
  */
 import type { Capabilities, TerminalColors } from "../protocol/channel.ts";
+import { type ImageSetting, imageProtocol } from "./images/image-protocol.ts";
 import type { MousePolicy } from "./output-filter.ts";
 import { parseOscColorResponse, type Terminal } from "./pi-tui-terminal.ts";
 
@@ -38,15 +39,27 @@ export class TerminalProbe {
 	#replies: string[] | undefined = [];
 	#colors: TerminalColors | undefined;
 	#onColors: (colors: TerminalColors) => void = () => {};
+	#imageSetting: ImageSetting;
 
-	constructor(terminal: Terminal & { readonly modifyOtherKeysActive?: boolean }, env: Env) {
+	constructor(
+		terminal: Terminal & { readonly modifyOtherKeysActive?: boolean },
+		env: Env,
+		imageSetting?: ImageSetting,
+	) {
 		this.#terminal = terminal;
 		this.#env = env;
+		this.#imageSetting = imageSetting;
 		this.#last = JSON.stringify(this.capabilities());
+	}
+
+	/** pi's `terminal.images` changed in the person's settings (`changed()` then says what that makes). */
+	setImageSetting(setting: ImageSetting): void {
+		this.#imageSetting = setting;
 	}
 
 	capabilities(): Capabilities {
 		const platform = process.platform;
+		const images = imageProtocol(this.#env, this.#imageSetting);
 		return {
 			kittyProtocol: this.#terminal.kittyProtocolActive,
 			modifyOtherKeys: this.#terminal.modifyOtherKeysActive ?? false,
@@ -55,6 +68,7 @@ export class TerminalProbe {
 			// pi's rule for its Windows key defaults: Windows, or Linux under WSL.
 			windowsKeys:
 				platform === "win32" || (platform === "linux" && Boolean(this.#env.WSL_DISTRO_NAME || this.#env.WSL_INTEROP)),
+			...(images ? { images } : {}),
 		};
 	}
 
