@@ -211,7 +211,8 @@ function start(entry: GuestEntry, startData: StartData): void {
 			if (!copy || typeof copy.kind !== "string" || !WORKER_MESSAGE_KINDS.includes(copy.kind)) {
 				throw new TypeError("not a worker message: unknown kind");
 			}
-			if (copy.kind !== "image" && text.length > MAX_MESSAGE_CHARS) throw new TypeError("not a worker message: too large");
+			if (copy.kind !== "image" && text.length > MAX_MESSAGE_CHARS)
+				throw new TypeError("not a worker message: too large");
 			if (withinFloodLimits(text.length)) post(copy);
 		},
 		onMessage(next: unknown) {
