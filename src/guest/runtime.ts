@@ -12,6 +12,7 @@ import { registerCoreCommands } from "./core-commands.ts";
 import { exitText } from "./exit-text.ts";
 import { FollowedObject } from "./follow.ts";
 import { hotkeysMarkdown } from "./hotkeys.ts";
+import { composedScreen, InlineImages } from "./inline-images.ts";
 import { KeyRouter } from "./key-router.ts";
 import { keyText } from "./keymap.ts";
 import { LauncherChannel } from "./launcher-channel.ts";
@@ -45,6 +46,7 @@ export class GuestRuntime {
 	readonly #snapshotParts = new Set<() => SnapshotPart>();
 	readonly #restored: ReloadSnapshot | undefined;
 	readonly #entryRenderers: EntryRenderers;
+	readonly #images: InlineImages;
 	readonly #connectionListeners = new Set<(state: ConnectionState) => void>();
 	#connection: ConnectionState = "connecting";
 
@@ -54,6 +56,7 @@ export class GuestRuntime {
 		const start = host.start;
 		configureProcess({ env: start.env, platform: start.capabilities.platform });
 		this.#terminal = new BridgeTerminal(host);
+		this.#images = new InlineImages(host, start.capabilities.images);
 		const notice = (text: string, tone: Parameters<Layout["notice"]>[1]) => this.#layout.notice(text, tone);
 		this.#appearance = new Appearance(start, notice);
 		this.#launcher = new LauncherChannel(host, notice);
@@ -115,6 +118,7 @@ export class GuestRuntime {
 		this.#applySettings();
 		// Whenever a frame goes out: a selector, a dialog or pi-tui's search on screen has the keys (seed 3.1 rule 3).
 		this.#terminal.onFlush = () => this.#launcher.setKeyContext(Boolean(layout.selector) || this.#tui.hasOverlay());
+		this.#terminal.afterFlush = (data) => this.#images.afterFrame(data, composedScreen(this.#tui));
 		this.#tui.setLayoutRoot(layout.root);
 		layout.focusInput();
 		this.#tui.addInputListener((data) => this.#keys.onKey(data));
@@ -146,6 +150,7 @@ export class GuestRuntime {
 				},
 			},
 			launcher: this.#launcher,
+			images: this.#images,
 			commands: this.#commands,
 			registries: {
 				toolRenderers: new ToolRenderers(),
@@ -260,6 +265,7 @@ export class GuestRuntime {
 				return;
 			case "capabilities":
 				this.#terminal.setCapabilities(message.capabilities);
+				this.#images.setProtocol(message.capabilities.images);
 				return this.#appearance.setFacts({ ...this.#appearance.facts, trueColor: message.capabilities.trueColor });
 			case "terminalColors":
 				return this.#appearance.setFacts({ ...this.#appearance.facts, colors: message.colors });

@@ -1,0 +1,95 @@
+/**
+ * An image in the transcript, drawn by the launcher (the worker never writes graphics): a region of blank rows,
+ * each between two zero-width markers that name the image and the row. After a frame the guest finds the markers
+ * on its screen (`src/guest/inline-images.ts`) and tells the launcher where each whole image stands; the
+ * launcher's output filter drops the markers like any other APC. Where nothing can be drawn (no protocol, tmux,
+ * `terminal.showImages` off) it is pi's text placeholder: `[Image: [image/png] 800x600]`.
+ */
+import { type Component, imageFallback, truncateToWidth } from "@earendil-works/pi-tui";
+
+/** An image as the transcript knows it: its type and size, and how its PNG for the launcher is fetched. */
+export interface ImageSource {
+	/** The same id always names the same image (the launcher keeps images by it). */
+	readonly id: string;
+	readonly mimeType: string;
+	readonly width?: number;
+	readonly height?: number;
+	/** The image as a PNG (base64) within the launcher's limits. */
+	load(): Promise<string>;
+}
+
+/** What an inline image needs from the guest: where it stands is found from its markers. */
+export interface ImageDisplay {
+	/** The markers around row `row` of image `id` (of `rows`): the start and the end of its cells. */
+	markers(id: string, row: number, rows: number): readonly [string, string];
+	/** The image's PNG goes to the launcher (once per id). */
+	want(source: ImageSource): void;
+}
+
+/** pi-tui's default cell size in pixels, as its Image uses until the terminal says otherwise. */
+const CELL = { widthPx: 9, heightPx: 18 };
+/** pi's size when an image's header gives none. */
+const UNKNOWN_SIZE = { widthPx: 800, heightPx: 600 };
+
+/** The cells an image covers at most `maxColumns` wide, keeping its shape (pi's Image: as tall as wide, in pixels). */
+export function imageCells(
+	size: { widthPx: number; heightPx: number },
+	maxColumns: number,
+): { columns: number; rows: number } {
+	const maxWidth = Math.max(1, Math.floor(maxColumns));
+	const maxHeight = Math.max(1, Math.ceil((maxWidth * CELL.widthPx) / CELL.heightPx));
+	const width = Math.max(1, size.widthPx);
+	const height = Math.max(1, size.heightPx);
+	const scale = Math.min((maxWidth * CELL.widthPx) / width, (maxHeight * CELL.heightPx) / height);
+	return {
+		columns: Math.max(1, Math.min(maxWidth, Math.ceil((width * scale) / CELL.widthPx))),
+		rows: Math.max(1, Math.min(maxHeight, Math.ceil((height * scale) / CELL.heightPx))),
+	};
+}
+
+export class InlineImage implements Component {
+	readonly #display: ImageDisplay;
+	readonly #source: ImageSource;
+	/** `terminal.imageWidthCells` when the launcher draws images, else undefined (the text placeholder). */
+	readonly #widthCells: number | undefined;
+	readonly #color: (text: string) => string;
+	#cache: { width: number; lines: string[] } | undefined;
+
+	constructor(
+		display: ImageDisplay,
+		source: ImageSource,
+		widthCells: number | undefined,
+		color: (s: string) => string,
+	) {
+		this.#display = display;
+		this.#source = source;
+		this.#widthCells = widthCells;
+		this.#color = color;
+	}
+
+	invalidate(): void {
+		this.#cache = undefined;
+	}
+
+	render(width: number): string[] {
+		if (this.#cache?.width === width) return this.#cache.lines;
+		const lines = this.#lines(width);
+		this.#cache = { width, lines };
+		return lines;
+	}
+
+	#lines(width: number): string[] {
+		const source = this.#source;
+		const known = source.width && source.height ? { widthPx: source.width, heightPx: source.height } : undefined;
+		if (this.#widthCells === undefined) {
+			return [truncateToWidth(this.#color(imageFallback(source.mimeType, known)), width)];
+		}
+		this.#display.want(source);
+		const { columns, rows } = imageCells(known ?? UNKNOWN_SIZE, Math.min(width - 2, this.#widthCells));
+		const blank = " ".repeat(columns);
+		return Array.from({ length: rows }, (_, row) => {
+			const [start, end] = this.#display.markers(source.id, row, rows);
+			return `${start}${blank}${end}`;
+		});
+	}
+}
