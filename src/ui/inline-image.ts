@@ -18,6 +18,27 @@ export interface ImageSource {
 	load(): Promise<string>;
 }
 
+/** An image as a transcript item's data holds it (plain facts): which entry, which of its images, its type and size. */
+export interface ImageItem {
+	readonly seq: number;
+	readonly index: number;
+	readonly mimeType: string;
+	readonly width?: number;
+	readonly height?: number;
+}
+
+/** How a transcript item draws its images: the guest's display, and each image's source. */
+export interface InlineImageParts {
+	readonly display: ImageDisplay;
+	source(image: ImageItem): ImageSource;
+}
+
+/** pi's text placeholder for an image nothing draws: `[Image: [image/png] 800x600]`. */
+export function imagePlaceholder(image: Pick<ImageItem, "mimeType" | "width" | "height">): string {
+	const size = image.width && image.height ? { widthPx: image.width, heightPx: image.height } : undefined;
+	return imageFallback(image.mimeType, size);
+}
+
 /** What an inline image needs from the guest: where it stands is found from its markers. */
 export interface ImageDisplay {
 	/** The markers around row `row` of image `id` (of `rows`): the start and the end of its cells. */
@@ -81,9 +102,7 @@ export class InlineImage implements Component {
 	#lines(width: number): string[] {
 		const source = this.#source;
 		const known = source.width && source.height ? { widthPx: source.width, heightPx: source.height } : undefined;
-		if (this.#widthCells === undefined) {
-			return [truncateToWidth(this.#color(imageFallback(source.mimeType, known)), width)];
-		}
+		if (this.#widthCells === undefined) return [truncateToWidth(this.#color(imagePlaceholder(source)), width)];
 		this.#display.want(source);
 		const { columns, rows } = imageCells(known ?? UNKNOWN_SIZE, Math.min(width - 2, this.#widthCells));
 		const blank = " ".repeat(columns);

@@ -9,6 +9,7 @@ import { guestLabel } from "../../protocol/share-link.ts";
 import { ChatActions } from "./tui/actions.ts";
 import { registerChatCommands } from "./tui/commands.ts";
 import { OpenConversation } from "./tui/conversation.ts";
+import { entryImageParts } from "./tui/entry-image-parts.ts";
 import { registerFileCommands } from "./tui/file-commands.ts";
 import { registerLauncherAnswers } from "./tui/launcher-answers.ts";
 import { ChatScreen, DEFAULT_CHAT_SETTINGS } from "./tui/screen.ts";
@@ -54,6 +55,10 @@ export const chatPlugin: GuestPlugin = {
 				if (!ref) return { entries: [], more: false };
 				return ref.call("page", { beforeSeq, limit: 100 });
 			},
+			images: {
+				parts: entryImageParts(ctx.images, () => open.ref),
+				drawn: () => ctx.images.protocol !== undefined,
+			},
 		});
 		const progress = () => {
 			const setting = ctx.preferences.effective().settings.terminal?.showTerminalProgress === true;
@@ -93,6 +98,7 @@ export const chatPlugin: GuestPlugin = {
 			ctx.objects.onConnection((state) => screen.setConnection(state)),
 			ui.onKeysChanged(() => screen.keysChanged()),
 			ctx.preferences.onChange(applySettings),
+			ctx.images.onChange(applySettings),
 			ctx.registries.addContexts((contexts) => {
 				const text = screen.editorText();
 				if (text === "") contexts.add("editorEmpty");
@@ -127,5 +133,7 @@ function chatSettings(ctx: GuestContext) {
 		quietStartup: s.quietStartup ?? DEFAULT_CHAT_SETTINGS.quietStartup,
 		mermaid: s.markdown?.mermaid ?? DEFAULT_CHAT_SETTINGS.mermaid,
 		scrollbar: s.fullscreenScrollbar ?? DEFAULT_CHAT_SETTINGS.scrollbar,
+		showImages: s.terminal?.showImages ?? DEFAULT_CHAT_SETTINGS.showImages,
+		imageWidthCells: clamp(s.terminal?.imageWidthCells ?? DEFAULT_CHAT_SETTINGS.imageWidthCells, 1, 500),
 	};
 }
