@@ -32,6 +32,8 @@ export class InlineImages implements ImageDisplay {
 	readonly #ids: string[] = [];
 	/** Ids whose PNG was sent (or is on its way, or failed: it is not asked for again). */
 	readonly #sent = new Set<string>();
+	/** Ids whose image failed to load or that the launcher refused: shown as pi's placeholder. */
+	readonly #refused = new Set<string>();
 	#lastScreen: readonly string[] = [];
 	#lastPlacements = "[]";
 
@@ -66,6 +68,17 @@ export class InlineImages implements ImageDisplay {
 		return [`\x1b_p2i:${token}:${row}:${rows}\x07`, `\x1b_p2i:${token}:${row}:${rows}:e\x07`];
 	}
 
+	refused(id: string): boolean {
+		return this.#refused.has(id);
+	}
+
+	/** The launcher refused the image (or it did not load): its placeholder is shown instead. */
+	refuse(id: string): void {
+		if (this.#refused.has(id)) return;
+		this.#refused.add(id);
+		for (const listener of [...this.#listeners]) listener();
+	}
+
 	want(source: ImageSource): void {
 		if (!this.#protocol || this.#sent.has(source.id) || source.id.length > 64) return;
 		this.#sent.add(source.id);
@@ -74,7 +87,10 @@ export class InlineImages implements ImageDisplay {
 				if (png.length > MAX_IMAGE_BASE64_CHARS) throw new Error("the image is over the launcher's limit");
 				this.#host.post({ kind: "image", id: source.id, png });
 			},
-			(error: unknown) => this.#warn(source.id, error),
+			(error: unknown) => {
+				this.#warn(source.id, error);
+				this.refuse(source.id);
+			},
 		);
 	}
 

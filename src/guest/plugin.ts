@@ -78,7 +78,7 @@ export interface GuestContext {
 	readonly objects: GuestObjects;
 	readonly launcher: Launcher;
 	/** Images drawn by the launcher: the protocol it draws with (none: text placeholders), and where they stand. */
-	readonly images: Pick<InlineImages, "protocol" | "onChange" | "markers" | "want">;
+	readonly images: Pick<InlineImages, "protocol" | "onChange" | "markers" | "want" | "refused">;
 	readonly commands: CommandRegistry;
 	readonly registries: GuestRegistries;
 	readonly services: Services;

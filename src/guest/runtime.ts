@@ -269,6 +269,8 @@ export class GuestRuntime {
 				return this.#appearance.setFacts({ ...this.#appearance.facts, trueColor: message.capabilities.trueColor });
 			case "terminalColors":
 				return this.#appearance.setFacts({ ...this.#appearance.facts, colors: message.colors });
+			case "imageRefused":
+				return this.#images.refuse(message.id);
 			case "redraw":
 				return this.#tui.requestRender(true);
 			case "snapshotRequest":

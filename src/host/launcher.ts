@@ -193,6 +193,7 @@ class Launcher {
 			onScreen: () => this.#uiOnScreen(),
 			write: show,
 			problem: (text) => this.#problem(text),
+			refused: (id, reason) => this.#workers.post({ kind: "imageRefused", id, reason }),
 		});
 		// The launcher's own screens cover the UI's: its images leave first.
 		const showOwnScreen = (data: string) => {

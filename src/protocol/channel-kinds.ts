@@ -58,6 +58,7 @@ export const LAUNCHER_MESSAGE_KINDS: readonly string[] = [
 	"editorResult",
 	"actionDone",
 	"attached",
+	"imageRefused",
 	"ping",
 ];
 

@@ -142,6 +142,8 @@ export const LauncherMessage = lazy(() =>
 			/** A forwarded port's local address (`127.0.0.1:<port>`). */
 			"forwarded?": "string <= 64",
 		},
+		/** An image the UI sent was refused (not a PNG, too large, does not decode): the UI shows its placeholder. */
+		{ kind: "'imageRefused'", id: "string <= 64", reason: "string <= 300" },
 		{ kind: "'ping'", n: "number.integer" },
 	),
 );

@@ -45,6 +45,8 @@ export interface ImageDisplay {
 	markers(id: string, row: number, rows: number): readonly [string, string];
 	/** The image's PNG goes to the launcher (once per id). */
 	want(source: ImageSource): void;
+	/** The image could not be drawn (the launcher refused it, or it did not load). */
+	refused(id: string): boolean;
 }
 
 /** pi-tui's default cell size in pixels, as its Image uses until the terminal says otherwise. */
@@ -74,7 +76,7 @@ export class InlineImage implements Component {
 	/** `terminal.imageWidthCells` when the launcher draws images, else undefined (the text placeholder). */
 	readonly #widthCells: number | undefined;
 	readonly #color: (text: string) => string;
-	#cache: { width: number; lines: string[] } | undefined;
+	#cache: { width: number; refused: boolean; lines: string[] } | undefined;
 
 	constructor(
 		display: ImageDisplay,
@@ -93,16 +95,18 @@ export class InlineImage implements Component {
 	}
 
 	render(width: number): string[] {
-		if (this.#cache?.width === width) return this.#cache.lines;
-		const lines = this.#lines(width);
-		this.#cache = { width, lines };
+		const refused = this.#display.refused(this.#source.id);
+		if (this.#cache?.width === width && this.#cache.refused === refused) return this.#cache.lines;
+		const lines = this.#lines(width, refused);
+		this.#cache = { width, refused, lines };
 		return lines;
 	}
 
-	#lines(width: number): string[] {
+	#lines(width: number, refused: boolean): string[] {
 		const source = this.#source;
 		const known = source.width && source.height ? { widthPx: source.width, heightPx: source.height } : undefined;
-		if (this.#widthCells === undefined) return [truncateToWidth(this.#color(imagePlaceholder(source)), width)];
+		if (this.#widthCells === undefined || refused)
+			return [truncateToWidth(this.#color(imagePlaceholder(source)), width)];
 		this.#display.want(source);
 		const { columns, rows } = imageCells(known ?? UNKNOWN_SIZE, Math.min(width - 2, this.#widthCells));
 		const blank = " ".repeat(columns);

@@ -122,3 +122,16 @@ describe("placements", () => {
 		expect(posted).toEqual([]);
 	});
 });
+
+describe("refusals", () => {
+	test("an image the launcher refused shows pi's placeholder instead, and the screen hears of it", () => {
+		const images = new InlineImages({ post: () => {} }, "kitty");
+		const image = new InlineImage(images, source("a"), 20, (s) => s);
+		expect(image.render(80)).toHaveLength(5);
+		let told = 0;
+		images.onChange(() => told++);
+		images.refuse("a");
+		expect(told).toBe(1);
+		expect(image.render(80)).toEqual(["[Image: [image/png] 180x90]"]);
+	});
+});

@@ -103,6 +103,7 @@ function painterFor(protocol: "kitty" | "iterm2" | undefined, size = { columns: 
 		onScreen: () => onScreen,
 		write: (data) => written.push(data),
 		problem: (text) => problems.push(text),
+		refused: () => {},
 		check: async (base64) => ({ base64: `ok:${base64}`, width: 10, height: 10 }),
 	});
 	return {
@@ -188,6 +189,7 @@ describe("ImagePainter", () => {
 
 	test("a refused image is reported and never drawn; a check that ends after a reset is dropped", async () => {
 		const problems: string[] = [];
+		const refusals: string[] = [];
 		const written: string[] = [];
 		let release: (() => void) | undefined;
 		const painter = new ImagePainter({
@@ -196,6 +198,7 @@ describe("ImagePainter", () => {
 			onScreen: () => true,
 			write: (data) => written.push(data),
 			problem: (text) => problems.push(text),
+			refused: (id, reason) => refusals.push(`${id}: ${reason}`),
 			check: (base64) =>
 				base64 === "slow"
 					? new Promise((resolve) => {
@@ -206,6 +209,8 @@ describe("ImagePainter", () => {
 		painter.receive("bomb", b64(bombPng(20000)));
 		await waitUntil(() => problems.length > 0, "the refusal reported");
 		expect(problems[0]).toContain("image bomb: the image is 20000×20000 pixels");
+		// The UI hears it, and shows its placeholder instead.
+		expect(refusals).toEqual(["bomb: the image is 20000×20000 pixels, over 4096×4096"]);
 		painter.receive("slow", "slow");
 		painter.place([at("slow", 1)]);
 		painter.reset();

@@ -33,6 +33,8 @@ export interface ImagePainterOptions {
 	/** The launcher's own write to the terminal. */
 	write(data: string): void;
 	problem(text: string): void;
+	/** An image was refused: the UI hears why (and shows its placeholder instead). */
+	refused(id: string, reason: string): void;
 	/** How an image is checked and encoded again (a test's stand-in). */
 	check?(base64: string): Promise<CheckedPng>;
 }
@@ -97,7 +99,9 @@ export class ImagePainter {
 					if (this.#placements.some((p) => p.id === id)) this.paint();
 				},
 				(error) => {
-					if (generation === this.#generation) this.#options.problem(`image ${id.slice(0, 64)}: ${errorText(error)}`);
+					if (generation !== this.#generation) return;
+					this.#options.problem(`image ${id.slice(0, 64)}: ${errorText(error)}`);
+					this.#options.refused(id, errorText(error).slice(0, 300));
 				},
 			)
 			.finally(() => {

@@ -98,7 +98,11 @@ export const chatPlugin: GuestPlugin = {
 			ctx.objects.onConnection((state) => screen.setConnection(state)),
 			ui.onKeysChanged(() => screen.keysChanged()),
 			ctx.preferences.onChange(applySettings),
-			ctx.images.onChange(applySettings),
+			// Another protocol, or an image refused (its placeholder instead): the transcript is drawn again.
+			ctx.images.onChange(() => {
+				ui.tui.invalidate();
+				applySettings();
+			}),
 			ctx.registries.addContexts((contexts) => {
 				const text = screen.editorText();
 				if (text === "") contexts.add("editorEmpty");
