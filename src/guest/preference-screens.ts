@@ -25,6 +25,8 @@ export interface PreferenceScreensContext {
 	readonly themeArg: string | undefined;
 	effective(): EffectivePreferences;
 	facts(): TerminalFacts;
+	/** The launcher draws images in this terminal. */
+	images(): boolean;
 	custom(): CustomThemes;
 	keymap(): Keymap;
 	savePrefs(patch: PrefsPatch): Promise<{ ok: boolean; error?: string }>;
@@ -50,6 +52,7 @@ export class PreferenceScreens {
 			theme,
 			settings: prefs.settings,
 			themeSetting: this.#ctx.themeArg ?? prefs.theme ?? "system",
+			images: this.#ctx.images(),
 			themeNames: themeNames(custom),
 			light: background ? appearanceOf(background) === "light" : false,
 			previewTheme: (value) => themeFor(value, facts, custom).theme,

@@ -183,6 +183,7 @@ export class GuestRuntime {
 			themeArg: this.#host.start.args.theme,
 			effective: () => appearance.effective(),
 			facts: () => appearance.facts,
+			images: () => this.#images.protocol !== undefined,
 			custom: () => appearance.custom,
 			keymap: () => this.#keys.keymap,
 			savePrefs: (patch) => this.#launcher.request("savePrefs", { patch }),
