@@ -256,7 +256,14 @@ class Launcher {
 
 	/** The launcher's own writes (its screens, modes, status): nothing once it has left. */
 	#show(data: string): void {
-		if (this.#phase !== "left") this.#output.write(data);
+		if (this.#phase === "left") return;
+		this.#noteClears(data);
+		this.#output.write(data);
+	}
+
+	/** A screen clear takes the images with it (kitty frees their data): they are sent again when placed. */
+	#noteClears(data: string): void {
+		if (data.includes("\x1b[2J") || data.includes("\x1b[3J")) this.#images.screenCleared();
 	}
 
 	/** The UI's screen is what shows: no screen of the launcher's is up and the terminal is ours. */
@@ -299,7 +306,9 @@ class Launcher {
 			clock: this.#clock,
 			// Nothing of the worker's reaches the screen while the launcher's own is up; it redraws after.
 			show: (data) => {
-				if (this.#uiOnScreen()) this.#pacing.show(data);
+				if (!this.#uiOnScreen()) return;
+				this.#noteClears(data);
+				this.#pacing.show(data);
 			},
 			outputDropped: () => this.#pacing.overBudget(),
 			onMessage: (worker, message, current) => this.#onWorkerMessage(worker, message, current),

@@ -34,6 +34,11 @@ describe("images against the launcher", () => {
 			guestBundle(`
 				const images = ${JSON.stringify(images)};
 				listen((m) => { if (m.kind === "imageRefused") out("REFUSED:" + m.id + ":" + m.reason + ";"); });
+				// A full redraw clears the screen, then says where the image stands.
+				on("2", () => {
+					out("\x1b[2JCLEARED;");
+					host.post({ kind: "imagePlacements", placements: [{ id: "good", row: 4, col: 4, columns: 10, rows: 5 }] });
+				});
 				on("1", () => {
 					out("\\x1b_Ga=T,f=100;${EVIL}\\x1b\\\\\\x1b]1337;File=inline=1:${EVIL}\\x07\\x1bPqEVILSIXEL\\x1b\\\\TEXT;");
 					for (const [id, png] of Object.entries(images)) host.post({ kind: "image", id, png });
@@ -81,6 +86,12 @@ describe("images against the launcher", () => {
 			// Placed once, where the worker said; the placement off the screen (rows 20 to 24 of 24) is not drawn.
 			expect(out.match(/a=p,/g)).toHaveLength(1);
 			expect(out).not.toContain("\x1b[21;5H");
+			// After the screen was cleared, the image is sent again with its placement (kitty dropped its copy).
+			terminal.onInput?.("2");
+			await terminal.until("\x1b[5;5H\x1b_Ga=p,");
+			const again = terminal.output.slice(terminal.output.indexOf("CLEARED;"));
+			expect(again).toContain("\x1b_Ga=t,f=100");
+			expect(again).not.toContain("a=d,d=a");
 		} finally {
 			const result = await run.done();
 			expect(result.problems.filter((p) => p.startsWith("image ")).length).toBe(4);

@@ -220,3 +220,18 @@ describe("ImagePainter", () => {
 		expect(written.join("")).not.toContain("a=p");
 	});
 });
+
+describe("ImagePainter after a screen clear", () => {
+	test("kitty: an image is sent again with its next placement (the clear took the terminal's copy)", async () => {
+		const { painter, written } = painterFor("kitty");
+		painter.receive("a", "QUFB");
+		await waitUntil(() => painter.held.includes("a"), "the image held");
+		painter.place([at("a", 2)]);
+		painter.place([at("a", 3)]);
+		expect(written.at(-1)).not.toContain("a=t");
+		painter.screenCleared();
+		painter.place([at("a", 3)]);
+		// Nothing to take away (the clear did), and the image goes again before its placement.
+		expect(written.at(-1)).toBe(`\x1b7${kittyTransmit(1, "ok:QUFB")}${kittyPlace(1, at("a", 3))}\x1b8`);
+	});
+});

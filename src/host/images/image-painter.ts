@@ -163,6 +163,15 @@ export class ImagePainter {
 		if (out) this.#options.write(keepCursor(out));
 	}
 
+	/**
+	 * Something cleared the screen (a full redraw's ED 2): its placements went with it, and kitty frees the data
+	 * of images left without one, so each image is sent again with its next placement.
+	 */
+	screenCleared(): void {
+		for (const held of this.#held.values()) held.sent = false;
+		this.#shown = false;
+	}
+
 	/** The launcher's own screen comes up (or the terminal is lent out): the images leave the screen. */
 	hide(): void {
 		if (this.#shown && this.#options.protocol() === "kitty") this.#options.write(KITTY_DELETE_PLACEMENTS);
