@@ -235,3 +235,35 @@ describe("ImagePainter after a screen clear", () => {
 		expect(written.at(-1)).toBe(`\x1b7${kittyTransmit(1, "ok:QUFB")}${kittyPlace(1, at("a", 3))}\x1b8`);
 	});
 });
+
+describe("ImagePainter's budget", () => {
+	test("a UI that has images sent again and again gets no more than the budget a second; the rest waits", async () => {
+		let now = 0;
+		const written: string[] = [];
+		const problems: string[] = [];
+		const painter = new ImagePainter({
+			protocol: () => "kitty",
+			size: () => ({ columns: 80, rows: 24 }),
+			onScreen: () => true,
+			write: (data) => written.push(data),
+			problem: (text) => problems.push(text),
+			refused: () => {},
+			check: async (base64) => ({ base64, width: 10, height: 10 }),
+			charsPerSecond: 10,
+			now: () => now,
+		});
+		painter.receive("a", "QUFBQUFB");
+		await waitUntil(() => painter.held.includes("a"), "the image held");
+		painter.place([at("a", 2)]);
+		expect(written.join("")).toContain("a=t");
+		painter.screenCleared();
+		painter.place([at("a", 3)]);
+		// Over the budget: not sent, not placed, said once.
+		expect(written.join("").match(/a=t/g)).toHaveLength(1);
+		expect(problems).toEqual(["image: more image data than the terminal takes in a second"]);
+		now = 1000;
+		painter.place([at("a", 3)]);
+		expect(written.join("").match(/a=t/g)).toHaveLength(2);
+		painter.reset();
+	});
+});

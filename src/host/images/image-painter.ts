@@ -6,6 +6,7 @@
  * UI left it. Nothing is drawn while the launcher's own screen is up, or where the terminal has no protocol.
  */
 import { errorText } from "../../protocol/errors.ts";
+import { RateWindow } from "../../protocol/rate-window.ts";
 import {
 	type CellBox,
 	type ImageProtocol,
@@ -37,6 +38,10 @@ export interface ImagePainterOptions {
 	refused(id: string, reason: string): void;
 	/** How an image is checked and encoded again (a test's stand-in). */
 	check?(base64: string): Promise<CheckedPng>;
+	/** Image data the terminal is sent per second at most (base64 characters). */
+	readonly charsPerSecond?: number;
+	/** The clock of the budget's window (a test's). */
+	now?(): number;
 }
 
 interface Held {
@@ -53,6 +58,11 @@ const MAX_HELD_CHARS = 48 * 1024 * 1024;
 /** Checks at once, and waiting: a UI that sends more than that loses the rest (it sends them again when needed). */
 const CHECKS_AT_ONCE = 2;
 const CHECKS_WAITING = 16;
+/**
+ * A few screens of the largest images a second. Images are the launcher's own writes, which the terminal always
+ * takes: a UI that clears the screen at every frame to have them sent again would flood it without this bound.
+ */
+const CHARS_PER_SECOND = 16 * 1024 * 1024;
 
 export class ImagePainter {
 	readonly #options: ImagePainterOptions;
@@ -66,9 +76,13 @@ export class ImagePainter {
 	#nextTerminalId = 1;
 	/** Bumped when the UI is replaced: a check that ends after that is dropped. */
 	#generation = 0;
+	readonly #budget: RateWindow;
+	/** A paint that left images out for the budget is tried again when it is whole. */
+	#retry: ReturnType<typeof setTimeout> | undefined;
 
 	constructor(options: ImagePainterOptions) {
 		this.#options = options;
+		this.#budget = new RateWindow(1000, options.now ? { now: options.now } : {});
 	}
 
 	/** Images held, by the UI's ids (for tests and the log). */
@@ -150,6 +164,14 @@ export class ImagePainter {
 			// Recently drawn images are the last to leave the cache.
 			this.#held.delete(placement.id);
 			this.#held.set(placement.id, held);
+			const sending = protocol === "iterm2" || !held.sent;
+			if (
+				sending &&
+				!this.#budget.take("chars", held.png.base64.length, this.#options.charsPerSecond ?? CHARS_PER_SECOND)
+			) {
+				this.#retryWhenWhole();
+				continue;
+			}
 			drawn = true;
 			if (protocol === "iterm2") {
 				out += iterm2Inline(held.png.base64, held.bytes, placement);
@@ -172,6 +194,17 @@ export class ImagePainter {
 		this.#shown = false;
 	}
 
+	#retryWhenWhole(): void {
+		if (this.#retry) return;
+		if (this.#budget.firstRefusal("chars"))
+			this.#options.problem("image: more image data than the terminal takes in a second");
+		this.#retry = setTimeout(() => {
+			this.#retry = undefined;
+			this.paint();
+		}, this.#budget.untilNext() + 1);
+		this.#retry.unref?.();
+	}
+
 	/** The launcher's own screen comes up (or the terminal is lent out): the images leave the screen. */
 	hide(): void {
 		if (this.#shown && this.#options.protocol() === "kitty") this.#options.write(KITTY_DELETE_PLACEMENTS);
@@ -190,6 +223,8 @@ export class ImagePainter {
 		this.#waiting.length = 0;
 		this.#placements = [];
 		this.#shown = false;
+		clearTimeout(this.#retry);
+		this.#retry = undefined;
 	}
 }
 
