@@ -7,7 +7,7 @@
 import { visibleWidth } from "@earendil-works/pi-tui";
 import type { GuestHost, ImagePlacement } from "../protocol/channel.ts";
 import { MAX_IMAGE_BASE64_CHARS, MAX_IMAGE_PLACEMENTS } from "../protocol/channel-kinds.ts";
-import type { ImageDisplay, ImageSource } from "../ui/inline-image.ts";
+import { type ImageDisplay, type ImageSource, imagePlaceholder } from "../ui/inline-image.ts";
 
 export type ImageProtocol = "kitty" | "iterm2";
 
@@ -34,6 +34,8 @@ export class InlineImages implements ImageDisplay {
 	readonly #sent = new Set<string>();
 	/** Ids whose image failed to load or that the launcher refused: shown as pi's placeholder. */
 	readonly #refused = new Set<string>();
+	/** Each shown image's placeholder, for the transcript left on the terminal at exit. */
+	readonly #labels = new Map<string, string>();
 	#lastScreen: readonly string[] = [];
 	#lastPlacements = "[]";
 
@@ -80,6 +82,7 @@ export class InlineImages implements ImageDisplay {
 	}
 
 	want(source: ImageSource): void {
+		this.#labels.set(source.id, imagePlaceholder(source));
 		if (!this.#protocol || this.#sent.has(source.id) || source.id.length > 64) return;
 		this.#sent.add(source.id);
 		source.load().then(
@@ -97,6 +100,25 @@ export class InlineImages implements ImageDisplay {
 	#warn(id: string, error: unknown): void {
 		const text = error instanceof Error ? error.message : String(error);
 		this.#host.post({ kind: "log", level: "warn", text: `image ${id}: ${text}`.slice(0, 4000) });
+	}
+
+	/**
+	 * The transcript's lines as the terminal keeps them after exit, where no image stays: each image's first row
+	 * becomes its placeholder (at its column), its other rows go.
+	 */
+	forExit(lines: readonly string[]): string[] {
+		const out: string[] = [];
+		for (const line of lines) {
+			const start = /\x1b_p2i:(\d+):(\d+):\d+\x07/.exec(line);
+			if (!start) {
+				out.push(line);
+				continue;
+			}
+			if (start[2] !== "0") continue;
+			const label = this.#labels.get(this.#ids[Number(start[1])] ?? "") ?? "[Image]";
+			out.push(`${" ".repeat(visibleWidth(line.slice(0, start.index)))}${label}`);
+		}
+		return out;
 	}
 
 	/** After a frame went out (`data`), with the screen it left (pi-tui's composed rows). */

@@ -230,7 +230,7 @@ export class GuestRuntime {
 		// pi's fullscreenExitOutput: the transcript (default) or only the resume hint, which the launcher adds for
 		// a session that has something in it (a used session has a title; an unused one is not listed either).
 		const output = this.#appearance.effective().settings.fullscreenExitOutput ?? DISPLAY_DEFAULTS.fullscreenExitOutput;
-		const lines = output === "transcript" ? this.#layout.exitLines(this.#terminal.columns) : [];
+		const lines = output === "transcript" ? this.#images.forExit(this.#layout.exitLines(this.#terminal.columns)) : [];
 		this.#host.post({ kind: "exitOutput", text: exitText(lines), resumable: Boolean(this.#session.facts?.title) });
 		this.#layout.dispose();
 		this.#host.post({ kind: "exit", code: 0 });

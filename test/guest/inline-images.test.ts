@@ -135,3 +135,15 @@ describe("refusals", () => {
 		expect(image.render(80)).toEqual(["[Image: [image/png] 180x90]"]);
 	});
 });
+
+describe("the transcript left at exit", () => {
+	test("an image's rows become its placeholder once, at its column; other lines stay", () => {
+		const images = new InlineImages({ post: () => {} }, "kitty");
+		const lines = [
+			"before",
+			...new InlineImage(images, source("a"), 20, (s) => s).render(80).map((l) => `  ${l}`),
+			"after",
+		];
+		expect(images.forExit(lines)).toEqual(["before", "  [Image: [image/png] 180x90]", "after"]);
+	});
+});
