@@ -52,6 +52,8 @@ export class BridgeTerminal implements Terminal {
 
 	/** Called after each frame is sent: what is on screen may have changed who should get the keys. */
 	onFlush: (() => void) | undefined;
+	/** Called once a frame went out, with what was written (the launcher's images follow it). */
+	afterFlush: ((data: string) => void) | undefined;
 
 	#flush(): void {
 		this.#flushQueued = false;
@@ -60,6 +62,7 @@ export class BridgeTerminal implements Terminal {
 		this.#pending = "";
 		const max = 512 * 1024;
 		for (let i = 0; i < data.length; i += max) this.#host.post({ kind: "output", data: data.slice(i, i + max) });
+		if (data) this.afterFlush?.(data);
 	}
 
 	get columns(): number {

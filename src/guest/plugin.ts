@@ -10,6 +10,7 @@ import type { DisplaySettings } from "../protocol/preferences.ts";
 import type { CommandRegistry } from "./commands.ts";
 import type { Completions } from "./completions.ts";
 import type { Followed, FollowOptions, InputFor } from "./follow.ts";
+import type { InlineImages } from "./inline-images.ts";
 import type { Launcher } from "./launcher-channel.ts";
 import type { GuestUi } from "./layout.ts";
 import type { EffectivePreferences, ServerDefaults } from "./preferences.ts";
@@ -77,6 +78,8 @@ export interface GuestContext {
 	readonly session: OpenSession;
 	readonly objects: GuestObjects;
 	readonly launcher: Launcher;
+	/** Images drawn by the launcher: the protocol it draws with (none: text placeholders), and where they stand. */
+	readonly images: Pick<InlineImages, "protocol" | "onChange" | "markers" | "want" | "refused">;
 	readonly commands: CommandRegistry;
 	readonly registries: GuestRegistries;
 	readonly services: Services;

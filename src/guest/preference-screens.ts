@@ -27,6 +27,8 @@ export interface PreferenceScreensContext {
 	/** The renderer on now: /settings shows it as the TUI mode, whatever the flag or the setting said (pi). */
 	tuiMode(): TuiMode;
 	facts(): TerminalFacts;
+	/** The launcher draws images in this terminal. */
+	images(): boolean;
 	custom(): CustomThemes;
 	keymap(): Keymap;
 	savePrefs(patch: PrefsPatch): Promise<{ ok: boolean; error?: string }>;
@@ -52,6 +54,7 @@ export class PreferenceScreens {
 			theme,
 			settings: { ...prefs.settings, tuiMode: this.#ctx.tuiMode() },
 			themeSetting: this.#ctx.themeArg ?? prefs.theme ?? "system",
+			images: this.#ctx.images(),
 			themeNames: themeNames(custom),
 			light: background ? appearanceOf(background) === "light" : false,
 			previewTheme: (value) => themeFor(value, facts, custom).theme,

@@ -1,4 +1,4 @@
-import type { ConnectionState, GuestHost, LauncherMessage } from "../protocol/channel.ts";
+import type { Capabilities, ConnectionState, GuestHost, LauncherMessage } from "../protocol/channel.ts";
 import { MAX_COPY_CHARS } from "../protocol/channel-kinds.ts";
 import { ObjectClient } from "../protocol/object-client.ts";
 import { DISPLAY_DEFAULTS, type TuiMode } from "../protocol/preferences.ts";
@@ -11,6 +11,7 @@ import { registerCoreCommands } from "./core-commands.ts";
 import { exitText } from "./exit-text.ts";
 import { FollowedObject } from "./follow.ts";
 import { hotkeysMarkdown } from "./hotkeys.ts";
+import { composedScreen, InlineImages } from "./inline-images.ts";
 import { KeyRouter } from "./key-router.ts";
 import { keyText } from "./keymap.ts";
 import { LauncherChannel } from "./launcher-channel.ts";
@@ -55,6 +56,9 @@ export class GuestRuntime {
 	readonly #snapshotParts = new Set<() => SnapshotPart>();
 	readonly #restored: ReloadSnapshot | undefined;
 	readonly #entryRenderers: EntryRenderers;
+	readonly #images: InlineImages;
+	/** The terminal's image protocol, as the launcher found it; drawn only on the fullscreen renderer. */
+	#imageProtocol: Capabilities["images"];
 	readonly #connectionListeners = new Set<(state: ConnectionState) => void>();
 	#connection: ConnectionState = "connecting";
 
@@ -64,6 +68,8 @@ export class GuestRuntime {
 		const start = host.start;
 		configureProcess({ env: start.env, platform: start.capabilities.platform });
 		this.#terminal = new BridgeTerminal(host);
+		this.#imageProtocol = start.capabilities.images;
+		this.#images = new InlineImages(host, undefined);
 		const notice = (text: string, tone: Parameters<Layout["notice"]>[1]) => this.#layout.notice(text, tone);
 		this.#appearance = new Appearance(start, notice);
 		this.#launcher = new LauncherChannel(host, notice);
@@ -88,6 +94,7 @@ export class GuestRuntime {
 			}),
 			root: (m) => this.#layout.root(m),
 		});
+		this.#applyImageProtocol();
 		this.#session = new OpenSession((error) => this.#layout.fail(error));
 		this.#keys = new KeyRouter({
 			tui: this.#renderer.tui,
@@ -132,9 +139,10 @@ export class GuestRuntime {
 		this.#commands.onChange(() => this.#keysChanged());
 		this.#keysChanged();
 		this.#applySettings();
-		// Whenever a frame goes out: a selector, a dialog or pi-tui's search on screen has the keys (seed 3.1 rule 3).
+		// Whenever a frame goes out: a selector, a dialog or pi-tui's search on screen has the keys.
 		this.#terminal.onFlush = () =>
 			this.#launcher.setKeyContext(Boolean(layout.selector) || this.#renderer.tui.hasOverlay());
+		this.#terminal.afterFlush = (data) => this.#images.afterFrame(data, composedScreen(this.#renderer.tui));
 		this.#renderer.mount();
 		layout.focusInput();
 		this.#renderer.addInputListener((data) => this.#keys.onKey(data));
@@ -172,6 +180,7 @@ export class GuestRuntime {
 				},
 			},
 			launcher: this.#launcher,
+			images: this.#images,
 			commands: this.#commands,
 			registries: {
 				toolRenderers: new ToolRenderers(),
@@ -205,6 +214,7 @@ export class GuestRuntime {
 			effective: () => appearance.effective(),
 			tuiMode: () => this.#renderer.mode,
 			facts: () => appearance.facts,
+			images: () => this.#images.protocol !== undefined,
 			custom: () => appearance.custom,
 			keymap: () => this.#keys.keymap,
 			savePrefs: (patch) => this.#launcher.request("savePrefs", { patch }),
@@ -263,6 +273,14 @@ export class GuestRuntime {
 		fullscreen.setWheelScrollLines(typeof wheel === "number" ? Math.max(1, Math.min(100, Math.floor(wheel))) : "auto");
 	}
 
+	/**
+	 * Images are placed at the rows of the fullscreen renderer's screen; the regular renderer's scrollback has
+	 * no fixed rows to place them at, so there the transcript shows pi's text placeholder instead.
+	 */
+	#applyImageProtocol(): void {
+		this.#images.setProtocol(this.#renderer.mode === "fullscreen" ? this.#imageProtocol : undefined);
+	}
+
 	/** pi's switch of renderer when its tuiMode setting changes, said as pi says it. */
 	#switchTuiMode(mode: TuiMode): void {
 		if (mode === this.#renderer.mode) return;
@@ -272,6 +290,7 @@ export class GuestRuntime {
 		}
 		this.#release();
 		this.#applyRendererSettings();
+		this.#applyImageProtocol();
 		this.#layout.focusInput();
 		this.#layout.notice(`TUI mode: ${mode}`);
 	}
@@ -311,7 +330,8 @@ export class GuestRuntime {
 		const output = this.#appearance.effective().settings.fullscreenExitOutput ?? DISPLAY_DEFAULTS.fullscreenExitOutput;
 		const regular = this.#renderer.mode === "regular";
 		if (regular) this.#renderer.tui.stop();
-		const lines = output === "transcript" && !regular ? this.#layout.exitLines(this.#terminal.columns) : [];
+		const lines =
+			output === "transcript" && !regular ? this.#images.forExit(this.#layout.exitLines(this.#terminal.columns)) : [];
 		this.#host.post({ kind: "exitOutput", text: exitText(lines), resumable: Boolean(this.#session.facts?.title) });
 		this.#layout.dispose();
 		this.#host.post({ kind: "exit", code: 0 });
@@ -356,9 +376,13 @@ export class GuestRuntime {
 			case "capabilities":
 				this.#terminal.setCapabilities(message.capabilities);
 				this.#appearance.theme.setHyperlinks(message.capabilities.hyperlinks === true);
+				this.#imageProtocol = message.capabilities.images;
+				this.#applyImageProtocol();
 				return this.#appearance.setFacts({ ...this.#appearance.facts, trueColor: message.capabilities.trueColor });
 			case "terminalColors":
 				return this.#appearance.setFacts({ ...this.#appearance.facts, colors: message.colors });
+			case "imageRefused":
+				return this.#images.refuse(message.id);
 			case "redraw":
 				return this.#redraw();
 			case "snapshotRequest":

@@ -158,8 +158,30 @@ const ROWS: readonly Row[] = [
 	},
 ];
 
+/** pi lists these only where the terminal shows images (here: where the launcher draws them). */
+const IMAGE_ROWS: readonly Row[] = [
+	{
+		id: "show-images",
+		path: "terminal.showImages",
+		label: "Show images",
+		description: "Render images inline in terminal",
+		values: ["true", "false"],
+		parse: bool,
+	},
+	{
+		id: "image-width-cells",
+		path: "terminal.imageWidthCells",
+		label: "Image width",
+		description: "Preferred inline image width in terminal cells",
+		values: ["60", "80", "120"],
+		parse: int,
+	},
+];
+
 export interface SettingsSelectorOptions {
 	readonly theme: ThemeRef;
+	/** The launcher draws images in this terminal: pi's image rows are listed. */
+	readonly images?: boolean;
 	/** The effective display settings and theme setting. */
 	readonly settings: DisplaySettings;
 	readonly themeSetting: string;
@@ -183,7 +205,8 @@ export class SettingsSelector extends Container {
 	constructor(options: SettingsSelectorOptions) {
 		super();
 		const t = () => options.theme.current;
-		const items: SettingItem[] = ROWS.map((row) => ({
+		const rows = options.images ? [...IMAGE_ROWS, ...ROWS] : ROWS;
+		const items: SettingItem[] = rows.map((row) => ({
 			id: row.id,
 			label: row.label,
 			description: row.description,
@@ -217,7 +240,7 @@ export class SettingsSelector extends Container {
 			10,
 			options.theme.settingsListTheme(),
 			(id, value) => {
-				const row = ROWS.find((r) => r.id === id);
+				const row = rows.find((r) => r.id === id);
 				if (row) this.#changes.set(row.path, row.parse(value));
 			},
 			() => options.onClose(this.#patch(options.settings)),

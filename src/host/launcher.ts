@@ -16,6 +16,7 @@ import { type Clock, realClock } from "./clock.ts";
 import { ServerConnection, type ServerFault } from "./connection.ts";
 import { exitTranscript, resumeHint } from "./exit-output.ts";
 import { FilePicker } from "./file-picker.ts";
+import { ImagePainter } from "./images/image-painter.ts";
 import { createInputRouter } from "./input-router.ts";
 import type { LaunchTarget } from "./launch-target.ts";
 import { createLauncherActions, KEY_ACTIONS, type KeyAction, splitCommand } from "./launcher-actions.ts";
@@ -124,6 +125,7 @@ class Launcher {
 	readonly #consent: ConsentScreen;
 	readonly #picker: FilePicker;
 	readonly #pacing: OutputPacing;
+	readonly #images: ImagePainter;
 	readonly #workers: WorkerSupervisor;
 	readonly #questions: UiQuestions;
 	readonly #gesture = new SelectionGesture();
@@ -181,8 +183,21 @@ class Launcher {
 
 		const show = (data: string) => this.#show(data);
 		const size = () => ({ columns: terminal.columns, rows: terminal.rows });
-		this.#consent = new ConsentScreen(show, size, { clock: this.#clock });
-		this.#picker = new FilePicker(show, size);
+		this.#images = new ImagePainter({
+			protocol: () => this.#probe.capabilities().images,
+			size,
+			onScreen: () => this.#uiOnScreen(),
+			write: show,
+			problem: (text) => this.#problem(text),
+			refused: (id, reason) => this.#workers.post({ kind: "imageRefused", id, reason }),
+		});
+		// The launcher's own screens cover the UI's: its images leave first.
+		const showOwnScreen = (data: string) => {
+			this.#images.hide();
+			this.#show(data);
+		};
+		this.#consent = new ConsentScreen(showOwnScreen, size, { clock: this.#clock });
+		this.#picker = new FilePicker(showOwnScreen, size);
 		this.#pacing = new OutputPacing({
 			output: this.#output,
 			outputCharsPerSecond: options.limits?.outputCharsPerSecond ?? DEFAULT_LIMITS.outputCharsPerSecond,
@@ -199,7 +214,7 @@ class Launcher {
 			this.#preferences = next;
 			this.#privileged = privilegedKeys(this.#keyPlatform(), next.keybindings, KEY_ACTIONS);
 			this.#workers.postAll({ kind: "preferences", preferences: next });
-			// `terminal.trueColor` and `terminal.hyperlinks` are the terminal's facts, decided here.
+			// `terminal.trueColor`, `terminal.hyperlinks` and `terminal.images` are the terminal's facts, decided here.
 			this.#checkCapabilities();
 		});
 		this.#onInput = this.#createInputRouter();
@@ -244,7 +259,14 @@ class Launcher {
 
 	/** The launcher's own writes (its screens, modes, status): nothing once it has left. */
 	#show(data: string): void {
-		if (this.#phase !== "left") this.#output.write(data);
+		if (this.#phase === "left") return;
+		this.#noteClears(data);
+		this.#output.write(data);
+	}
+
+	/** A screen clear takes the images with it (kitty frees their data): they are sent again when placed. */
+	#noteClears(data: string): void {
+		if (data.includes("\x1b[2J") || data.includes("\x1b[3J")) this.#images.screenCleared();
 	}
 
 	/** The UI's screen is what shows: no screen of the launcher's is up and the terminal is ours. */
@@ -288,7 +310,9 @@ class Launcher {
 			clock: this.#clock,
 			// Nothing of the worker's reaches the screen while the launcher's own is up; it redraws after.
 			show: (data) => {
-				if (this.#uiOnScreen()) this.#pacing.show(data);
+				if (!this.#uiOnScreen()) return;
+				this.#noteClears(data);
+				this.#pacing.show(data);
 			},
 			outputDropped: () => this.#pacing.overBudget(),
 			onMessage: (worker, message, current) => this.#onWorkerMessage(worker, message, current),
@@ -299,6 +323,7 @@ class Launcher {
 			},
 			onReplaced: () => {
 				this.#suspendPrivileged = false;
+				this.#images.reset();
 				this.#show(this.#modes.cleanup() + this.#status.clear());
 				// The old worker's objects must not linger on the server under handles the new one will reuse.
 				this.#connection.reconnect();
@@ -344,6 +369,12 @@ class Launcher {
 				return;
 			case "answer":
 				this.#questions.answer(message.id, message.text, current);
+				return;
+			case "image":
+				if (current) this.#images.receive(message.id, message.png);
+				return;
+			case "imagePlacements":
+				if (current) this.#images.place(message.placements);
 				return;
 			case "request":
 				if (current) void this.#answerRequest(worker, message);
@@ -409,6 +440,7 @@ class Launcher {
 
 	/** The terminal is another program's while `work` runs (the external editor, a suspend). */
 	async #lend<T>(work: () => Promise<T>): Promise<T> {
+		this.#images.hide();
 		this.#phase = "lending";
 		this.#show(SCHEME_REPORTS_OFF + this.#modes.lend() + this.#status.clear());
 		await this.#output.idle();
@@ -507,6 +539,7 @@ class Launcher {
 		if (this.#phase === "left") return;
 		// What still waits for a slow terminal is dropped: the reset goes out right after the piece in flight.
 		this.#output.discard();
+		this.#images.reset();
 		// A UI that exited itself left the cursor below what it drew (its `exitOutput` came before).
 		const reset = this.#exitOutput ? this.#modes.cleanup() : this.#modes.abandon();
 		this.#output.write(SCHEME_REPORTS_OFF + reset + this.#status.clear());

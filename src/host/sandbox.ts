@@ -18,6 +18,9 @@ export interface SandboxLimits {
 	frameCharsPerSecond: number;
 	outputCharsPerSecond: number;
 	logsPerSecond: number;
+	/** Per second: characters of images to draw (base64), and image placements. */
+	imageCharsPerSecond: number;
+	imagePlacementsPerSecond: number;
 }
 
 export const DEFAULT_LIMITS: SandboxLimits = {
@@ -30,6 +33,9 @@ export const DEFAULT_LIMITS: SandboxLimits = {
 	// About what a terminal can take: a full redraw of a large screen (250×70) is some tens of KiB.
 	outputCharsPerSecond: 4 * 1024 * 1024,
 	logsPerSecond: 50,
+	// A few screens of the largest images a second; each is decoded and encoded again by the launcher.
+	imageCharsPerSecond: 8 * 1024 * 1024,
+	imagePlacementsPerSecond: 240,
 };
 
 export interface SandboxOptions {
@@ -155,6 +161,14 @@ export class Sandbox {
 				break;
 			case "log":
 				if (!this.#budget.take("log", 1, limits.logsPerSecond)) return;
+				break;
+			case "image":
+				if (!this.#budget.take("image", message.png.length, limits.imageCharsPerSecond))
+					return this.#drop("image", "images over the rate limit were dropped");
+				break;
+			case "imagePlacements":
+				if (!this.#budget.take("imagePlacements", 1, limits.imagePlacementsPerSecond))
+					return this.#drop("imagePlacements", "image placements over the rate limit were dropped");
 				break;
 			case "exit":
 				this.#options.onMessage(message);

@@ -5,7 +5,8 @@
  * are filtered out), and the few environment facts pi-tui reads.
  */
 import type { Capabilities, TerminalColors } from "../protocol/channel.ts";
-import type { DisplaySettings } from "../protocol/preferences.ts";
+import { type DisplaySettings, settingAt } from "../protocol/preferences.ts";
+import { type ImageSetting, imageProtocol } from "./images/image-protocol.ts";
 import type { MousePolicy } from "./output-filter.ts";
 import { parseOscColorResponse, type Terminal } from "./pi-tui-terminal.ts";
 import { terminalAbilities } from "./terminal-capabilities.ts";
@@ -87,7 +88,9 @@ export class TerminalProbe {
 
 	capabilities(): Capabilities {
 		const platform = process.platform;
-		const { trueColor, hyperlinks } = terminalAbilities(this.#env, platform, this.#settings(), this.#tmuxLinks);
+		const settings = this.#settings();
+		const { trueColor, hyperlinks } = terminalAbilities(this.#env, platform, settings, this.#tmuxLinks);
+		const images = imageProtocol(this.#env, imageSetting(settings));
 		return {
 			kittyProtocol: this.#terminal.kittyProtocolActive,
 			modifyOtherKeys: this.#terminal.modifyOtherKeysActive ?? false,
@@ -97,6 +100,7 @@ export class TerminalProbe {
 			// pi's rule for its Windows key defaults: Windows, or Linux under WSL.
 			windowsKeys:
 				platform === "win32" || (platform === "linux" && Boolean(this.#env.WSL_DISTRO_NAME || this.#env.WSL_INTEROP)),
+			...(images ? { images } : {}),
 		};
 	}
 
@@ -181,4 +185,10 @@ export class TerminalProbe {
 		this.#colors = found;
 		this.#onColors(found);
 	}
+}
+
+/** pi's `terminal.images` from the person's settings, when it is one of its values. */
+function imageSetting(settings: DisplaySettings | undefined): ImageSetting {
+	const value = settings ? settingAt(settings, "terminal.images") : undefined;
+	return value === "kitty" || value === "iterm2" || value === "auto" || value === false ? value : undefined;
 }

@@ -10,14 +10,16 @@ import "ses";
 import type { GuestEntry, GuestHost, LauncherMessage, StartData } from "../protocol/channel.ts";
 import {
 	LAUNCHER_MESSAGE_KINDS,
+	MAX_IMAGE_BASE64_CHARS,
 	MAX_OUTPUT_CHARS,
 	WORKER_FLOOD_LIMITS,
 	WORKER_MESSAGE_KINDS,
 } from "../protocol/channel-kinds.ts";
 import { installRegExpMethods } from "./regexp-methods.ts";
 
-/** Room for a message's envelope around its largest field. */
+/** Room for a message's envelope around its largest field; an image's is its own. */
 const MAX_MESSAGE_CHARS = MAX_OUTPUT_CHARS + 4096;
+const MAX_IMAGE_MESSAGE_CHARS = MAX_IMAGE_BASE64_CHARS + 4096;
 
 declare const self: {
 	postMessage(message: unknown): void;
@@ -202,11 +204,15 @@ function start(entry: GuestEntry, startData: StartData): void {
 			} catch {
 				throw new TypeError("not a plain message");
 			}
-			if (text === undefined || text.length > MAX_MESSAGE_CHARS) throw new TypeError("not a worker message: too large");
+			if (text === undefined || text.length > MAX_IMAGE_MESSAGE_CHARS) {
+				throw new TypeError("not a worker message: too large");
+			}
 			const copy = JSON.parse(text) as { kind?: unknown } | null;
 			if (!copy || typeof copy.kind !== "string" || !WORKER_MESSAGE_KINDS.includes(copy.kind)) {
 				throw new TypeError("not a worker message: unknown kind");
 			}
+			if (copy.kind !== "image" && text.length > MAX_MESSAGE_CHARS)
+				throw new TypeError("not a worker message: too large");
 			if (withinFloodLimits(text.length)) post(copy);
 		},
 		onMessage(next: unknown) {

@@ -37,6 +37,8 @@ export const WORKER_MESSAGE_KINDS: readonly string[] = [
 	"keyContext",
 	"answer",
 	"exitOutput",
+	"image",
+	"imagePlacements",
 ];
 
 export const LAUNCHER_MESSAGE_KINDS: readonly string[] = [
@@ -56,5 +58,14 @@ export const LAUNCHER_MESSAGE_KINDS: readonly string[] = [
 	"editorResult",
 	"actionDone",
 	"attached",
+	"imageRefused",
 	"ping",
 ];
+
+/** An image the UI sends for the launcher to draw: a PNG of at most this many bytes and pixels a side. */
+export const MAX_IMAGE_BYTES = 2 * 1024 * 1024;
+export const MAX_IMAGE_SIDE = 4096;
+/** The same limit as base64 text, as it travels. */
+export const MAX_IMAGE_BASE64_CHARS = Math.ceil(MAX_IMAGE_BYTES / 3) * 4;
+/** Images placed on one screen. */
+export const MAX_IMAGE_PLACEMENTS = 32;

@@ -13,6 +13,8 @@ import {
 	MAX_COPY_CHARS,
 	MAX_EXIT_TEXT_CHARS,
 	MAX_FRAME_CHARS,
+	MAX_IMAGE_BASE64_CHARS,
+	MAX_IMAGE_PLACEMENTS,
 	MAX_LOG_CHARS,
 	MAX_OUTPUT_CHARS,
 	MAX_SNAPSHOT_CHARS,
@@ -30,6 +32,8 @@ export const Capabilities = lazy(() =>
 		platform: "'linux' | 'darwin' | 'win32' | 'other'",
 		/** pi's Windows key defaults (Windows, and WSL as pi detects it). */
 		windowsKeys: "boolean",
+		/** The graphics protocol the launcher draws the UI's images with; absent: the UI shows text placeholders. */
+		"images?": "'kitty' | 'iterm2'",
 	}),
 );
 export type Capabilities = typeof Capabilities.infer;
@@ -148,6 +152,8 @@ export const LauncherMessage = lazy(() =>
 			/** A forwarded port's local address (`127.0.0.1:<port>`). */
 			"forwarded?": "string <= 64",
 		},
+		/** An image the UI sent was refused (not a PNG, too large, does not decode): the UI shows its placeholder. */
+		{ kind: "'imageRefused'", id: "string <= 64", reason: "string <= 300" },
 		{ kind: "'ping'", n: "number.integer" },
 	),
 );
@@ -162,6 +168,17 @@ export const StatusAction = lazy(() =>
 	),
 );
 export type StatusAction = typeof StatusAction.infer;
+
+export const ImagePlacement = lazy(() =>
+	type({
+		id: "string <= 64",
+		row: "0 <= number.integer <= 10000",
+		col: "0 <= number.integer <= 10000",
+		columns: "1 <= number.integer <= 10000",
+		rows: "1 <= number.integer <= 10000",
+	}),
+);
+export type ImagePlacement = typeof ImagePlacement.infer;
 
 export const WorkerMessage = lazy(() =>
 	type.or(
@@ -238,6 +255,13 @@ export const WorkerMessage = lazy(() =>
 			action: "'copy.selection'",
 			payload: { text: `string <= ${MAX_COPY_CHARS}` },
 		},
+		/** An image for the launcher to draw (a PNG, base64), under an id the UI keeps for the same image. */
+		{ kind: "'image'", id: "string <= 64", png: `string <= ${MAX_IMAGE_BASE64_CHARS}` },
+		/**
+		 * Where the images fully visible on the UI's screen stand after its latest frame (0-based cells); sent after
+		 * a frame that moved, covered or uncovered one. The launcher draws them, and takes the earlier ones away.
+		 */
+		{ kind: "'imagePlacements'", placements: ImagePlacement.array().atMostLength(MAX_IMAGE_PLACEMENTS) },
 		/** While the UI's own text input needs every key (a search, a dialog): the launcher takes none of them. */
 		{ kind: "'keyContext'", suspendPrivileged: "boolean" },
 		/** The answer to the launcher's question (`ask`): the text it asked for, or null for none. */

@@ -9,6 +9,8 @@ import {
 	MAX_COPY_CHARS,
 	MAX_EXIT_TEXT_CHARS,
 	MAX_FRAME_CHARS,
+	MAX_IMAGE_BASE64_CHARS,
+	MAX_IMAGE_PLACEMENTS,
 	MAX_LOG_CHARS,
 	MAX_OUTPUT_CHARS,
 	MAX_SNAPSHOT_CHARS,
@@ -166,6 +168,21 @@ function request(m: Fields): WorkerMessage {
 	}
 }
 
+function placements(value: unknown): Extract<WorkerMessage, { kind: "imagePlacements" }>["placements"] {
+	if (!Array.isArray(value)) throw new Refused("placements must be an array");
+	if (value.length > MAX_IMAGE_PLACEMENTS) throw new Refused(`placements must be at most ${MAX_IMAGE_PLACEMENTS}`);
+	return value.map((item) => {
+		const p = record(item, "a placement");
+		return {
+			id: text(p, "id", 64),
+			row: integer(p, "row", 0, 10000),
+			col: integer(p, "col", 0, 10000),
+			columns: integer(p, "columns", 1, 10000),
+			rows: integer(p, "rows", 1, 10000),
+		};
+	});
+}
+
 function message(data: unknown): WorkerMessage {
 	const m = record(data, "a worker message");
 	switch (field(m, "kind")) {
@@ -199,6 +216,10 @@ function message(data: unknown): WorkerMessage {
 			return request(m);
 		case "keyContext":
 			return { kind: "keyContext", suspendPrivileged: flag(m, "suspendPrivileged") };
+		case "image":
+			return { kind: "image", id: text(m, "id", 64), png: text(m, "png", MAX_IMAGE_BASE64_CHARS) };
+		case "imagePlacements":
+			return { kind: "imagePlacements", placements: placements(field(m, "placements")) };
 		case "answer": {
 			const answer = field(m, "text");
 			return { kind: "answer", id: text(m, "id", 64), text: answer === null ? null : text(m, "text", MAX_COPY_CHARS) };

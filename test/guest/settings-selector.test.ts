@@ -13,7 +13,7 @@ const ESC = "\x1b";
 const facts = { trueColor: true, colors: { background: { r: 20, g: 20, b: 20 } } };
 const none = { themes: new Map(), problems: [] };
 
-function settings(current: { settings?: object; theme?: string } = {}) {
+function settings(current: { settings?: object; theme?: string; images?: boolean } = {}) {
 	const live = new ThemeRef(Theme.ansi());
 	const previews: string[] = [];
 	let closed: PrefsPatch | undefined | "open" = "open";
@@ -23,6 +23,7 @@ function settings(current: { settings?: object; theme?: string } = {}) {
 		themeSetting: current.theme ?? "system",
 		themeNames: ["system", "dark", "light"],
 		light: false,
+		...(current.images ? { images: true } : {}),
 		previewTheme: (setting) => {
 			previews.push(setting);
 			return themeFor(setting, facts, none).theme;
@@ -36,6 +37,17 @@ function settings(current: { settings?: object; theme?: string } = {}) {
 }
 
 describe("/settings", () => {
+	test("pi's image rows show only where the launcher draws images; the width is one of pi's", () => {
+		expect(settings().screen()).not.toContain("Show images");
+		const s = settings({ images: true });
+		expect(s.screen()).toMatch(/Show images\s+true/);
+		expect(s.screen()).toMatch(/Image width\s+60/);
+		s.selector.handleInput(DOWN);
+		s.selector.handleInput("\r"); // 60 → 80
+		s.selector.handleInput(ESC);
+		expect(s.closed()).toEqual({ settings: { terminal: { imageWidthCells: 80 } } });
+	});
+
 	test("pi's rows and values; changes become one patch when it closes, only what differs", () => {
 		const s = settings({ settings: { editorPaddingX: 2 } });
 		expect(s.screen()).toContain("Editor padding");

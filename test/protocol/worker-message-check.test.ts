@@ -4,6 +4,8 @@ import { WorkerMessage } from "../../src/protocol/channel.ts";
 import {
 	MAX_COPY_CHARS,
 	MAX_EXIT_TEXT_CHARS,
+	MAX_IMAGE_BASE64_CHARS,
+	MAX_IMAGE_PLACEMENTS,
 	MAX_LOG_CHARS,
 	MAX_OUTPUT_CHARS,
 } from "../../src/protocol/channel-kinds.ts";
@@ -41,6 +43,9 @@ const VALID: Record<string, unknown>[] = [
 	{ kind: "keyContext", suspendPrivileged: true },
 	{ kind: "answer", id: "q1", text: "x" },
 	{ kind: "answer", id: "q1", text: null },
+	{ kind: "image", id: "s:main:3:0", png: "iVBORw0KGgo=" },
+	{ kind: "imagePlacements", placements: [] },
+	{ kind: "imagePlacements", placements: [{ id: "a", row: 0, col: 2, columns: 10, rows: 5 }] },
 ];
 
 const WRONG_VALUES: unknown[] = [
@@ -59,6 +64,10 @@ const WRONG_VALUES: unknown[] = [
 	"x".repeat(MAX_OUTPUT_CHARS + 1),
 	"x".repeat(MAX_COPY_CHARS + 1),
 	"x".repeat(MAX_EXIT_TEXT_CHARS + 1),
+	"x".repeat(MAX_IMAGE_BASE64_CHARS + 1),
+	Array.from({ length: MAX_IMAGE_PLACEMENTS + 1 }, () => ({ id: "a", row: 0, col: 0, columns: 1, rows: 1 })),
+	[{ id: "a", row: 0, col: 0, columns: 0, rows: 1 }],
+	[{ id: "a", row: -1, col: 0, columns: 1, rows: 1 }],
 	true,
 	[],
 	{},

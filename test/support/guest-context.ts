@@ -6,6 +6,7 @@ import { type Component, Container, TuiAltScreen } from "@earendil-works/pi-tui"
 import { CommandRegistry } from "../../src/guest/commands.ts";
 import { Completions } from "../../src/guest/completions.ts";
 import { FollowedObject } from "../../src/guest/follow.ts";
+import { InlineImages } from "../../src/guest/inline-images.ts";
 import type { LauncherAction, LauncherAnswer, LauncherPayload } from "../../src/guest/launcher-channel.ts";
 import { Layout, type NoticeTone } from "../../src/guest/layout.ts";
 import type { GuestContext } from "../../src/guest/plugin.ts";
@@ -92,6 +93,7 @@ export function testGuest(options: TestGuestOptions = {}): TestGuest {
 			answer: () => () => {},
 			on: () => () => {},
 		},
+		images: new InlineImages({ post: () => {} }, undefined),
 		commands: new CommandRegistry(() => session.role),
 		registries: {
 			toolRenderers: new ToolRenderers(),

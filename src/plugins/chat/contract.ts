@@ -1,4 +1,5 @@
 import { type } from "../../protocol/ark.ts";
+import { MAX_IMAGE_BASE64_CHARS } from "../../protocol/channel-kinds.ts";
 import { Author, ConversationInput, ThinkingLevel, UsageTotals } from "../../protocol/common.ts";
 import { defineContract, method } from "../../protocol/contract.ts";
 import { lazy } from "../../protocol/lazy.ts";
@@ -18,12 +19,22 @@ export type AssistantPart = typeof AssistantPart.infer;
 
 export const StopReason = lazy(() => type("'stop' | 'length' | 'toolUse' | 'error' | 'aborted'"));
 
+/** An image in an entry, as the transcript shows it (its bytes come from `image`): its type, and its size if known. */
+export const ImageFact = lazy(() =>
+	type({ mimeType: "string <= 100", "width?": "number.integer >= 1", "height?": "number.integer >= 1" }),
+);
+export type ImageFact = typeof ImageFact.infer;
+/** Images an entry shows at most. */
+export const MAX_ENTRY_IMAGES = 16;
+
 export const ToolResult = lazy(() =>
 	type({
 		text: "string",
 		isError: "boolean",
 		/** Tool-specific facts: bash `exitCode`, `truncated`, `fullOutputPath`; edit `diff`, `firstChangedLine`. */
 		details: "Record<string, unknown> | null",
+		/** Images the tool gave back (the read tool on a picture). */
+		"images?": ImageFact.array().atMostLength(MAX_ENTRY_IMAGES),
 	}),
 );
 export type ToolResult = typeof ToolResult.infer;
@@ -49,6 +60,8 @@ export const ChatEntry = lazy(() =>
 		text: "string",
 		author: Author,
 		images: "number.integer >= 0",
+		/** The attached images, in order (the first `MAX_ENTRY_IMAGES`). */
+		"imageFacts?": ImageFact.array().atMostLength(MAX_ENTRY_IMAGES),
 		/** One line a plugin put above the message (chat mode's reply quote). */
 		"lead?": "string <= 1024",
 	})
@@ -260,6 +273,12 @@ export const FilesResult = lazy(() => type({ files: SessionFile.array() }));
 /** A preview of a sent file shows at most this much text. */
 export const MAX_PREVIEW_CHARS = 256 * 1024;
 export const PreviewArgs = lazy(() => type({ id: "string <= 64" }));
+/** One image of an entry (a user's attachment, a tool's result) by its place. */
+export const ImageArgs = lazy(() =>
+	type({ seq: "number.integer >= 0", index: `0 <= number.integer < ${MAX_ENTRY_IMAGES}` }),
+);
+/** The image as a PNG for the terminal: at most what the launcher takes. */
+export const ImageResult = lazy(() => type({ png: `string <= ${MAX_IMAGE_BASE64_CHARS}` }));
 export const PreviewResult = lazy(() => type({ text: `string <= ${MAX_PREVIEW_CHARS} | null`, truncated: "boolean" }));
 
 const participantMethods = [
@@ -271,6 +290,7 @@ const participantMethods = [
 	"ackReturned",
 	"files",
 	"preview",
+	"image",
 	"compact",
 	"shell",
 ] as const;
@@ -295,6 +315,8 @@ export const chatContract = defineContract({
 		files: method(type("null | undefined"), FilesResult),
 		/** The start of one of them as text for /download's preview; null for a binary file (the worker has no cookie). */
 		preview: method(PreviewArgs, PreviewResult),
+		/** An image of an entry as a PNG no larger than the launcher draws (the transcript shows it inline). */
+		image: method(ImageArgs, ImageResult),
 		/** pi's /compact: what came before is summarized by the model; Escape (stop) cancels it. */
 		compact: method(CompactArgs, CompactResult),
 		/**
@@ -314,6 +336,6 @@ export const chatContract = defineContract({
 		deviceOwner: { state: ChatState, methods: ownerMethods },
 		owner: { state: ChatState, methods: ownerMethods },
 		full: { state: ChatState, methods: participantMethods },
-		view: { state: ChatState, methods: ["page", "files", "preview"] },
+		view: { state: ChatState, methods: ["page", "files", "preview", "image"] },
 	},
 });

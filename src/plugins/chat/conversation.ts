@@ -16,12 +16,14 @@ import { attachedFiles, withFiles } from "./attachments.ts";
 import { Compactor } from "./compactor.ts";
 import type { ChatEntry, ChatState, ConfigureArgs, ModelState, QueueMode } from "./contract.ts";
 import { afterStored, authorOf, ConversationCore } from "./conversation-core.ts";
+import { displayPng, entryImages } from "./entry-images.ts";
 import { withContext } from "./history.ts";
 import { InputQueue } from "./input-queue.ts";
 import { chooseModel, modelState, resolveThinking } from "./model-choice.ts";
 import { authorIdOf, type Said } from "./pending-inputs.ts";
 import { Runs } from "./runs.ts";
 import { ShellCommands, type ShellOutcome } from "./shell.ts";
+import { readStored } from "./stored-data.ts";
 import { AGENT_AUTHOR, activityLine, type TaskResult, taskResult } from "./tasks.ts";
 import type { Uploads } from "./uploads.ts";
 import { type PluginData, type StoredData, toView } from "./view.ts";
@@ -346,6 +348,19 @@ export class Conversation {
 			{ op: "set", path: ["model"], value: state },
 			{ op: "set", path: ["thinkingLevel"], value: level },
 		]);
+	}
+
+	/** An entry's image (a user's attachment, a tool's result) as a PNG for the terminal. */
+	async image(seq: number, index: number): Promise<{ png: string }> {
+		const row = this.#core.store.page(this.#core.id, { beforeSeq: seq + 1, limit: 1 }).entries[0];
+		const data = row?.seq === seq ? readStored(row) : undefined;
+		const image = data ? entryImages(data)[index] : undefined;
+		if (!image) throw new ProtocolError("not_found", "no such image in this conversation");
+		try {
+			return { png: await displayPng(image) };
+		} catch {
+			throw new ProtocolError("unavailable", "this image cannot be shown");
+		}
 	}
 
 	page(beforeSeq: number, limit: number): { entries: ChatEntry[]; more: boolean } {

@@ -339,6 +339,7 @@ export function chatPlugin(): ServerPlugin {
 								})),
 							}),
 							preview: ({ id }) => previewOf(uploads, input.session, id),
+							image: ({ seq, index }) => c.image(seq, index),
 						},
 						principalChanged: (next) => guest?.setRole(next.role),
 						release() {

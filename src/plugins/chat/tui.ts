@@ -10,6 +10,7 @@ import { ChatActions } from "./tui/actions.ts";
 import { registerChatCommands } from "./tui/commands.ts";
 import { OpenConversation } from "./tui/conversation.ts";
 import { conversationService } from "./tui/conversation-service.ts";
+import { entryImageParts } from "./tui/entry-image-parts.ts";
 import { registerFileCommands } from "./tui/file-commands.ts";
 import { registerLauncherAnswers } from "./tui/launcher-answers.ts";
 import { ChatScreen, DEFAULT_CHAT_SETTINGS } from "./tui/screen.ts";
@@ -55,6 +56,10 @@ export const chatPlugin: GuestPlugin = {
 			send: (text, mode, attachments) => actions.send(text, mode, attachments),
 			shell: (command, includeInContext) => actions.shell(command, includeInContext),
 			loadOlder: (beforeSeq) => actions.loadOlder(beforeSeq),
+			images: {
+				parts: entryImageParts(ctx.images, () => shown.ref),
+				drawn: () => ctx.images.protocol !== undefined,
+			},
 		});
 		const open = new OpenConversation(ctx, screen, shown);
 		const progress = () => {
@@ -102,6 +107,11 @@ export const chatPlugin: GuestPlugin = {
 			ctx.objects.onConnection((state) => screen.setConnection(state)),
 			ui.onKeysChanged(() => screen.keysChanged()),
 			ctx.preferences.onChange(applySettings),
+			// Another protocol, or an image refused (its placeholder instead): the transcript is drawn again.
+			ctx.images.onChange(() => {
+				ui.tui.invalidate();
+				applySettings();
+			}),
 			ctx.registries.addContexts((contexts) => {
 				const text = screen.editorText();
 				if (text === "") contexts.add("editorEmpty");
@@ -136,5 +146,7 @@ function chatSettings(ctx: GuestContext) {
 		quietStartup: s.quietStartup ?? DEFAULT_CHAT_SETTINGS.quietStartup,
 		mermaid: s.markdown?.mermaid ?? DEFAULT_CHAT_SETTINGS.mermaid,
 		scrollbar: s.fullscreenScrollbar ?? DEFAULT_CHAT_SETTINGS.scrollbar,
+		showImages: s.terminal?.showImages ?? DEFAULT_CHAT_SETTINGS.showImages,
+		imageWidthCells: clamp(s.terminal?.imageWidthCells ?? DEFAULT_CHAT_SETTINGS.imageWidthCells, 1, 500),
 	};
 }

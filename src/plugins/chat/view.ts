@@ -1,5 +1,6 @@
 import type { AssistantMessage, ImageContent, TextContent } from "@earendil-works/pi-ai";
 import type { AssistantPart, Author, ChatEntry, ToolResult, Usage } from "./contract.ts";
+import { entryImages, imageFacts } from "./entry-images.ts";
 import { damagedText, readStored } from "./stored-data.ts";
 
 /** What the chat plugin stores per entry kind (the `data` column); assistant entries keep pi-ai's full message. */
@@ -114,15 +115,18 @@ export function toView(row: StoredRow): ChatEntry {
 			};
 		}
 		switch (data.kind) {
-			case "user":
+			case "user": {
+				const images = entryImages(data);
 				return {
 					...base,
 					kind: "user",
 					text: data.text,
 					author: (row.author as Author | null) ?? UNKNOWN_AUTHOR,
 					images: data.images?.length ?? 0,
+					...(images.length ? { imageFacts: imageFacts(images) } : {}),
 					...(typeof data.lead === "string" ? { lead: data.lead.slice(0, 1024) } : {}),
 				};
+			}
 			case "assistant": {
 				const m = data.message;
 				return {
@@ -138,10 +142,12 @@ export function toView(row: StoredRow): ChatEntry {
 				};
 			}
 			case "tool": {
+				const images = entryImages(data);
 				const result: ToolResult = {
 					text: textOf(data.result.content),
 					isError: data.result.isError,
 					details: plainDetails(data.result.details),
+					...(images.length ? { images: imageFacts(images) } : {}),
 				};
 				return {
 					...base,

@@ -1,5 +1,6 @@
 import { Box, Spacer, Text, wrapTextWithAnsi } from "@earendil-works/pi-tui";
 import { highlightLines, languageOfPath } from "../highlight.ts";
+import { type ImageItem, InlineImage, type InlineImageParts, imagePlaceholder } from "../inline-image.ts";
 import { shortenHome, visibleText } from "../text.ts";
 import type { Theme } from "../theme/theme.ts";
 import { ThemedItem } from "../transcript/themed.ts";
@@ -15,6 +16,9 @@ export interface ToolCardData {
 	readonly elapsedMs: number | null;
 	readonly expanded: boolean;
 	readonly home: string | undefined;
+	/** Images the tool gave back, and the cells wide they are drawn (none: pi's text placeholders, in the output). */
+	readonly images?: readonly ImageItem[];
+	readonly imageCells?: number;
 }
 
 /** What a tool renderer returns: the title line and the body lines (already styled, not yet wrapped). */
@@ -165,15 +169,18 @@ export const TOOL_RENDERERS: Readonly<Record<string, ToolRenderer>> = {
 /** pi's tool card: a blank line, then a full-width box on the state's background with one row of padding. */
 export class ToolCard extends ThemedItem<ToolCardData> {
 	readonly #resolve: (data: ToolCardData) => ToolRenderer;
+	readonly #images: InlineImageParts | undefined;
 	#width = 0;
 
 	constructor(
 		theme: ConstructorParameters<typeof ThemedItem<ToolCardData>>[0],
 		data: ToolCardData,
 		resolve: (data: ToolCardData) => ToolRenderer = (d) => TOOL_RENDERERS[d.name] ?? generic,
+		images?: InlineImageParts,
 	) {
 		super(theme, data);
 		this.#resolve = resolve;
+		this.#images = images;
 	}
 
 	override render(width: number): string[] {
@@ -190,10 +197,22 @@ export class ToolCard extends ThemedItem<ToolCardData> {
 		const token =
 			this.data.state === "pending" ? "toolPendingBg" : this.data.state === "success" ? "toolSuccessBg" : "toolErrorBg";
 		const renderer = this.#resolve(this.data);
-		const view = renderer(this.data, t(), Math.max(1, this.#width - 2));
+		const images = this.data.images ?? [];
+		const parts = this.data.imageCells === undefined ? undefined : this.#images;
+		// pi: images nothing draws are placeholders after the tool's text output.
+		const placeholders = parts ? [] : images.map(imagePlaceholder);
+		const output = [this.data.output, ...placeholders].filter(Boolean).join("\n");
+		const data = placeholders.length ? { ...this.data, output } : this.data;
+		const view = renderer(data, t(), Math.max(1, this.#width - 2));
 		this.addChild(new Spacer(1));
 		const box = new Box(1, 1, (text) => t().bg(token, text));
 		box.addChild(new Text([view.title, ...view.body].join("\n"), 0, 0));
 		this.addChild(box);
+		// pi: each drawn image under the card, after a blank row.
+		for (const image of parts ? images : []) {
+			this.addChild(new Spacer(1));
+			const source = parts!.source(image);
+			this.addChild(new InlineImage(parts!.display, source, this.data.imageCells, (s) => t().fg("toolOutput", s)));
+		}
 	}
 }

@@ -1,4 +1,5 @@
-import { Box, Markdown, Spacer, truncateToWidth } from "@earendil-works/pi-tui";
+import { Box, Markdown, Spacer, Text, truncateToWidth } from "@earendil-works/pi-tui";
+import { type ImageItem, InlineImage, type InlineImageParts, imagePlaceholder } from "../inline-image.ts";
 import { visibleText } from "../text.ts";
 import { parseSkillBlock, skillBox } from "./skill-block.ts";
 import { ThemedItem } from "./themed.ts";
@@ -11,6 +12,9 @@ export interface UserMessageData {
 	readonly skill?: { readonly expanded: boolean; readonly expandKey: string };
 	/** One dim line a plugin put above the message (chat mode's "↪ Replying to …"). */
 	readonly lead?: string;
+	/** The images sent with it, and the cells wide they are drawn (none: a text placeholder each). */
+	readonly images?: readonly ImageItem[];
+	readonly imageCells?: number;
 }
 
 /**
@@ -24,6 +28,8 @@ const ZONE_END = "\x1b]133;B\x07\x1b]133;C\x07";
 export class UserMessage extends ThemedItem<UserMessageData> {
 	/** Rewrites the message's Markdown before it is parsed (pi draws Mermaid in user messages too). */
 	transform: ((markdown: string, width: number) => string) | undefined;
+	/** How its images are drawn, when the launcher draws them. */
+	images: InlineImageParts | undefined;
 
 	override render(width: number): string[] {
 		const lines = super.render(width);
@@ -64,6 +70,26 @@ export class UserMessage extends ThemedItem<UserMessageData> {
 				},
 			),
 		);
+		this.#addImages(box);
 		this.addChild(box);
+	}
+
+	/** The message's images in its block, under the text: drawn by the launcher, or a muted placeholder each. */
+	#addImages(box: Box): void {
+		const t = () => this.theme.current;
+		const images = this.data.images ?? [];
+		if (!images.length) return;
+		box.addChild(new Spacer(1));
+		const parts = this.data.imageCells === undefined ? undefined : this.images;
+		if (!parts) {
+			box.addChild(new Text(images.map((image) => t().fg("muted", imagePlaceholder(image))).join("\n"), 0, 0));
+			return;
+		}
+		images.forEach((image, i) => {
+			if (i > 0) box.addChild(new Spacer(1));
+			box.addChild(
+				new InlineImage(parts.display, parts.source(image), this.data.imageCells, (s) => t().fg("muted", s)),
+			);
+		});
 	}
 }

@@ -5,6 +5,7 @@
 
 import { failureText } from "../../../guest/layout.ts";
 import { authorLabel } from "../../../protocol/author-label.ts";
+import type { ImageItem } from "../../../ui/inline-image.ts";
 import { sameData } from "../../../ui/same-data.ts";
 import type { ToolCardData } from "../../../ui/tools/tool-card.ts";
 import type { AssistantMessageData } from "../../../ui/transcript/assistant-message.ts";
@@ -14,7 +15,14 @@ import type { ResetMarkerData } from "../../../ui/transcript/reset-marker.ts";
 import type { ShellBlockData } from "../../../ui/transcript/shell-block.ts";
 import type { StatusLineData } from "../../../ui/transcript/status-line.ts";
 import type { UserMessageData } from "../../../ui/transcript/user-message.ts";
-import type { ChatEntry, ChatState, LiveTool, ToolResult } from "../contract.ts";
+import {
+	type ChatEntry,
+	type ChatState,
+	type ImageFact,
+	type LiveTool,
+	MAX_ENTRY_IMAGES,
+	type ToolResult,
+} from "../contract.ts";
 
 interface ItemBase {
 	readonly key: string;
@@ -51,6 +59,22 @@ export interface ViewOptions {
 	readonly expandKey?: string;
 	/** The key that stops what runs, as pi names it. */
 	readonly interruptKey?: string;
+	/** The cells wide the launcher draws images; absent: pi's text placeholders. */
+	readonly imageCells?: number;
+}
+
+/** An entry's images as its item holds them, and how wide they are drawn. */
+function imagesOf(seq: number, facts: readonly ImageFact[], view: ViewOptions) {
+	if (!facts.length) return {};
+	const images: ImageItem[] = facts.map((fact, index) => ({ seq, index, ...fact }));
+	return { images, ...(view.imageCells === undefined ? {} : { imageCells: view.imageCells }) };
+}
+
+/** A user entry's images: their facts, or (from a server that sent only the count) unknown images. */
+function userImages(entry: Extract<ChatEntry, { kind: "user" }>): readonly ImageFact[] {
+	return (
+		entry.imageFacts ?? Array.from({ length: Math.min(entry.images, MAX_ENTRY_IMAGES) }, () => ({ mimeType: "image" }))
+	);
 }
 
 /**
@@ -205,6 +229,7 @@ function entryItem(entry: ChatEntry, view: ViewOptions): DisplayItem {
 					text: entry.text,
 					...(entry.author.id === view.viewerId || !view.viewerId ? {} : { author: authorLabel(entry.author) }),
 					...(entry.lead ? { lead: entry.lead } : {}),
+					...imagesOf(entry.seq, userImages(entry), view),
 					// A `/skill:` message: its block follows the tool output's Ctrl+O (pi).
 					...(entry.text.startsWith("<skill ")
 						? { skill: { expanded: view.toolsExpanded, expandKey: view.expandKey ?? "" } }
@@ -227,7 +252,10 @@ function entryItem(entry: ChatEntry, view: ViewOptions): DisplayItem {
 			return {
 				key: `tool:${entry.callId}`,
 				kind: "tool",
-				data: toolData(entry.name, entry.args, entry.result, entry.durationMs, view),
+				data: {
+					...toolData(entry.name, entry.args, entry.result, entry.durationMs, view),
+					...imagesOf(entry.seq, entry.result.images ?? [], view),
+				},
 			};
 		case "error":
 			return { key, kind: "status", data: { text: failureText(entry.message), tone: "error" } };

@@ -1,6 +1,7 @@
 /** The transcript's components: one per display item, each updated in place with its own kind of data. */
 import type { Component } from "@earendil-works/pi-tui";
 import type { EntryRenderers, MarkdownTransformers, ToolRenderers } from "../../../guest/registries.ts";
+import type { InlineImageParts } from "../../../ui/inline-image.ts";
 import type { createMermaidTransformer } from "../../../ui/mermaid.ts";
 import type { ThemeRef } from "../../../ui/theme/theme-ref.ts";
 import { ToolCard } from "../../../ui/tools/tool-card.ts";
@@ -46,6 +47,8 @@ export interface ItemFactoryOptions {
 	readonly drawMermaid: ReturnType<typeof createMermaidTransformer>;
 	/** pi's markdown.mermaid: off, only once the answer is complete, or while it streams. */
 	mermaid(): "off" | "final" | "streaming";
+	/** How images are drawn by the launcher (absent: always text placeholders). */
+	readonly images?: InlineImageParts;
 }
 
 export function createItem(item: DisplayItem, options: ItemFactoryOptions): ItemView {
@@ -54,6 +57,7 @@ export function createItem(item: DisplayItem, options: ItemFactoryOptions): Item
 		case "user": {
 			// pi draws Mermaid in what people write too (a sent message is complete: "final" draws it as well).
 			const message = new UserMessage(theme, item.data);
+			message.images = options.images;
 			message.transform = (md, width) =>
 				options.mermaid() === "off" ? md : options.drawMermaid(md, width, { streaming: false });
 			return view("user", message);
@@ -76,7 +80,7 @@ export function createItem(item: DisplayItem, options: ItemFactoryOptions): Item
 		}
 		case "tool": {
 			const card = clickableToolCard(
-				new ToolCard(theme, item.data, (d) => options.toolRenderers.resolve(d)),
+				new ToolCard(theme, item.data, (d) => options.toolRenderers.resolve(d), options.images),
 				item.data,
 			);
 			return {

@@ -13,6 +13,7 @@ import { DISPLAY_DEFAULTS } from "../../../protocol/preferences.ts";
 import type { ThinkingLevel } from "../../../protocol/thinking-levels.ts";
 import { Footer, type FooterData } from "../../../ui/footer.ts";
 import { Header } from "../../../ui/header.ts";
+import type { InlineImageParts } from "../../../ui/inline-image.ts";
 import { createMermaidTransformer } from "../../../ui/mermaid.ts";
 import { type LoadedResources, StartupResources, type StartupResourcesData } from "../../../ui/startup-resources.ts";
 import type { ChatEntry, ChatState, QueueMode } from "../contract.ts";
@@ -51,6 +52,8 @@ export interface ChatScreenOptions {
 	loadOlder(beforeSeq: number): Promise<{ entries: ChatEntry[]; more: boolean }>;
 	send(text: string, mode: QueueMode, attachments: string[]): Promise<void>;
 	shell(command: string, includeInContext: boolean): Promise<void>;
+	/** Images drawn by the launcher: how, and whether it draws any now (else pi's text placeholders). */
+	readonly images?: { readonly parts: InlineImageParts; drawn(): boolean };
 }
 
 /** The session facts the footer shows, from the sessions catalog. */
@@ -78,6 +81,9 @@ export interface ChatSettings {
 	readonly quietStartup: boolean | "header";
 	readonly mermaid: "off" | "final" | "streaming";
 	readonly scrollbar: "auto" | "always" | "hidden";
+	/** pi's terminal.showImages and terminal.imageWidthCells. */
+	readonly showImages: boolean;
+	readonly imageWidthCells: number;
 }
 export const DEFAULT_CHAT_SETTINGS: ChatSettings = {
 	hideThinkingBlock: DISPLAY_DEFAULTS.hideThinkingBlock,
@@ -86,6 +92,8 @@ export const DEFAULT_CHAT_SETTINGS: ChatSettings = {
 	quietStartup: DISPLAY_DEFAULTS.quietStartup,
 	mermaid: DISPLAY_DEFAULTS["markdown.mermaid"],
 	scrollbar: DISPLAY_DEFAULTS.fullscreenScrollbar,
+	showImages: DISPLAY_DEFAULTS["terminal.showImages"],
+	imageWidthCells: DISPLAY_DEFAULTS["terminal.imageWidthCells"],
 };
 
 export class ChatScreen implements GuestScreen {
@@ -167,6 +175,7 @@ export class ChatScreen implements GuestScreen {
 					markdownTransformers: registries.markdownTransformers,
 					drawMermaid,
 					mermaid: () => this.#settings.mermaid,
+					...(options.images ? { images: options.images.parts } : {}),
 				}),
 			loadOlder: options.loadOlder,
 			changed: () => this.#refresh(),
@@ -447,6 +456,12 @@ export class ChatScreen implements GuestScreen {
 		return chat.thinkingLevel as ThinkingLevel;
 	}
 
+	/** How wide images are drawn now; undefined when the launcher draws none (pi's text placeholders). */
+	#imageCells(): number | undefined {
+		const drawn = this.#options.images?.drawn() === true && this.#settings.showImages;
+		return drawn ? this.#settings.imageWidthCells : undefined;
+	}
+
 	#refresh(): void {
 		const chat = this.#chat;
 		const { ui } = this.#options;
@@ -460,6 +475,7 @@ export class ChatScreen implements GuestScreen {
 				hideThinking: this.#settings.hideThinkingBlock,
 				home: this.#options.home,
 				now: Date.now(),
+				...(this.#imageCells() === undefined ? {} : { imageCells: this.#imageCells() }),
 			};
 			// A streamed answer changes only what runs: the committed entries' items are made again only when the
 			// entries or the way they are shown change, not on every frame of a long transcript.
