@@ -22,6 +22,7 @@ import { sessionsPlugin } from "../plugins/sessions/server.ts";
 import { sharingPlugin } from "../plugins/sharing/server.ts";
 import { statusPlugin } from "../plugins/status/server.ts";
 import { subagentsPlugin } from "../plugins/subagents/server.ts";
+import { terminalPlugin } from "../plugins/terminal/server.ts";
 import { tuiDefaultsPlugin } from "../plugins/tui-defaults/server.ts";
 import { workspacePlugin } from "../plugins/workspace/server.ts";
 import type { ServerPlugin } from "./plugin.ts";
@@ -50,5 +51,6 @@ export function defaultPlugins(): ServerPlugin[] {
 		portsPlugin,
 		envsPlugin(),
 		chatModePlugin(),
+		terminalPlugin(),
 	];
 }
