@@ -22,6 +22,7 @@ import { sessionsPlugin } from "../plugins/sessions/tui.ts";
 import { sharingPlugin } from "../plugins/sharing/tui.ts";
 import { statusPlugin } from "../plugins/status/tui.ts";
 import { subagentsPlugin } from "../plugins/subagents/tui.ts";
+import { terminalPlugin } from "../plugins/terminal/tui.ts";
 import { tuiDefaultsPlugin } from "../plugins/tui-defaults/tui.ts";
 import { workspacePlugin } from "../plugins/workspace/tui.ts";
 import type { GuestPlugin } from "./plugin.ts";
@@ -52,5 +53,6 @@ export function guestPlugins(): GuestPlugin[] {
 		portsPlugin,
 		envsPlugin,
 		chatModePlugin,
+		terminalPlugin,
 	];
 }
