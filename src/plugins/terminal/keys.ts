@@ -110,10 +110,11 @@ function classic(k: Named, modes: KeyModes): string {
 		const symbol = Object.hasOwn(CTRL_SYMBOLS, k.key) ? CTRL_SYMBOLS[k.key] : undefined;
 		if (symbol !== undefined) return prefix + symbol;
 		if (/^[a-z]$/.test(k.key)) return prefix + String.fromCharCode(k.key.charCodeAt(0) - 96);
-		return "";
 	}
+	// Enter, Tab and Escape with Ctrl are themselves to a classic terminal.
 	const plain = Object.hasOwn(PLAIN_KEYS, k.key) ? PLAIN_KEYS[k.key] : undefined;
 	if (plain !== undefined) return prefix + plain;
+	if (k.ctrl) return "";
 	if ([...k.key].length === 1) return prefix + (k.shift ? k.key.toUpperCase() : k.key);
 	return "";
 }
