@@ -20,10 +20,14 @@ test("echo typed into the panel shows its output there; Ctrl+] returns to the ed
 		await run.waitFor((s) => /^hi-42\s*$/m.test(s), "the command's output in the panel");
 		// A program's title and clipboard write are the emulator's, never the terminal's.
 		const from = run.raw().length;
-		run.type("printf '\\033]0;evil-title\\007\\033]52;c;c3RvbGVu\\007shown-%s\\n' $((6*7))\r");
-		await run.waitFor((s) => /^shown-42\s*$/m.test(s), "the printf's text");
-		expect(run.raw().slice(from)).not.toContain("evil-title\x07");
-		expect(run.raw().slice(from)).not.toContain("\x1b]52");
+		run.type(
+			"printf '\\033]0;evil-title\\007\\033]52;c;c3RvbGVu\\007\\033]8;;https://evil.example/\\033\\\\link\\033]8;;\\033\\\\ \\033P+q544e\\033\\\\\\033[6n\\302\\23331mshown-%s\\n' $((6*7))\r",
+		);
+		await run.waitFor((s) => /^link shown-42\s*$/m.test(s), "the printf's text");
+		const written = run.raw().slice(from);
+		for (const leaked of ["\x1b]0;evil", "\x1b]52", "\x1b]8;", "\x1bP+q", "\x1b[6n", "\x9b"]) {
+			expect(written).not.toContain(leaked);
+		}
 
 		run.type("\x1d");
 		await run.waitFor((s) => !s.includes("ctrl+] back to the editor"), "the editor again");

@@ -61,9 +61,11 @@ export class TerminalPanel implements Component, Focusable {
 		const t = this.#theme.current;
 		const state = this.#options.state();
 		const size = this.#sizeFor(width);
-		if (state?.status === "running" && (this.#size?.cols !== size.cols || this.#size?.rows !== size.rows)) {
+		// The shell's size follows the panel's when the panel's changes (the latest panel wins, as in tmux).
+		if (this.#size?.cols !== size.cols || this.#size?.rows !== size.rows) {
 			this.#size = size;
-			if (state.cols !== size.cols || state.rows !== size.rows) this.#options.resize(size);
+			if (state?.status === "running" && (state.cols !== size.cols || state.rows !== size.rows))
+				this.#options.resize(size);
 		}
 		const out = [t.rule(width), truncateToWidth(this.#title(state), width, "")];
 		const term = this.#emulator.terminal;

@@ -3,16 +3,18 @@
  * bounded as the object's state, shared by the owner and full guests, refused to view guests, resized from a
  * panel, and ended a grace period after the last holder left.
  */
-import { afterAll, beforeAll, expect, test } from "bun:test";
-import { mkdtempSync, rmSync } from "node:fs";
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { envsContract } from "../../../src/plugins/envs/contract.ts";
 import { sessionsContract } from "../../../src/plugins/sessions/contract.ts";
-import { MAX_OUTPUT, OUTPUT_SLACK, terminalContract } from "../../../src/plugins/terminal/contract.ts";
+import { MAX_OUTPUT, MAX_WRITE, OUTPUT_SLACK, terminalContract } from "../../../src/plugins/terminal/contract.ts";
 import { terminalPlugin } from "../../../src/plugins/terminal/server.ts";
 import { keptOutput } from "../../../src/plugins/terminal/session-terminal.ts";
 import { joinAsGuest } from "../../support/guests.ts";
 import { connectClient, startTestServer, type TestServer, waitForState } from "../../support/p2-server.ts";
+import { findSshd, TestSshd } from "../../support/sshd.ts";
 import { waitUntil } from "../../support/wait.ts";
 
 let ts: TestServer;
@@ -120,6 +122,10 @@ test("full guests share the owner's shell; view guests are refused it", async ()
 	const refused = view.client.open(terminalContract, { session });
 	await expect(refused.ready).rejects.toThrow();
 	expect(refused.state).toBeUndefined();
+	// Another session's terminal is not theirs; a write past its bound is refused whole.
+	const other = await newSession();
+	await expect(full.client.open(terminalContract, { session: other.session }).ready).rejects.toThrow();
+	await expect(shared.call("write", { data: "x".repeat(MAX_WRITE + 1) })).rejects.toThrow();
 	full.close();
 	view.close();
 	await terminal.call("write", { data: "exit\r" });
@@ -138,4 +144,41 @@ test("the shell ends a grace period after its last holder left, not before", asy
 	// A new holder finds a new terminal, with no shell.
 	const next = await owner.open(terminalContract, { session });
 	expect(next.state).toMatchObject({ status: "none", shell: 0 });
+});
+
+const sshdPath = findSshd();
+
+describe.skipIf(!sshdPath)("the terminal of a session on an SSH machine", () => {
+	let sshd: TestSshd;
+
+	beforeAll(async () => {
+		sshd = await TestSshd.start(sshdPath!);
+		writeFileSync(join(ts.dataDir, "envs.json"), JSON.stringify({ environments: [sshd.entry("box")] }));
+		ts.server.ctx.environments.reload();
+	});
+	afterAll(async () => {
+		await sshd?.stop();
+	});
+
+	test("a login shell there, in the session's directory, resized through ssh", async () => {
+		const owner = await ts.connect();
+		const envs = await owner.open(envsContract, {});
+		const tested = await envs.call("test", { name: "box" });
+		await envs.call("acceptKey", {
+			name: "box",
+			fingerprints: tested.hostKey?.offered.map((k) => k.fingerprint) ?? [],
+		});
+		const sessions = await owner.open(sessionsContract, {});
+		const session = (await sessions.call("create", { cwd: sshd.home, env: "box" })).id;
+		const terminal = await owner.open(terminalContract, { session });
+		await terminal.call("start", { cols: 80, rows: 24 });
+		await terminal.call("write", { data: "echo remote-$(pwd)-$((20+3))\r" });
+		await waitForState(terminal, (s) => s.output.includes(`remote-${sshd.home}-23`), 20_000);
+		await terminal.call("resize", { cols: 77, rows: 19 });
+		await terminal.call("write", { data: "echo size-$(stty size | tr ' ' x)\r" });
+		await waitForState(terminal, (s) => s.output.includes("size-19x77"), 20_000);
+		await terminal.call("write", { data: "exit 4\r" });
+		const ended = await waitForState(terminal, (s) => s.status === "exited", 20_000);
+		expect(ended.exitCode).toBe(4);
+	}, 60_000);
 });
