@@ -29,6 +29,7 @@ export class Emulator {
 	/** Writes the emulator has not parsed yet: a resize waits for them (it would apply before them). */
 	#parsing = 0;
 	#size: { cols: number; rows: number } | undefined;
+	#version = 0;
 
 	/** `changed`: the screen changed (a write was parsed). */
 	constructor(Terminal: TerminalClass, changed: () => void) {
@@ -38,6 +39,16 @@ export class Emulator {
 
 	get terminal(): Terminal | undefined {
 		return this.#term;
+	}
+
+	/** Changes each time the screen may have changed (a drawing of it is good until then). */
+	get version(): number {
+		return this.#version;
+	}
+
+	#touched(): void {
+		this.#version++;
+		this.#changed();
 	}
 
 	/** Reads what the state has that the emulator has not; a new shell, or output it missed, starts it afresh. */
@@ -54,6 +65,7 @@ export class Emulator {
 			this.#shell = state.shell;
 			this.#fed = state.dropped;
 			this.#parsing = 0;
+			this.#version++;
 		}
 		const text = state.output.slice(this.#fed - state.dropped);
 		const term = this.#term;
@@ -64,7 +76,7 @@ export class Emulator {
 				this.#parsing--;
 				if (term !== this.#term) return;
 				this.#resizeWhenParsed();
-				this.#changed();
+				this.#touched();
 			});
 		}
 		this.#size = { cols: state.cols, rows: state.rows };
@@ -77,7 +89,7 @@ export class Emulator {
 		if (!term || !size || this.#parsing > 0) return;
 		if (term.cols === size.cols && term.rows === size.rows) return;
 		term.resize(size.cols, size.rows);
-		this.#changed();
+		this.#touched();
 	}
 
 	/** What the program asked of the keyboard: application cursor keys, bracketed paste. */
@@ -92,5 +104,6 @@ export class Emulator {
 	dispose(): void {
 		this.#term?.dispose();
 		this.#term = undefined;
+		this.#version++;
 	}
 }

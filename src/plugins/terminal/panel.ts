@@ -42,6 +42,8 @@ export class TerminalPanel implements Component, Focusable {
 	readonly #options: PanelOptions;
 	#scrolledBack = 0;
 	#size: TerminalSize | undefined;
+	/** The screen as last drawn, and what it was drawn from: a key that changed nothing costs no drawing. */
+	#drawn: { key: string; lines: string[] } | undefined;
 
 	constructor(theme: ThemeRef, emulator: Emulator, options: PanelOptions) {
 		this.#theme = theme;
@@ -73,10 +75,23 @@ export class TerminalPanel implements Component, Focusable {
 		let body: string[];
 		if (problem) body = [t.fg("warning", ` ${visibleText(problem, false)}`)];
 		else if (!state || !term) body = [t.fg("dim", " Connecting…")];
-		else body = screenLines(term, width, { cursor: this.focused, scrolledBack: this.#scrolledBack });
+		else body = this.#screen(width);
 		for (let i = 0; i < size.rows; i++) out.push(body[i] ?? "");
 		out.push(truncateToWidth(` ${t.fg("dim", this.#hint(state))}`, width, ""), t.rule(width));
 		return out;
+	}
+
+	#screen(width: number): string[] {
+		const term = this.#emulator.terminal;
+		if (!term) return [];
+		const key = `${this.#emulator.version} ${width} ${this.focused} ${this.#scrolledBack}`;
+		if (this.#drawn?.key !== key) {
+			this.#drawn = {
+				key,
+				lines: screenLines(term, width, { cursor: this.focused, scrolledBack: this.#scrolledBack }),
+			};
+		}
+		return this.#drawn.lines;
 	}
 
 	#title(state: TerminalState | undefined): string {
