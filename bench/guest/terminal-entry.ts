@@ -3,8 +3,8 @@
  * emulator's text evaluated) and what it then costs to read a shell's output and draw the panel's lines.
  */
 import "../../src/guest/platform-prelude.ts";
-import { Emulator, emulatorClass } from "../../src/plugins/terminal/emulator.ts";
-import { screenLines } from "../../src/plugins/terminal/screen.ts";
+import { Emulator, emulatorClass } from "../../src/plugins/terminal/tui-emulator.ts";
+import { screenLines } from "../../src/plugins/terminal/tui-screen.ts";
 import type { GuestEntry } from "../../src/protocol/channel.ts";
 
 const OUTPUT = Array.from({ length: 2000 }, (_, i) => `\x1b[32mline\x1b[0m ${i} ${"text ".repeat(14)}\r\n`).join("");

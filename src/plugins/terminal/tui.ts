@@ -8,8 +8,8 @@ import type { Followed } from "../../guest/follow.ts";
 import type { GuestContext, GuestPlugin } from "../../guest/plugin.ts";
 import { isParticipantRole } from "../../protocol/roles.ts";
 import { MAX_WRITE, type TerminalSize, type TerminalState, terminalContract } from "./contract.ts";
-import { Emulator, emulatorClass } from "./emulator.ts";
-import { LEAVE_KEY, TerminalPanel } from "./panel.ts";
+import { Emulator, emulatorClass } from "./tui-emulator.ts";
+import { LEAVE_KEY, TerminalPanel } from "./tui-panel.ts";
 
 const PANEL_ID = "terminal";
 

@@ -2,8 +2,8 @@
  * What a hostile program in the panel's shell may print (test/plugins/terminal): every family of control
  * sequence that could reach the person's terminal, and what the panel draws of it.
  */
-import { Emulator, emulatorClass } from "../../../src/plugins/terminal/emulator.ts";
-import { screenLines } from "../../../src/plugins/terminal/screen.ts";
+import { Emulator, emulatorClass } from "../../../src/plugins/terminal/tui-emulator.ts";
+import { screenLines } from "../../../src/plugins/terminal/tui-screen.ts";
 
 export const CLIPBOARD_SECRET = "stolen-clipboard";
 /** The secret in base64, as OSC 52 carries it (the sandbox has no btoa). */

@@ -4,7 +4,7 @@
  */
 import { afterEach, expect, test } from "bun:test";
 import { setKittyProtocolActive } from "@earendil-works/pi-tui";
-import { keyBytes } from "../../../src/plugins/terminal/keys.ts";
+import { keyBytes } from "../../../src/plugins/terminal/tui-keys.ts";
 
 const normal = { applicationCursorKeys: false, bracketedPaste: false };
 const app = { applicationCursorKeys: true, bracketedPaste: true };

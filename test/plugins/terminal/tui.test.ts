@@ -5,9 +5,9 @@
 import { expect, test } from "bun:test";
 import { setKittyProtocolActive, visibleWidth } from "@earendil-works/pi-tui";
 import type { TerminalSize, TerminalState } from "../../../src/plugins/terminal/contract.ts";
-import { Emulator, emulatorClass } from "../../../src/plugins/terminal/emulator.ts";
-import { TerminalPanel } from "../../../src/plugins/terminal/panel.ts";
 import { terminalPlugin } from "../../../src/plugins/terminal/tui.ts";
+import { Emulator, emulatorClass } from "../../../src/plugins/terminal/tui-emulator.ts";
+import { TerminalPanel } from "../../../src/plugins/terminal/tui-panel.ts";
 import { Theme } from "../../../src/ui/theme/theme.ts";
 import { ThemeRef } from "../../../src/ui/theme/theme-ref.ts";
 import { testGuest } from "../../support/guest-context.ts";

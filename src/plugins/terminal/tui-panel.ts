@@ -7,9 +7,9 @@ import { type Component, type Focusable, matchesKey, truncateToWidth } from "@ea
 import { visibleText } from "../../ui/text.ts";
 import type { ThemeRef } from "../../ui/theme/theme-ref.ts";
 import { MAX_COLS, MAX_ROWS, type TerminalSize, type TerminalState } from "./contract.ts";
-import type { Emulator } from "./emulator.ts";
-import { keyBytes } from "./keys.ts";
-import { screenLines } from "./screen.ts";
+import type { Emulator } from "./tui-emulator.ts";
+import { keyBytes } from "./tui-keys.ts";
+import { screenLines } from "./tui-screen.ts";
 
 /** The key that leaves the panel (the shell never gets it): telnet's and many consoles' escape key. */
 export const LEAVE_KEY = "ctrl+]";
