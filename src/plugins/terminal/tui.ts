@@ -60,13 +60,25 @@ class TerminalUi {
 				s.id && isParticipantRole(s.role) ? { session: s.id } : undefined,
 			);
 			this.#followed = followed;
-			followed.onChange((state) => this.#changed(state));
-			followed.ref?.ready.catch((error: unknown) => ui.fail(error));
+			const watch = (ref: typeof followed.ref) =>
+				ref?.onStatus(() => {
+					if (this.#shown()) ui.requestRender();
+				});
+			watch(followed.ref);
+			followed.onChange((state, ref) => {
+				// Another object took the last one's place: its refusal, if the server refuses it, is drawn too.
+				if (!state) watch(ref);
+				this.#changed(state);
+			});
 		}
 		const followed = this.#followed;
 		const panel = new TerminalPanel(ui.theme, emulator, {
 			state: () => followed.state,
-			unavailable: () => (followed.ref ? undefined : "The terminal is for those who may run commands here."),
+			unavailable: () => {
+				const status = followed.ref?.status;
+				if (!status) return "The terminal is for those who may run commands here.";
+				return status.kind === "refused" ? status.message : undefined;
+			},
 			height: () => Math.max(8, ui.tui.terminal.rows - 6),
 			type: (data) => this.#type(data),
 			start: (size) => this.#start(size),

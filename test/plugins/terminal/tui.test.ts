@@ -8,6 +8,7 @@ import type { TerminalSize, TerminalState } from "../../../src/plugins/terminal/
 import { terminalPlugin } from "../../../src/plugins/terminal/tui.ts";
 import { Emulator, emulatorClass } from "../../../src/plugins/terminal/tui-emulator.ts";
 import { TerminalPanel } from "../../../src/plugins/terminal/tui-panel.ts";
+import { ObjectClient } from "../../../src/protocol/object-client.ts";
 import { Theme } from "../../../src/ui/theme/theme.ts";
 import { ThemeRef } from "../../../src/ui/theme/theme-ref.ts";
 import { testGuest } from "../../support/guest-context.ts";
@@ -36,6 +37,23 @@ test("the terminal object is opened at the first /terminal, not before", async (
 	await ctx.commands.invoke(ctx.commands.get("p2.terminal")!, "");
 	expect(opened).toEqual(["terminal"]);
 	expect(layout.selector?.id).toBe("terminal");
+	dispose();
+});
+
+test("a refusal from the server is said in the panel", async () => {
+	const client = new ObjectClient();
+	const sent: string[] = [];
+	client.attach((text) => sent.push(text));
+	const { ctx, layout } = testGuest({
+		identity: { role: "full", id: "g1", name: "Guest", session: SESSION },
+		open: (contract, input) => client.open(contract, input),
+	});
+	ctx.session.open(SESSION);
+	const dispose = terminalPlugin.register(ctx);
+	await ctx.commands.invoke(ctx.commands.get("p2.terminal")!, "");
+	const h = (JSON.parse(sent[0]!) as { h: number }).h;
+	client.receive(JSON.stringify({ t: "refused", h, code: "forbidden", message: "not for you now" }));
+	expect(layout.selector?.component.render(80).join("\n")).toContain("not for you now");
 	dispose();
 });
 
