@@ -12,6 +12,7 @@ import { ObjectClient } from "../../../src/protocol/object-client.ts";
 import { Theme } from "../../../src/ui/theme/theme.ts";
 import { ThemeRef } from "../../../src/ui/theme/theme-ref.ts";
 import { testGuest } from "../../support/guest-context.ts";
+import { CONTROL, NOT_SGR, withoutSgr } from "./hostile-output.ts";
 
 const SESSION = "0a0a0a0a-0000-4000-8000-000000000000";
 
@@ -133,4 +134,15 @@ test("an ended shell says how it ended; Enter starts a new one, Esc leaves", () 
 	expect(typed).toEqual([]);
 	expect(calls.start).toEqual([{ cols: 80, rows: 20 }]);
 	expect(calls.left).toBe(1);
+});
+
+test("what the server says of the shell (its error) is drawn as text, whatever it holds", () => {
+	const { panel, set } = panelWith(state({}));
+	set(state({ status: "failed", error: "\x1b]52;c;c3RvbGVu\x07bad\x1b[2J\x9b31m\x1bP+q\x1b\\" }));
+	const lines = panel.render(80);
+	expect(lines.join("\n")).toContain("the shell could not start");
+	for (const line of lines) {
+		expect(line).not.toMatch(NOT_SGR);
+		expect(withoutSgr(line)).not.toMatch(CONTROL);
+	}
 });
