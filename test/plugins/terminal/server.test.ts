@@ -67,6 +67,19 @@ test("a shell in the session's directory: typing reaches it, its output is the s
 	await waitForState(terminal, (s) => s.status === "exited");
 });
 
+test("Ctrl+C interrupts what runs in the shell, as in a terminal (the shell's terminal is its controlling one)", async () => {
+	const { owner, session } = await newSession();
+	const terminal = await owner.open(terminalContract, { session });
+	await terminal.call("start", { cols: 80, rows: 24 });
+	await terminal.call("write", { data: "echo started-$((3+3)); sleep 600; echo slept-$((1+1))\r" });
+	await waitForState(terminal, (s) => s.output.includes("started-6"));
+	await terminal.call("write", { data: "\x03" });
+	await terminal.call("write", { data: "echo after-$((2+2))\r" });
+	const state = await waitForState(terminal, (s) => s.output.includes("after-4"));
+	expect(state.output).not.toContain("slept-2");
+	await terminal.call("write", { data: "exit\r" });
+});
+
 test("a resize reaches the shell's terminal and every holder's state", async () => {
 	const { owner, session } = await newSession();
 	const terminal = await owner.open(terminalContract, { session });
