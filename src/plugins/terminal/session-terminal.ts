@@ -176,7 +176,7 @@ export class SessionTerminal {
 			{
 				op: "set",
 				path: ["error"],
-				value: broke ? "the connection to the session's machine could not be made or broke" : null,
+				value: broke ? "the connection to the session's machine could not be made or broke (the owner's /envs tests it)" : null,
 			},
 		]);
 	}

@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { envsContract } from "../../../src/plugins/envs/contract.ts";
@@ -161,6 +162,19 @@ test("the shell ends a grace period after its last holder left, not before", asy
 
 const sshdPath = findSshd();
 
+/** A loopback port nothing listens on (one just let go). */
+function closedPort(): Promise<number> {
+	return new Promise((resolve, reject) => {
+		const server = createServer();
+		server.once("error", reject);
+		server.listen(0, "127.0.0.1", () => {
+			const address = server.address();
+			const port = typeof address === "object" && address ? address.port : 0;
+			server.close(() => resolve(port));
+		});
+	});
+}
+
 describe.skipIf(!sshdPath)("the terminal of a session on an SSH machine", () => {
 	let sshd: TestSshd;
 
@@ -193,5 +207,21 @@ describe.skipIf(!sshdPath)("the terminal of a session on an SSH machine", () => 
 		await terminal.call("write", { data: "exit 4\r" });
 		const ended = await waitForState(terminal, (s) => s.status === "exited", 20_000);
 		expect(ended.exitCode).toBe(4);
+	}, 60_000);
+
+	test("a machine ssh cannot reach ends the shell with a sentence, not ssh's words (a guest may be reading)", async () => {
+		const owner = await ts.connect();
+		const sessions = await owner.open(sessionsContract, {});
+		const session = (await sessions.call("create", { cwd: sshd.home, env: "box" })).id;
+		// The machine moved: nothing listens where envs.json now says it is.
+		const moved = { ...sshd.entry("box"), port: await closedPort() };
+		writeFileSync(join(ts.dataDir, "envs.json"), JSON.stringify({ environments: [moved] }));
+		ts.server.ctx.environments.reload();
+		const terminal = await owner.open(terminalContract, { session });
+		await terminal.call("start", { cols: 80, rows: 24 });
+		const ended = await waitForState(terminal, (s) => s.status === "exited", 20_000);
+		expect(ended.error).toContain("could not be made or broke");
+		expect(ended.output).not.toContain("127.0.0.1");
+		expect(ended.output).not.toContain("refused");
 	}, 60_000);
 });
