@@ -176,7 +176,9 @@ export class SessionTerminal {
 			{
 				op: "set",
 				path: ["error"],
-				value: broke ? "the connection to the session's machine could not be made or broke (the owner's /envs tests it)" : null,
+				value: broke
+					? "the connection to the session's machine could not be made or broke (the owner's /envs tests it)"
+					: null,
 			},
 		]);
 	}
