@@ -21,6 +21,7 @@ import { searchPlugin } from "../plugins/search/tui.ts";
 import { sessionsPlugin } from "../plugins/sessions/tui.ts";
 import { sharingPlugin } from "../plugins/sharing/tui.ts";
 import { subagentsPlugin } from "../plugins/subagents/tui.ts";
+import { terminalPlugin } from "../plugins/terminal/tui.ts";
 import { tuiDefaultsPlugin } from "../plugins/tui-defaults/tui.ts";
 import { usagePlugin } from "../plugins/usage/tui.ts";
 import { workspacePlugin } from "../plugins/workspace/tui.ts";
@@ -52,5 +53,6 @@ export function guestPlugins(): GuestPlugin[] {
 		portsPlugin,
 		envsPlugin,
 		chatModePlugin,
+		terminalPlugin,
 	];
 }

@@ -21,6 +21,7 @@ import { searchPlugin } from "../plugins/search/server.ts";
 import { sessionsPlugin } from "../plugins/sessions/server.ts";
 import { sharingPlugin } from "../plugins/sharing/server.ts";
 import { subagentsPlugin } from "../plugins/subagents/server.ts";
+import { terminalPlugin } from "../plugins/terminal/server.ts";
 import { tuiDefaultsPlugin } from "../plugins/tui-defaults/server.ts";
 import { usagePlugin } from "../plugins/usage/server.ts";
 import { workspacePlugin } from "../plugins/workspace/server.ts";
@@ -50,5 +51,6 @@ export function defaultPlugins(): ServerPlugin[] {
 		portsPlugin,
 		envsPlugin(),
 		chatModePlugin(),
+		terminalPlugin(),
 	];
 }

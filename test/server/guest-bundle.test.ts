@@ -29,15 +29,17 @@ describe("the guest bundle", () => {
 		}
 	}, 60_000);
 
-	test("carries syntax highlighting and diagrams as text, evaluated at first use: none of their modules is parsed at start", async () => {
+	test("carries syntax highlighting, diagrams and the terminal emulator as text, evaluated at first use: none of their modules is parsed at start", async () => {
 		const { source, inputs } = await buildGuestScript();
-		expect(inputs.filter((path) => /node_modules\/(highlight\.js|lowlight|lovely-mermaid)\//.test(path))).toEqual([]);
+		expect(
+			inputs.filter((path) => /node_modules\/(highlight\.js|lowlight|lovely-mermaid|@xterm)\//.test(path)),
+		).toEqual([]);
 		const deferred = inputs.filter((path) => path.startsWith("p2-deferred:")).map((path) => path.split("/").at(-1));
-		expect(deferred.sort()).toEqual(["lovely-mermaid.ts", "lowlight.ts"]);
+		expect(deferred.sort()).toEqual(["lovely-mermaid.ts", "lowlight.ts", "xterm-headless.ts"]);
 		// Their code is in the bundle only as the text given to `evaluateDeferred`, never as code parsed at start.
 		const texts = deferredTexts(source);
-		expect(texts).toHaveLength(2);
-		for (const marker of ["registerLanguage", "diagram truncated"]) {
+		expect(texts).toHaveLength(3);
+		for (const marker of ["registerLanguage", "diagram truncated", "isLegacyEdge"]) {
 			const outside = [...source.matchAll(new RegExp(marker, "g"))].filter(
 				(m) => !texts.some(([from, to]) => m.index > from && m.index < to),
 			);

@@ -195,6 +195,15 @@ const MATRIX: Row[] = [
 		open: EVERYONE,
 		calls: { set: { may: OWNER, args: () => ({ on: false }) } },
 	},
+	{
+		object: "terminal",
+		input: (s) => ({ session: s }),
+		open: PARTICIPANT,
+		calls: {
+			resize: { may: PARTICIPANT, args: () => ({ cols: 90, rows: 30 }) },
+			write: { may: PARTICIPANT, args: () => ({ data: "" }) },
+		},
+	},
 ];
 
 let ts: TestServer;

@@ -89,6 +89,26 @@ export interface TcpHandlers {
 	readonly closed: () => void;
 }
 
+/** An interactive shell in a pseudo-terminal (the terminal panel's). */
+export interface TerminalRequest {
+	/** An absolute directory on the target machine; the shell starts in the home directory when it is gone. */
+	readonly cwd: string;
+	readonly cols: number;
+	readonly rows: number;
+	/** What the shell writes, as it comes. */
+	readonly onData: (chunk: Uint8Array) => void;
+	/** The shell ended (its exit code, null when a signal or a broken connection ended it). Called once. */
+	readonly onExit: (exitCode: number | null) => void;
+}
+
+/** A running shell: typing goes in, the window's size changes, and it can be ended. */
+export interface TerminalProcess {
+	write(data: string): void;
+	resize(cols: number, rows: number): void;
+	/** Hangs up (SIGHUP, as closing a terminal window does), then kills what is left shortly after. */
+	end(): void;
+}
+
 export interface Environment {
 	/** `local` for this device, else the name in envs.json. */
 	readonly name: string;
@@ -121,6 +141,8 @@ export interface Environment {
 	watch(dir: string, onChange: () => void): (() => void) | null;
 	/** A TCP connection to `port` on the machine's loopback `host` (127.0.0.1 or ::1). */
 	connectTcp(host: string, port: number, handlers: TcpHandlers): TcpConnection;
+	/** The account's shell, interactive, in a pseudo-terminal of the given size. */
+	openTerminal(request: TerminalRequest): TerminalProcess;
 }
 
 /** What a TCP connection holds at most that the machine has not taken yet. */

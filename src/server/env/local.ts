@@ -17,7 +17,10 @@ import {
 	type RunOptions,
 	type TcpConnection,
 	type TcpHandlers,
+	type TerminalProcess,
+	type TerminalRequest,
 } from "./environment.ts";
+import { spawnInTerminal } from "./pty.ts";
 import { spawn } from "./spawn.ts";
 
 function killGroup(pid: number | undefined): void {
@@ -273,5 +276,13 @@ export class LocalEnvironment implements Environment {
 			},
 			close,
 		};
+	}
+
+	/** The account's shell ($SHELL, else bash), interactive, as a new terminal window starts it; in the home directory when `cwd` is gone. */
+	openTerminal(request: TerminalRequest): TerminalProcess {
+		const shell = process.env.SHELL?.startsWith("/") ? process.env.SHELL : "/bin/bash";
+		const cwd = isDirectory(request.cwd) ? request.cwd : this.#home;
+		const env = { ...process.env, TERM: "xterm-256color", COLORTERM: "truecolor" };
+		return spawnInTerminal([shell], { cwd, env }, request);
 	}
 }

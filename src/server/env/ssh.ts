@@ -21,7 +21,10 @@ import {
 	type RunOptions,
 	type TcpConnection,
 	type TcpHandlers,
+	type TerminalProcess,
+	type TerminalRequest,
 } from "./environment.ts";
+import { spawnInTerminal } from "./pty.ts";
 import { spawn } from "./spawn.ts";
 
 export interface SshPlaces {
@@ -528,6 +531,42 @@ export class SshEnvironment implements Environment {
 			);
 		}
 		return { exitCode: done.code, ended };
+	}
+
+	/**
+	 * The account's login shell on the machine, in a terminal there (`ssh -tt`, in a pseudo-terminal here so a
+	 * resize travels as ssh's window change). It holds one of the connection's sessions while it runs.
+	 */
+	openTerminal(request: TerminalRequest): TerminalProcess {
+		// ssh's own words would go to the terminal, where a guest would read the machine's address: it stays quiet.
+		const args = this.args().map((a) => (a === "-T" ? "-tt" : a === "LogLevel=ERROR" ? "LogLevel=QUIET" : a));
+		const remote = `cd -- ${shellQuote(request.cwd)} 2>/dev/null || cd; exec "\${SHELL:-/bin/sh}" -l`;
+		this.#running++;
+		let released = false;
+		const release = () => {
+			if (released) return;
+			released = true;
+			this.#running--;
+			this.#waiting.shift()?.();
+		};
+		const env = { ...process.env, TERM: "xterm-256color" };
+		try {
+			return spawnInTerminal(
+				["ssh", ...args, remote],
+				{ cwd: this.#places.localHome, env },
+				{
+					...request,
+					onExit: (code) => {
+						release();
+						// ssh's 255 is its own failure (the machine could not be reached, or the connection broke).
+						request.onExit(code === 255 ? null : code);
+					},
+				},
+			);
+		} catch (error) {
+			release();
+			throw error;
+		}
 	}
 
 	/** Closes the master connection (the server stops, or the configuration changed). */

@@ -29,6 +29,9 @@ function machine(reply: string): Environment {
 			request.onData(Buffer.from(reply, "utf8"));
 			return { exitCode: 0, ended: "exit" };
 		},
+		openTerminal: () => {
+			throw new Error("no terminal on this machine");
+		},
 	};
 }
 
