@@ -142,7 +142,8 @@ export class GuestRuntime {
 		// Whenever a frame goes out: a selector, a dialog or pi-tui's search on screen has the keys.
 		this.#terminal.onFlush = () =>
 			this.#launcher.setKeyContext(Boolean(layout.selector) || this.#renderer.tui.hasOverlay());
-		this.#terminal.afterFlush = (data) => this.#images.afterFrame(data, composedScreen(this.#renderer.tui));
+		this.#terminal.afterFlush = (data) =>
+			this.#images.afterFrame(data, this.#renderer.fullscreen ? composedScreen(this.#renderer.fullscreen) : []);
 		this.#renderer.mount();
 		layout.focusInput();
 		this.#renderer.addInputListener((data) => this.#keys.onKey(data));

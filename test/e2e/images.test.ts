@@ -32,8 +32,13 @@ afterEach(async () => {
 	}
 });
 
-function start(env: Record<string, string>): PtyRun {
-	const run = runInPty([process.execPath, MAIN], { env: { ...h.env, ...env }, cwd: project, cols: 100, rows: 40 });
+function start(env: Record<string, string>, args: string[] = []): PtyRun {
+	const run = runInPty([process.execPath, MAIN, ...args], {
+		env: { ...h.env, ...env },
+		cwd: project,
+		cols: 100,
+		rows: 40,
+	});
 	runs.push(run);
 	return run;
 }
@@ -76,5 +81,13 @@ describe("images in the transcript", () => {
 		await run.waitFor((s) => s.includes("[Image: [image/png] 90x45]"), "pi's placeholder");
 		expect(run.screen().join("\n")).toContain("Read image file [image/png]");
 		expect(run.raw()).not.toContain("\x1b_G");
+	}, 60_000);
+
+	test("kitty with the regular renderer: pi's placeholder (the scrollback has no rows to place images at)", async () => {
+		const regular = start({ TERM_PROGRAM: "kitty" }, ["--tui-mode", "regular"]);
+		await readThePicture(regular);
+		regular.type("\x0f");
+		await regular.waitFor((s) => s.includes("[Image: [image/png] 90x45]"), "pi's placeholder");
+		expect(regular.raw()).not.toContain("\x1b_G");
 	}, 60_000);
 });
