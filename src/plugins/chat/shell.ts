@@ -1,7 +1,7 @@
 /**
  * pi's `!cmd`: the person's own command in the session's directory, its output live for everyone, then an
  * entry; with `includeInContext` (not `!!`) the model reads it before the next message. While the agent runs
- * or compacts, the command runs all the same (pi, and the seed) and shows as pending; its entry is placed at
+ * or compacts, the command runs all the same (as in pi) and shows as pending; its entry is placed at
  * the run's next boundary, so it never splits a tool call from its result. One command at a time; a call
  * retried with the same request id runs it once.
  */

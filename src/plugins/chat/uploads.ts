@@ -4,7 +4,7 @@ import { copyPrivateDir } from "../../server/plugin.ts";
 
 const SESSION_ID = /^[0-9a-f-]{36}$/;
 
-/** What one upload may be, as the launcher checks before sending (seed 3.4). */
+/** What one upload may be, as the launcher checks before sending. */
 export const MAX_UPLOAD_BYTES = 25 * 1024 * 1024;
 /** What one guest may send to one session in all: a shared session's disk is the owner's. */
 export const GUEST_UPLOAD_QUOTA = 100 * 1024 * 1024;

@@ -9,7 +9,7 @@ type Completed = { items: FileSuggestion[]; truncated: boolean };
 
 /**
  * How far Tab completion reaches: `server` is pi's (the server's home as `~/`, absolute paths), for owners;
- * `session` is the session's directory only, for guests (seed 8.2).
+ * `session` is the session's directory only, for guests.
  */
 export type Reach = "server" | "session";
 

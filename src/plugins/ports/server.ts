@@ -1,5 +1,5 @@
 /**
- * `/ports` (seed section 9, P11f): the TCP ports listening in the session's environment, with the process
+ * `/ports`: the TCP ports listening in the session's environment, with the process
  * that holds each where it can be known (the server's own machine, or a session's SSH machine), and the relay that
  * carries one to an owner's machine ("Open on this computer", through their launcher).
  */

@@ -23,7 +23,7 @@ export type UsageState = typeof UsageState.infer;
 
 const variant = { state: UsageState, methods: [] as const };
 
-/** Usage numbers for the footer and /session (seed 1.16). Everyone who may see the conversation may see these. */
+/** Usage numbers for the footer and /session. Everyone who may see the conversation may see these. */
 export const usageContract = defineContract({
 	name: "usage",
 	version: 1,

@@ -1,5 +1,5 @@
 /**
- * The open conversation's usage numbers (seed 1.16) for the footer and /session: the usage object of the
+ * The open conversation's usage numbers for the footer and /session: the usage object of the
  * session on screen, offered to the other plugins as the `usage` service.
  */
 import type { GuestPlugin } from "../../guest/plugin.ts";

@@ -131,7 +131,7 @@ const variant = { state: WorkspaceState, methods };
 
 /**
  * The session's directory for those who take part (owners and full guests): its files, git's changes and a
- * search. Everything is confined to the directory on the server; view-only guests never hold it (seed 10.5).
+ * search. Everything is confined to the directory on the server; view-only guests never hold it.
  */
 export const workspaceContract = defineContract({
 	name: "workspace",

@@ -1,4 +1,4 @@
-/** pi's startup header above the transcript: where this is, and the keys bound now (pi-look §1.1–1.2). */
+/** pi's startup header above the transcript: where this is, and the keys bound now. */
 import type { HeaderData, HeaderHint } from "../../../ui/header.ts";
 
 /** The header's hints, by the id whose keys they name; `literal` hints name what is typed, not a key. */
