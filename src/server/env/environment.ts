@@ -145,6 +145,32 @@ export interface Environment {
 	openTerminal(request: TerminalRequest): TerminalProcess;
 }
 
+/** A program's stdout kept up to `maxBytes` (`run`'s bound): `add` says whether the bound was reached. */
+export class BoundedOutput {
+	readonly #chunks: Uint8Array[] = [];
+	#bytes = 0;
+	#full = false;
+
+	constructor(readonly maxBytes: number) {}
+
+	get full(): boolean {
+		return this.#full;
+	}
+
+	add(chunk: Uint8Array): boolean {
+		if (this.#full) return true;
+		const room = this.maxBytes - this.#bytes;
+		this.#chunks.push(chunk.byteLength > room ? chunk.subarray(0, room) : chunk);
+		this.#bytes += Math.min(room, chunk.byteLength);
+		if (this.#bytes >= this.maxBytes) this.#full = true;
+		return this.#full;
+	}
+
+	text(): string {
+		return new TextDecoder().decode(Buffer.concat(this.#chunks));
+	}
+}
+
 /** What a TCP connection holds at most that the machine has not taken yet. */
 export const MAX_TCP_PENDING = 4 * 1024 * 1024;
 

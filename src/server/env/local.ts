@@ -4,6 +4,7 @@ import { homedir } from "node:os";
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import type { Socket } from "bun";
 import {
+	BoundedOutput,
 	type DirEntry,
 	EnvFileError,
 	type Environment,
@@ -180,19 +181,13 @@ export class LocalEnvironment implements Environment {
 			timedOut = true;
 			proc.kill();
 		}, options.timeoutMs);
-		const chunks: Uint8Array[] = [];
-		let bytes = 0;
-		let full = false;
+		const output = new BoundedOutput(options.maxBytes);
 		const reader = (proc.stdout as ReadableStream<Uint8Array>).getReader();
 		try {
 			for (;;) {
 				const { done, value } = await reader.read();
 				if (done) break;
-				const room = options.maxBytes - bytes;
-				chunks.push(value.byteLength > room ? value.subarray(0, room) : value);
-				bytes += Math.min(room, value.byteLength);
-				if (bytes >= options.maxBytes) {
-					full = true;
+				if (output.add(value)) {
 					proc.kill();
 					break;
 				}
@@ -202,7 +197,8 @@ export class LocalEnvironment implements Environment {
 		}
 		const code = await proc.exited;
 		clearTimeout(timer);
-		const out = new TextDecoder().decode(Buffer.concat(chunks));
+		const full = output.full;
+		const out = output.text();
 		return { code: full || timedOut ? null : code, out, full, timedOut };
 	}
 

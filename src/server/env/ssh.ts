@@ -7,6 +7,7 @@
 import { posix } from "node:path";
 import type { SshEnvConfig } from "./config.ts";
 import {
+	BoundedOutput,
 	type DirEntry,
 	EnvConnectionError,
 	EnvFileError,
@@ -220,9 +221,7 @@ export class SshEnvironment implements Environment {
 		const more = rest.length ? `; printf '\\0%s' ${rest.map(shellQuote).join(" ")}` : "";
 		const input = options.input === undefined ? "" : `{ printf '%s' ${shellQuote(first)}${more}; } | `;
 		const command = `export GIT_OPTIONAL_LOCKS=0 GIT_TERMINAL_PROMPT=0 LC_ALL=C; ${input}${words} 2>/dev/null`;
-		const chunks: Uint8Array[] = [];
-		let bytes = 0;
-		let full = false;
+		const output = new BoundedOutput(options.maxBytes);
 		const stop = new AbortController();
 		const end = await this.exec({
 			command,
@@ -230,17 +229,11 @@ export class SshEnvironment implements Environment {
 			signal: stop.signal,
 			timeoutSeconds: Math.max(1, Math.ceil(options.timeoutMs / 1000)),
 			onData: (chunk) => {
-				if (full) return;
-				const room = options.maxBytes - bytes;
-				chunks.push(chunk.byteLength > room ? chunk.subarray(0, room) : chunk);
-				bytes += Math.min(room, chunk.byteLength);
-				if (bytes >= options.maxBytes) {
-					full = true;
-					stop.abort();
-				}
+				if (!output.full && output.add(chunk)) stop.abort();
 			},
 		});
-		const out = new TextDecoder().decode(Buffer.concat(chunks));
+		const full = output.full;
+		const out = output.text();
 		const timedOut = end.ended === "timeout";
 		return { code: full || end.ended !== "exit" ? null : end.exitCode, out, full, timedOut };
 	}
