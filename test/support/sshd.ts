@@ -21,7 +21,8 @@ export function findSshd(): string | null {
 	return null;
 }
 
-function freePort(): Promise<number> {
+/** A loopback port nothing listens on (one just let go). */
+export function freePort(): Promise<number> {
 	return new Promise((resolve, reject) => {
 		const server = createServer();
 		server.once("error", reject);

@@ -5,14 +5,13 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { envsContract } from "../../../src/plugins/envs/contract.ts";
 import { portsContract } from "../../../src/plugins/ports/contract.ts";
 import { parseListing } from "../../../src/plugins/ports/listening.ts";
-import { sessionsContract } from "../../../src/plugins/sessions/contract.ts";
 import { sharingContract } from "../../../src/plugins/sharing/contract.ts";
 import { DEVICE_TOKEN_HEADER } from "../../../src/protocol/server-info.ts";
 import { joinAsGuest } from "../../support/guests.ts";
 import { startTestServer, type TestServer, waitForState } from "../../support/p2-server.ts";
+import { sessionOn } from "../../support/ssh-session.ts";
 import { findSshd, TestSshd } from "../../support/sshd.ts";
 
 test("what a machine prints is read line by line; a machine without /proc is said", () => {
@@ -55,14 +54,7 @@ describe.skipIf(!sshdPath)("ports of a session on an SSH machine", () => {
 
 	test("listed by one command there, and one carried to the owner through the machine's connection", async () => {
 		const owner = await ts.connect();
-		const envs = await owner.open(envsContract, {});
-		const tested = await envs.call("test", { name: "box" });
-		await envs.call("acceptKey", {
-			name: "box",
-			fingerprints: tested.hostKey?.offered.map((k) => k.fingerprint) ?? [],
-		});
-		const sessions = await owner.open(sessionsContract, {});
-		const session = (await sessions.call("create", { cwd: sshd.home, env: "box" })).id;
+		const session = await sessionOn(owner, "box", sshd.home);
 
 		const ports = await owner.open(portsContract, { session });
 		const state = await waitForState(ports, (s) => s.ports.some((p) => p.port === web.port));

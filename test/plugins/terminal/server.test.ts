@@ -5,17 +5,16 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { envsContract } from "../../../src/plugins/envs/contract.ts";
 import { sessionsContract } from "../../../src/plugins/sessions/contract.ts";
 import { MAX_OUTPUT, MAX_WRITE, OUTPUT_SLACK, terminalContract } from "../../../src/plugins/terminal/contract.ts";
 import { terminalPlugin } from "../../../src/plugins/terminal/server.ts";
 import { keptOutput } from "../../../src/plugins/terminal/session-terminal.ts";
 import { joinAsGuest } from "../../support/guests.ts";
 import { connectClient, startTestServer, type TestServer, waitForState } from "../../support/p2-server.ts";
-import { findSshd, TestSshd } from "../../support/sshd.ts";
+import { sessionOn } from "../../support/ssh-session.ts";
+import { findSshd, freePort, TestSshd } from "../../support/sshd.ts";
 import { waitUntil } from "../../support/wait.ts";
 
 let ts: TestServer;
@@ -162,19 +161,6 @@ test("the shell ends a grace period after its last holder left, not before", asy
 
 const sshdPath = findSshd();
 
-/** A loopback port nothing listens on (one just let go). */
-function closedPort(): Promise<number> {
-	return new Promise((resolve, reject) => {
-		const server = createServer();
-		server.once("error", reject);
-		server.listen(0, "127.0.0.1", () => {
-			const address = server.address();
-			const port = typeof address === "object" && address ? address.port : 0;
-			server.close(() => resolve(port));
-		});
-	});
-}
-
 describe.skipIf(!sshdPath)("the terminal of a session on an SSH machine", () => {
 	let sshd: TestSshd;
 
@@ -189,14 +175,7 @@ describe.skipIf(!sshdPath)("the terminal of a session on an SSH machine", () => 
 
 	test("a login shell there, in the session's directory, resized through ssh", async () => {
 		const owner = await ts.connect();
-		const envs = await owner.open(envsContract, {});
-		const tested = await envs.call("test", { name: "box" });
-		await envs.call("acceptKey", {
-			name: "box",
-			fingerprints: tested.hostKey?.offered.map((k) => k.fingerprint) ?? [],
-		});
-		const sessions = await owner.open(sessionsContract, {});
-		const session = (await sessions.call("create", { cwd: sshd.home, env: "box" })).id;
+		const session = await sessionOn(owner, "box", sshd.home);
 		const terminal = await owner.open(terminalContract, { session });
 		await terminal.call("start", { cols: 80, rows: 24 });
 		await terminal.call("write", { data: "echo remote-$(pwd)-$((20+3))\r" });
@@ -214,7 +193,7 @@ describe.skipIf(!sshdPath)("the terminal of a session on an SSH machine", () => 
 		const sessions = await owner.open(sessionsContract, {});
 		const session = (await sessions.call("create", { cwd: sshd.home, env: "box" })).id;
 		// The machine moved: nothing listens where envs.json now says it is.
-		const moved = { ...sshd.entry("box"), port: await closedPort() };
+		const moved = { ...sshd.entry("box"), port: await freePort() };
 		writeFileSync(join(ts.dataDir, "envs.json"), JSON.stringify({ environments: [moved] }));
 		ts.server.ctx.environments.reload();
 		const terminal = await owner.open(terminalContract, { session });
